@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// presignd: a presigned-URL issuing HTTP server. Only the Swift toolchain and Debian's C libraries.
+import PackageDescription
+
+let package = Package(
+    name: "presignd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "presignd", targets: ["presignd"]),
+        .library(name: "HTTP1", targets: ["HTTP1"]),
+        .library(name: "SigV4", targets: ["SigV4"]),
+    ],
+    targets: [
+        // C shims and system libraries
+        .target(name: "CLinux"),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+
+        // Pure cores
+        .target(name: "HTTP1"),
+        .target(name: "JSON"),
+        .target(name: "Crypto", dependencies: ["COpenSSL"]),
+        .target(name: "SigV4", dependencies: ["Crypto"]),
+        .target(name: "Config", dependencies: ["JSON", "Crypto"]),
+
+        // I/O shells
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "JSON"]),
+        .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "COpenSSL", "CLinux"]),
+        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "JSON"]),
+
+        // The application and the executables
+        .target(
+            name: "App",
+            dependencies: ["HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON"]),
+        .executableTarget(name: "presignd", dependencies: ["App", "Config"]),
+        .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto"]),
+
+        // Tests (Swift Testing)
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "Crypto"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config"]),
+        .testTarget(name: "RecordsTests", dependencies: ["Records"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "CLinux"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "Config", "HTTP1", "SigV4", "Crypto", "Records", "ObjectStore", "JSON"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

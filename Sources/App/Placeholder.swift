@@ -1,0 +1,1 @@
+// App module: placeholder until its first file lands.

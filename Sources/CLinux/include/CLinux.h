@@ -1,0 +1,51 @@
+#ifndef PRESIGND_CLINUX_H
+#define PRESIGND_CLINUX_H
+/* Linux facilities that Glibc's Swift overlay does not import. */
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/signalfd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <pthread.h>
+#include <time.h>
+
+/* The values of epoll's event flags as plain integers (they are enum constants in glibc). */
+static inline unsigned int presignd_EPOLLIN(void) { return EPOLLIN; }
+static inline unsigned int presignd_EPOLLOUT(void) { return EPOLLOUT; }
+static inline unsigned int presignd_EPOLLERR(void) { return EPOLLERR; }
+static inline unsigned int presignd_EPOLLHUP(void) { return EPOLLHUP; }
+static inline unsigned int presignd_EPOLLRDHUP(void) { return EPOLLRDHUP; }
+static inline unsigned int presignd_EPOLLET(void) { return EPOLLET; }
+
+/* epoll_event is packed on x86_64; Swift cannot read its fields safely, so these do. */
+static inline void presignd_epoll_event_set(struct epoll_event *ev, unsigned int events, unsigned long long data) {
+    ev->events = events;
+    ev->data.u64 = data;
+}
+static inline unsigned int presignd_epoll_event_events(const struct epoll_event *evs, int i) { return evs[i].events; }
+static inline unsigned long long presignd_epoll_event_data(const struct epoll_event *evs, int i) { return evs[i].data.u64; }
+static inline unsigned long presignd_epoll_event_size(void) { return sizeof(struct epoll_event); }
+
+/* accept4 flags and signal masks. */
+static inline int presignd_SOCK_NONBLOCK(void) { return SOCK_NONBLOCK; }
+static inline int presignd_SOCK_CLOEXEC(void) { return SOCK_CLOEXEC; }
+static inline int presignd_block_signals(int a, int b, int c) {
+    sigset_t set; sigemptyset(&set);
+    if (a) sigaddset(&set, a);
+    if (b) sigaddset(&set, b);
+    if (c) sigaddset(&set, c);
+    return pthread_sigmask(SIG_BLOCK, &set, 0);
+}
+/* Waits for one of up to three signals (blocked beforehand); returns the signal number or -1. */
+static inline int presignd_wait_signals(int a, int b, int c) {
+    sigset_t set; sigemptyset(&set);
+    if (a) sigaddset(&set, a);
+    if (b) sigaddset(&set, b);
+    if (c) sigaddset(&set, c);
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) return -1;
+    return sig;
+}
+#endif

@@ -1,0 +1,2 @@
+// Intentionally empty: CLinux is a header-only shim (static inline functions in include/CLinux.h).
+#include "CLinux.h"

@@ -1,0 +1,6 @@
+#ifndef PRESIGND_CSQLITE_SHIM_H
+#define PRESIGND_CSQLITE_SHIM_H
+#include <sqlite3.h>
+/* SQLITE_TRANSIENT is a cast macro Swift cannot import. */
+static inline sqlite3_destructor_type presignd_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+#endif

@@ -1,0 +1,1 @@
+// Config module: placeholder until its first file lands.

@@ -1,0 +1,1 @@
+// Crypto module: placeholder until its first file lands.

@@ -1,0 +1,1 @@
+// JSON module: placeholder until its first file lands.

@@ -1,0 +1,1 @@
+// ObjectStore module: placeholder until its first file lands.

@@ -1,0 +1,1 @@
+// Records module: placeholder until its first file lands.

@@ -1,0 +1,1 @@
+// SigV4 module: placeholder until its first file lands.
