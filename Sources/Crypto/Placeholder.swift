@@ -1,1 +1,0 @@
-// Crypto module: placeholder until its first file lands.
