@@ -19,4 +19,16 @@ static inline long presignd_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int vers
 static inline long presignd_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
 }
+
+/* The low-level SHA-256 API (deprecated in OpenSSL 3.0 but kept, and the fastest way to copy a
+ * prepared HMAC pad state: a plain struct copy, no allocation). Wrapped so that callers build
+ * without deprecation warnings; only the Crypto module uses these. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+static inline int presignd_SHA256_Init(SHA256_CTX *c) { return SHA256_Init(c); }
+static inline int presignd_SHA256_Update(SHA256_CTX *c, const void *data, size_t len) {
+    return SHA256_Update(c, data, len);
+}
+static inline int presignd_SHA256_Final(unsigned char *md, SHA256_CTX *c) { return SHA256_Final(md, c); }
+#pragma clang diagnostic pop
 #endif
