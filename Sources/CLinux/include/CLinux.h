@@ -28,6 +28,10 @@ static inline unsigned int presignd_epoll_event_events(const struct epoll_event 
 static inline unsigned long long presignd_epoll_event_data(const struct epoll_event *evs, int i) { return evs[i].data.u64; }
 static inline unsigned long presignd_epoll_event_size(void) { return sizeof(struct epoll_event); }
 
+/* accept4(2) and pthread_setname_np(3) need _GNU_SOURCE: defined in shim.c. */
+int presignd_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+int presignd_set_thread_name(const char *name);
+
 /* accept4 flags and signal masks. */
 static inline int presignd_SOCK_NONBLOCK(void) { return SOCK_NONBLOCK; }
 static inline int presignd_SOCK_CLOEXEC(void) { return SOCK_CLOEXEC; }

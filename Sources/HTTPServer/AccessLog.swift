@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where log lines go: a file descriptor written with whole-line `write`s (standard error by default).
+public final class LogSink: @unchecked Sendable {
+    private let fd: Int32
+    private let lock = ConditionLock()
+
+    /// A sink writing to `fd`.
+    public init(fd: Int32 = 2) { self.fd = fd }
+
+    /// Writes `bytes` fully (blocking; log lines are small and the sink is a pipe or a file).
+    public func write(_ bytes: [UInt8]) {
+        lock.withLock {
+            bytes.withUnsafeBytes { buf in
+                var off = 0
+                while off < buf.count {
+                    let n = Glibc.write(fd, buf.baseAddress! + off, buf.count - off)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
+                    off += n
+                }
+            }
+        }
+    }
+
+    /// Writes one line (a newline is added).
+    public func writeLine(_ s: String) { write(Array((s + "\n").utf8)) }
+}
+
+/// The per-loop access log: one JSON line per request, buffered and written once per loop iteration.
+/// Never holds a query string, a header value other than the request id, or a body.
+struct AccessLog {
+    let enabled: Bool
+    let sink: LogSink
+    private var buffer: [UInt8] = []
+
+    init(enabled: Bool, sink: LogSink) {
+        self.enabled = enabled
+        self.sink = sink
+        buffer.reserveCapacity(16_384)
+    }
+
+    /// Appends the line of one answered request.
+    mutating func record(
+        clock: LoopClock, requestId: String?, method: String, route: String, status: Int, bytes: Int, micros: Int64,
+        peer: String
+    ) {
+        guard enabled else { return }
+        buffer.append(contentsOf: #"{"time":""#.utf8)
+        buffer.append(contentsOf: clock.isoSecond)
+        buffer.append(UInt8(ascii: "."))
+        let ms = Int(clock.millis)
+        buffer.append(UInt8(ascii: "0") + UInt8(ms / 100))
+        buffer.append(UInt8(ascii: "0") + UInt8(ms / 10 % 10))
+        buffer.append(UInt8(ascii: "0") + UInt8(ms % 10))
+        buffer.append(contentsOf: #"Z","level":"info","msg":"request","requestId":""#.utf8)
+        if let requestId { JSONEscape.append(requestId, to: &buffer) }
+        buffer.append(contentsOf: #"","method":""#.utf8)
+        JSONEscape.append(method, to: &buffer)
+        buffer.append(contentsOf: #"","route":""#.utf8)
+        JSONEscape.append(route, to: &buffer)
+        buffer.append(contentsOf: #"","status":"#.utf8)
+        appendDecimal(status, to: &buffer)
+        buffer.append(contentsOf: #","bytes":"#.utf8)
+        appendDecimal(bytes, to: &buffer)
+        buffer.append(contentsOf: #","durationUs":"#.utf8)
+        appendDecimal(Int(max(0, micros)), to: &buffer)
+        buffer.append(contentsOf: #","peer":""#.utf8)
+        JSONEscape.append(peer, to: &buffer)
+        buffer.append(contentsOf: "\"}\n".utf8)
+        if buffer.count > 60_000 { flush() }
+    }
+
+    /// Writes the buffered lines with one `write`.
+    mutating func flush() {
+        guard !buffer.isEmpty else { return }
+        sink.write(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,120 @@
+import Synchronization
+
+/// Request counters, a latency histogram, open connections and in-flight requests, rendered in the
+/// Prometheus text format. Each event loop records into its own shard (an uncontended lock), and
+/// `render()` adds the shards up.
+public final class ServerMetrics: Sendable {
+    /// Upper bounds of the latency histogram's buckets, in seconds.
+    static let bucketBounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    struct Key: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    struct Histogram {
+        var buckets = [Int](repeating: 0, count: ServerMetrics.bucketBounds.count)
+        var count = 0
+        var sumMicros: Int64 = 0
+    }
+
+    struct Shard {
+        var requests: [Key: Int] = [:]
+        var latency: [String: Histogram] = [:]
+    }
+
+    final class ShardBox: Sendable {
+        let state = Mutex(Shard())
+    }
+
+    private let shards: [ShardBox]
+    /// Connections open right now.
+    let openConnections = Atomic<Int>(0)
+    /// Requests being handled (head read, response not yet written).
+    let inFlight = Atomic<Int>(0)
+    private let counters = Mutex<[(name: String, help: String, value: @Sendable () -> Int)]>([])
+
+    init(shards: Int) {
+        self.shards = (0..<max(1, shards)).map { _ in ShardBox() }
+    }
+
+    /// Records one answered request on `shard`.
+    func record(shard: Int, route: String, method: String, status: Int, micros: Int64) {
+        shards[shard].state.withLock { s in
+            s.requests[Key(route: route, method: method, status: status), default: 0] += 1
+            var h = s.latency[route] ?? Histogram()
+            let seconds = Double(micros) / 1_000_000
+            var i = 0
+            while i < ServerMetrics.bucketBounds.count && seconds > ServerMetrics.bucketBounds[i] { i += 1 }
+            if i < h.buckets.count { h.buckets[i] += 1 }
+            h.count += 1
+            h.sumMicros += micros
+            s.latency[route] = h
+        }
+    }
+
+    /// Adds an application gauge or counter read at scrape time (name must be a valid metric name).
+    public func register(name: String, help: String, value: @escaping @Sendable () -> Int) {
+        counters.withLock { $0.append((name, help, value)) }
+    }
+
+    /// The total number of requests answered with `status` on `route` (for tests and checks).
+    public func requestCount(route: String, status: Int) -> Int {
+        var n = 0
+        for sh in shards {
+            sh.state.withLock { s in
+                for (k, v) in s.requests where k.route == route && k.status == status { n += v }
+            }
+        }
+        return n
+    }
+
+    /// The metrics in Prometheus text exposition format 0.0.4.
+    public func render() -> String {
+        var requests: [Key: Int] = [:]
+        var latency: [String: Histogram] = [:]
+        for sh in shards {
+            sh.state.withLock { s in
+                for (k, v) in s.requests { requests[k, default: 0] += v }
+                for (r, h) in s.latency {
+                    var t = latency[r] ?? Histogram()
+                    for i in 0..<t.buckets.count { t.buckets[i] += h.buckets[i] }
+                    t.count += h.count
+                    t.sumMicros += h.sumMicros
+                    latency[r] = t
+                }
+            }
+        }
+        var out = ""
+        out += "# HELP presignd_http_requests_total Requests answered, by route template, method and status.\n"
+        out += "# TYPE presignd_http_requests_total counter\n"
+        for (k, v) in requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+            out += "presignd_http_requests_total{route=\"\(k.route)\",method=\"\(k.method)\",status=\"\(k.status)\"} \(v)\n"
+        }
+        out += "# HELP presignd_http_request_duration_seconds Time from a request's head to its response, by route.\n"
+        out += "# TYPE presignd_http_request_duration_seconds histogram\n"
+        for (route, h) in latency.sorted(by: { $0.key < $1.key }) {
+            var cumulative = 0
+            for (i, bound) in ServerMetrics.bucketBounds.enumerated() {
+                cumulative += h.buckets[i]
+                out += "presignd_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(cumulative)\n"
+            }
+            out += "presignd_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(h.count)\n"
+            out += "presignd_http_request_duration_seconds_sum{route=\"\(route)\"} \(Double(h.sumMicros) / 1_000_000)\n"
+            out += "presignd_http_request_duration_seconds_count{route=\"\(route)\"} \(h.count)\n"
+        }
+        out += "# HELP presignd_open_connections Client connections open now.\n"
+        out += "# TYPE presignd_open_connections gauge\n"
+        out += "presignd_open_connections \(openConnections.load(ordering: .relaxed))\n"
+        out += "# HELP presignd_requests_in_flight Requests being handled now.\n"
+        out += "# TYPE presignd_requests_in_flight gauge\n"
+        out += "presignd_requests_in_flight \(inFlight.load(ordering: .relaxed))\n"
+        for c in counters.withLock({ $0 }) {
+            out += "# HELP \(c.name) \(c.help)\n"
+            out += "# TYPE \(c.name) \(c.name.hasSuffix("_total") ? "counter" : "gauge")\n"
+            out += "\(c.name) \(c.value())\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,32 @@
+import HTTP1
+
+/// The server's knobs, filled from the configuration by the application.
+public struct ServerOptions: Sendable {
+    /// Address to listen on (an IPv4 or IPv6 literal).
+    public var host: String = "127.0.0.1"
+    /// Port to listen on; 0 picks a free one (see `HTTPServer.port`).
+    public var port: Int = 8080
+    /// Number of event loops (threads, each with its own epoll and listener); 0 means one per core.
+    public var eventLoops: Int = 0
+    /// Threads that run blocking handler work.
+    public var workerThreads: Int = 8
+    /// Cap on open client connections; at the cap the oldest idle connections are closed first.
+    public var maxConnections: Int = 10_000
+    /// Deadline for the whole header section of a request, from its first byte (or from accept).
+    public var headerTimeoutMs: Int = 10_000
+    /// Deadline for a request body once its head is read, and for a stalled response write.
+    public var bodyTimeoutMs: Int = 30_000
+    /// How long an idle keep-alive connection is kept.
+    public var idleTimeoutMs: Int = 60_000
+    /// How long a graceful shutdown waits for in-flight requests.
+    public var drainTimeoutMs: Int = 10_000
+    /// Requests answered per connection per read before other connections get their turn.
+    public var maxPipelinedPerRead: Int = 32
+    /// Limits of the request parser.
+    public var parserLimits = ParserLimits()
+    /// Whether to write one JSON access-log line per request to standard error.
+    public var accessLog: Bool = true
+
+    /// Options with the documented defaults.
+    public init() {}
+}
