@@ -1,1 +1,0 @@
-// JSON module: placeholder until its first file lands.
