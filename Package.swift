@@ -36,15 +36,16 @@ let package = Package(
         .executableTarget(name: "presignd", dependencies: ["App", "Config"]),
         .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto"]),
 
-        // Tests (Swift Testing)
+        // Tests (Swift Testing), with shared helpers to drive the real binary over sockets
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "Crypto"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ConfigTests", dependencies: ["Config"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "CLinux"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Config", "HTTP1", "SigV4", "Crypto", "Records", "ObjectStore", "JSON"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "Config", "HTTP1", "SigV4", "Crypto", "Records", "ObjectStore", "JSON", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

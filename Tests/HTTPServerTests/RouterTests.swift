@@ -1,0 +1,92 @@
+import HTTP1
+import HTTPServer
+import Testing
+
+@Suite("Router, query strings, dates")
+struct RouterTests {
+    func router() -> Router {
+        var r = Router()
+        r.add(Route(.GET, "/images") { _ in .respond(Response(status: 200)) })
+        r.add(Route(.POST, "/images") { _ in .respond(Response(status: 201)) })
+        r.add(Route(.GET, "/images/{id}") { _ in .respond(Response(status: 200)) })
+        r.add(Route(.DELETE, "/images/{id}") { _ in .respond(Response(status: 204)) })
+        return r
+    }
+
+    @Test("static and templated paths, HEAD via GET, 405 lists the methods, 404 otherwise")
+    func matching() {
+        let r = router()
+        if case .found(let route, let p) = r.match(method: .GET, path: "/images") {
+            #expect(route.template == "/images")
+            #expect(p.isEmpty)
+        } else {
+            Issue.record("GET /images not found")
+        }
+        if case .found(let route, let p) = r.match(method: .DELETE, path: "/images/a%2Fb") {
+            #expect(route.template == "/images/{id}")
+            #expect(p.first?.value == "a/b")
+        } else {
+            Issue.record("DELETE /images/{id} not found")
+        }
+        if case .found(let route, _) = r.match(method: .HEAD, path: "/images/x") {
+            #expect(route.method == .GET)
+        } else {
+            Issue.record("HEAD not routed to GET")
+        }
+        if case .methodNotAllowed(let allow) = r.match(method: .PUT, path: "/images/x") {
+            #expect(allow == ["GET", "HEAD", "DELETE"])
+        } else {
+            Issue.record("PUT should be 405")
+        }
+        for p in ["/images/", "/images/x/y", "/imagesx", "/", "/images//"] {
+            if case .notFound = r.match(method: .GET, path: p) {} else { Issue.record("\(p) should be 404") }
+        }
+    }
+
+    @Test("query strings decode percent escapes and plus; malformed ones are nil")
+    func query() {
+        let items = QueryString.parse("type=PROFILE&ext=jpg&x=a%20b+c&empty=&flag")
+        #expect(items?.map { $0.name } == ["type", "ext", "x", "empty", "flag"])
+        #expect(items?[2].value == "a b c")
+        #expect(items?[3].value == "")
+        #expect(QueryString.parse("a=%zz") == nil)
+        #expect(QueryString.parse("a=%ff") == nil)  // invalid UTF-8
+        #expect(QueryString.parse("a=%e2%82%ac")?.first?.value == "€")
+    }
+
+    @Test("HTTP dates: RFC 9110's example and the Unix epoch")
+    func dates() {
+        // RFC 9110, 5.6.7: Sun, 06 Nov 1994 08:49:37 GMT = 784111777.
+        #expect(HTTPDate.imfFixdate(HTTPDate.civil(fromEpochSeconds: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.imfFixdate(HTTPDate.civil(fromEpochSeconds: 0)) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.iso8601Second(HTTPDate.civil(fromEpochSeconds: 951_782_400)) == "2000-02-29T00:00:00")
+        #expect(HTTPDate.iso8601Second(HTTPDate.civil(fromEpochSeconds: 1_795_942_771)) == "2026-11-29T08:59:31")
+    }
+
+    @Test("metrics render requests, the histogram and gauges in Prometheus format")
+    func metrics() throws {
+        let s = try TestServerForMetrics()
+        defer { s.stop() }
+        let text = s.server.metrics.render()
+        #expect(text.contains("# TYPE presignd_http_requests_total counter"))
+        #expect(text.contains("presignd_open_connections"))
+    }
+}
+
+/// A server with no routes, for the metrics smoke test.
+final class TestServerForMetrics: @unchecked Sendable {
+    let server: HTTPServer
+    init() throws {
+        var o = ServerOptions()
+        o.port = 0
+        o.eventLoops = 1
+        o.workerThreads = 1
+        o.accessLog = false
+        server = try HTTPServer(options: o, router: Router())
+        server.start()
+    }
+    func stop() {
+        server.shutdown()
+        server.wait()
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A blocking TCP client that sends exact bytes and reads raw responses, for socket-level tests.
+public final class RawClient {
+    /// One response as read off the wire.
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [(name: String, value: String)]
+        public var body: [UInt8]
+
+        /// The first value of header `name` (case-insensitive).
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+
+        /// The body as a string.
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// The socket.
+    public let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects to `host:port` with a receive time-out of `timeoutMs`.
+    public init(port: Int, host: String = "127.0.0.1", timeoutMs: Int = 5000) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket failed") }
+        var tv = timeval(tv_sec: timeoutMs / 1000, tv_usec: Int((timeoutMs % 1000) * 1000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, host, &sin.sin_addr)
+        let rc = withUnsafePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard rc == 0 else {
+            Glibc.close(fd)
+            throw TestFailure("connect to \(port) failed: errno \(errno)")
+        }
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Sends `text` (as UTF-8) completely.
+    public func send(_ text: String) { send(Array(text.utf8)) }
+
+    /// Sends `bytes` completely; ignores errors (the peer may have closed: tests check responses).
+    public func send(_ bytes: [UInt8]) {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            off += n
+        }
+    }
+
+    /// Reads more bytes into the buffer; false on EOF, error or time-out.
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress!, $0.count, 0) }
+        if n <= 0 { return false }
+        buffer.append(contentsOf: chunk[0..<n])
+        return true
+    }
+
+    /// Reads one response (Content-Length framed; `isHead` skips the body). Nil on EOF or time-out.
+    public func readResponse(isHead: Bool = false) -> Response? {
+        while true {
+            if let end = findHeadEnd() {
+                let headText = String(decoding: buffer[0..<end], as: UTF8.self)
+                var lines = headText.components(separatedBy: "\r\n")
+                let statusLine = lines.removeFirst()
+                let parts = statusLine.split(separator: " ")
+                guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
+                var headers: [(name: String, value: String)] = []
+                for l in lines where !l.isEmpty {
+                    if let c = l.firstIndex(of: ":") {
+                        headers.append(
+                            (String(l[..<c]), String(l[l.index(after: c)...]).trimmingCharacters(in: .whitespaces)))
+                    }
+                }
+                var length = 0
+                if !isHead && status != 204 && status != 304 && status >= 200,
+                    let cl = headers.first(where: { $0.name.lowercased() == "content-length" }), let n = Int(cl.value)
+                {
+                    length = n
+                }
+                let total = end + 4 + length
+                while buffer.count < total { if !fill() { return nil } }
+                let body = Array(buffer[(end + 4)..<total])
+                buffer.removeFirst(total)
+                if status == 100 { continue }
+                return Response(status: status, headers: headers, body: body)
+            }
+            if !fill() { return nil }
+        }
+    }
+
+    private func findHeadEnd() -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        for i in 0...(buffer.count - 4)
+        where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
+            return i
+        }
+        return nil
+    }
+
+    /// True when the server closes the connection (EOF or reset) within the receive time-out, with no
+    /// further bytes. Bytes that arrive instead are kept and make this false.
+    public func isClosedByPeer() -> Bool {
+        if !buffer.isEmpty { return false }
+        var b = [UInt8](repeating: 0, count: 4096)
+        let n = b.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress!, $0.count, 0) }
+        if n > 0 {
+            buffer.append(contentsOf: b[0..<n])
+            return false
+        }
+        if n == 0 { return true }
+        return errno == ECONNRESET
+    }
+
+    /// Bytes received but not yet returned in a response.
+    public var pendingBytes: Int { buffer.count }
+}
+
+/// A failure in test set-up, with a message.
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The real `presignd` binary, started for a test with its own environment, on port 0; its standard
+/// error is captured so tests can read the log and learn the bound port.
+public final class ServerProcess: @unchecked Sendable {
+    /// The port the server listens on.
+    public private(set) var port: Int = 0
+    /// The child process.
+    public let process: Process
+    private let lock = NSLock()
+    private var stderrData = Data()
+    private var stdoutData = Data()
+    private let stderrPipe = Pipe()
+    private let stdoutPipe = Pipe()
+
+    /// The package root (from this file's path).
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The binary: `PRESIGND_BINARY`, else `.build/debug/presignd` beside the test bundle.
+    public static var binary: URL {
+        if let p = ProcessInfo.processInfo.environment["PRESIGND_BINARY"] { return URL(fileURLWithPath: p) }
+        let bundleDir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let beside = bundleDir.appendingPathComponent("presignd")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return packageRoot.appendingPathComponent(".build/debug/presignd")
+    }
+
+    /// Starts the server with `environment` added to a minimal one and `arguments`; waits for its
+    /// "listening" line (or its exit). Throws if it did not start listening within `timeoutMs`.
+    public init(environment: [String: String], arguments: [String] = [], timeoutMs: Int = 10_000,
+                expectListening: Bool = true) throws {
+        process = Process()
+        process.executableURL = ServerProcess.binary
+        var env: [String: String] = ["PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2"]
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.arguments = arguments
+        process.standardError = stderrPipe
+        process.standardOutput = stdoutPipe
+        stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            guard let self, !d.isEmpty else { return }
+            self.lock.lock()
+            self.stderrData.append(d)
+            self.lock.unlock()
+        }
+        stdoutPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            guard let self, !d.isEmpty else { return }
+            self.lock.lock()
+            self.stdoutData.append(d)
+            self.lock.unlock()
+        }
+        try process.run()
+        guard expectListening else { return }
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while Date() < deadline {
+            if let p = listeningPort() {
+                port = p
+                return
+            }
+            if !process.isRunning { break }
+            usleep(10_000)
+        }
+        let log = stderr
+        if process.isRunning { process.terminate() }
+        throw TestFailure("presignd did not start listening: \(log)")
+    }
+
+    private func listeningPort() -> Int? {
+        for line in stderr.split(separator: "\n") where line.contains(#""msg":"listening""#) {
+            if let r = line.range(of: #""port":"#) {
+                let digits = line[r.upperBound...].prefix { $0.isNumber }
+                return Int(digits)
+            }
+        }
+        return nil
+    }
+
+    /// Everything the server wrote to standard error so far.
+    public var stderr: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: stderrData, as: UTF8.self)
+    }
+
+    /// Everything the server wrote to standard output so far.
+    public var stdout: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: stdoutData, as: UTF8.self)
+    }
+
+    /// Sends `signal` to the server.
+    public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// Waits up to `timeoutMs` for the process to exit; returns its status, or nil if it is still running.
+    public func waitForExit(timeoutMs: Int = 15_000) -> Int32? {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { return nil }
+        usleep(50_000)  // let the pipes' last bytes arrive
+        return process.terminationStatus
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL after 15 s) if it still runs.
+    public func stop() {
+        guard process.isRunning else { return }
+        signal(SIGTERM)
+        if waitForExit() == nil { signal(SIGKILL) }
+        _ = waitForExit(timeoutMs: 2000)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        }
+        stderrPipe.fileHandleForReading.readabilityHandler = nil
+        stdoutPipe.fileHandleForReading.readabilityHandler = nil
+    }
+}
