@@ -44,6 +44,7 @@ let package = Package(
         .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "Crypto"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ConfigTests", dependencies: ["Config"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "SigV4", "Crypto"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),
         .testTarget(name: "AppTests", dependencies: ["App", "Config", "HTTP1", "SigV4", "Crypto", "Records", "ObjectStore", "JSON", "TestSupport"]),
     ],
