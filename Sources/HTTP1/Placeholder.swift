@@ -1,1 +1,0 @@
-// HTTP1 module: placeholder until its first file lands.
