@@ -1,0 +1,18 @@
+/// How an intent's list of allowed content types is kept in one text column: the types joined by `\n`.
+///
+/// A content type is an HTTP field value, which cannot hold a line feed, so the join is unambiguous; a
+/// type that contains one, or an empty type, is refused.
+enum AllowedContentTypes {
+    /// The column text for `types`.
+    static func encode(_ types: [String]) throws(RecordsError) -> String {
+        for type in types where type.isEmpty || type.utf8.contains(UInt8(ascii: "\n")) {
+            throw .constraint("an allowed content type is empty or contains a line feed")
+        }
+        return types.joined(separator: "\n")
+    }
+
+    /// The list stored as `text`.
+    static func decode(_ text: String) -> [String] {
+        text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+}

@@ -1,0 +1,40 @@
+/// A confirmed upload: the durable record that `POST /images` creates and `GET /images` lists.
+public struct ImageRecord: Sendable, Equatable {
+    /// The record's id: a lower-case UUID chosen by the caller.
+    public var id: String
+    /// The caller who confirmed the upload; only this owner may read or delete the record.
+    public var ownerId: String
+    /// The key the upload was confirmed with; unique across all records.
+    public var imageKey: String
+    /// Where the object lives (the permanent key after promotion).
+    public var objectKey: String
+    /// The image type (e.g. `PROFILE`).
+    public var type: String
+    /// The object's content type as the store reported it.
+    public var contentType: String
+    /// The object's size in bytes.
+    public var size: Int64
+    /// The object's ETag as the store reported it.
+    public var etag: String
+    /// The client's metadata: JSON text, stored and returned byte for byte as given.
+    public var metadataJSON: String
+    /// When the record was created, in milliseconds since the Unix epoch.
+    public var createdAtMs: Int64
+
+    /// Creates a record from its fields.
+    public init(
+        id: String, ownerId: String, imageKey: String, objectKey: String, type: String, contentType: String,
+        size: Int64, etag: String, metadataJSON: String, createdAtMs: Int64
+    ) {
+        self.id = id
+        self.ownerId = ownerId
+        self.imageKey = imageKey
+        self.objectKey = objectKey
+        self.type = type
+        self.contentType = contentType
+        self.size = size
+        self.etag = etag
+        self.metadataJSON = metadataJSON
+        self.createdAtMs = createdAtMs
+    }
+}

@@ -1,0 +1,135 @@
+import Synchronization
+
+/// A store that keeps everything in memory, for unit tests of code built on `RecordStore`.
+///
+/// It follows the same contract as the database stores and passes the same conformance suite; nothing
+/// survives the object.
+public final class InMemoryRecordStore: RecordStore {
+    /// Everything the store holds, guarded by one mutex.
+    private struct State {
+        /// Intents by image key.
+        var intents: [String: UploadIntent] = [:]
+        /// Records by id.
+        var records: [String: ImageRecord] = [:]
+        /// Record ids by image key.
+        var idByImageKey: [String: String] = [:]
+    }
+
+    /// The data.
+    private let state = Mutex(State())
+    /// Write transactions committed.
+    private let commits = Atomic<Int>(0)
+
+    /// An empty store.
+    public init() {}
+
+    /// Nothing to create.
+    public func migrate() throws(RecordsError) {}
+
+    /// Always answers.
+    public func ping() throws(RecordsError) {}
+
+    /// Write transactions committed so far.
+    public var committedTransactions: Int { commits.load(ordering: .relaxed) }
+
+    /// Upserts intents; a key that already has a record keeps its intent.
+    public func putIntents(_ intents: [UploadIntent]) throws(RecordsError) {
+        for intent in intents { _ = try AllowedContentTypes.encode(intent.allowedContentTypes) }
+        state.withLock { state in
+            for intent in intents where state.idByImageKey[intent.imageKey] == nil {
+                state.intents[intent.imageKey] = intent
+            }
+        }
+        commits.add(1, ordering: .relaxed)
+    }
+
+    /// The intent for `imageKey`.
+    public func intent(imageKey: String) throws(RecordsError) -> UploadIntent? {
+        state.withLock { $0.intents[imageKey] }
+    }
+
+    /// Inserts all records or none (a duplicate id fails the call).
+    public func insertRecords(_ records: [ImageRecord]) throws(RecordsError) -> [InsertOutcome] {
+        let outcomes = try state.withLock { (state: inout State) throws(RecordsError) -> [InsertOutcome] in
+            var next = state
+            var outcomes: [InsertOutcome] = []
+            outcomes.reserveCapacity(records.count)
+            for record in records {
+                if let id = next.idByImageKey[record.imageKey], let stored = next.records[id] {
+                    outcomes.append(.existing(stored))
+                    continue
+                }
+                guard next.records[record.id] == nil else {
+                    throw .constraint("a record with id \(record.id) already exists")
+                }
+                next.records[record.id] = record
+                next.idByImageKey[record.imageKey] = record.id
+                outcomes.append(.inserted(record))
+            }
+            state = next
+            return outcomes
+        }
+        commits.add(1, ordering: .relaxed)
+        return outcomes
+    }
+
+    /// The owner's record with `id`.
+    public func record(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
+        state.withLock { state in
+            guard let record = state.records[id], record.ownerId == ownerId else { return nil }
+            return record
+        }
+    }
+
+    /// The record confirmed with `imageKey`.
+    public func record(imageKey: String) throws(RecordsError) -> ImageRecord? {
+        state.withLock { state in state.idByImageKey[imageKey].flatMap { state.records[$0] } }
+    }
+
+    /// One newest-first page of the owner's records.
+    public func listRecords(ownerId: String, type: String?, limit: Int, after: RecordCursor?) throws(RecordsError)
+        -> (records: [ImageRecord], next: RecordCursor?)
+    {
+        try RecordStoreLimits.checkListLimit(limit)
+        let all = state.withLock { state in
+            state.records.values.filter { $0.ownerId == ownerId && (type == nil || $0.type == type) }
+        }
+        let sorted = all.sorted { ($0.createdAtMs, $0.id) > ($1.createdAtMs, $1.id) }
+        let tail = sorted.drop { record in
+            guard let after else { return false }
+            return (record.createdAtMs, record.id) >= (after.createdAtMs, after.id)
+        }
+        let page = Array(tail.prefix(limit))
+        let next = tail.count > limit ? page.last.map(RecordCursor.init(after:)) : nil
+        return (page, next)
+    }
+
+    /// Deletes the owner's record with `id`.
+    public func deleteRecord(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
+        let deleted = state.withLock { state -> ImageRecord? in
+            guard let record = state.records[id], record.ownerId == ownerId else { return nil }
+            state.records[id] = nil
+            state.idByImageKey[record.imageKey] = nil
+            return record
+        }
+        commits.add(1, ordering: .relaxed)
+        return deleted
+    }
+
+    /// Expired, unconfirmed intents, soonest-expired first.
+    public func expiredIntents(nowMs: Int64, limit: Int) throws(RecordsError) -> [UploadIntent] {
+        try RecordStoreLimits.checkBatchLimit(limit)
+        let expired = state.withLock { state in
+            state.intents.values.filter { $0.expiresAtMs <= nowMs && state.idByImageKey[$0.imageKey] == nil }
+        }
+        return Array(expired.sorted { ($0.expiresAtMs, $0.imageKey) < ($1.expiresAtMs, $1.imageKey) }.prefix(limit))
+    }
+
+    /// Deletes intents by key.
+    public func deleteIntents(imageKeys: [String]) throws(RecordsError) {
+        state.withLock { state in
+            for key in imageKeys { state.intents[key] = nil }
+        }
+        commits.add(1, ordering: .relaxed)
+    }
+}

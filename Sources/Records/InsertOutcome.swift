@@ -1,0 +1,21 @@
+/// What inserting one record did.
+public enum InsertOutcome: Sendable, Equatable {
+    /// The record is new and now durable.
+    case inserted(ImageRecord)
+    /// A record with the same `imageKey` was already stored: this is the stored one. The caller decides
+    /// between an idempotent 200 (same owner) and a 409 (another owner).
+    case existing(ImageRecord)
+
+    /// The record that is stored for the key, whichever case this is.
+    public var record: ImageRecord {
+        switch self {
+        case .inserted(let record), .existing(let record): return record
+        }
+    }
+
+    /// True when this insert created the record.
+    public var isInserted: Bool {
+        if case .inserted = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Foundation
+
+/// Writes upload intents to the store in batches from its own thread, so issuing a URL never waits for
+/// the database.
+///
+/// `enqueue` only appends under a mutex (callable from an event loop). The writer thread writes a batch
+/// when `batchSize` intents are queued, when the oldest has waited `flushIntervalMs`, or when someone
+/// calls `flush`. An intent stays visible through `pending(imageKey:)` until its batch has committed, so
+/// `intent(imageKey:)` (queue first, then store) finds every intent whose URL was handed out, even one
+/// confirmed a millisecond later. A batch that fails is retried (twice, after 20 and 100 ms), then split
+/// so that one bad intent is dropped alone; every drop is reported to `onError`. Losing intents only means
+/// clients ask for a new URL (see reliability.md, Durability).
+public final class IntentWriter: Sendable {
+    /// The queue shared by callers and the writer thread.
+    struct State {
+        /// Intents waiting to be written, with their sequence numbers and enqueue times.
+        var queue: [(sequence: UInt64, enqueuedAtNanos: UInt64, intent: UploadIntent)] = []
+        /// Every intent enqueued and not yet written or dropped (queued or in the batch being written),
+        /// by image key: the newest per key.
+        var pending: [String: (sequence: UInt64, intent: UploadIntent)] = [:]
+        /// How many intents are queued or being written.
+        var unwritten = 0
+        /// The sequence number the next intent gets.
+        var nextSequence: UInt64 = 1
+        /// Every intent with a sequence number up to this one has been written or dropped.
+        var doneSequence: UInt64 = 0
+        /// Callers blocked in `flush`: the writer writes at once instead of waiting for a full batch.
+        var flushWaiters = 0
+        /// Set by `shutdown`: no new intents; the writer drains the queue and exits.
+        var stopping = false
+        /// Set by the writer thread as it exits.
+        var exited = false
+    }
+
+    /// The store intents are written to.
+    public let store: any RecordStore
+    /// The queue and the condition the writer and flushers wait on.
+    private let monitor: Monitor<State>
+    /// The largest batch.
+    private let batchSize: Int
+    /// Called (from the writer thread, or from `enqueue` after shutdown) for every intent batch dropped.
+    private let onError: @Sendable (RecordsError) -> Void
+
+    /// Starts a writer thread for `store`: batches of up to `batchSize`, written at the latest
+    /// `flushIntervalMs` after the oldest queued intent arrived.
+    public init(store: any RecordStore, batchSize: Int, flushIntervalMs: Int, onError: @escaping @Sendable (RecordsError) -> Void) {
+        precondition(batchSize >= 1, "batchSize must be at least 1")
+        precondition(flushIntervalMs >= 0, "flushIntervalMs must not be negative")
+        self.store = store
+        self.batchSize = batchSize
+        self.onError = onError
+        let monitor = Monitor(State())
+        self.monitor = monitor
+        let interval = UInt64(flushIntervalMs) * 1_000_000
+        let thread = Thread { [store, monitor, batchSize, onError] in
+            Self.run(store: store, monitor: monitor, batchSize: batchSize, intervalNanos: interval, onError: onError)
+        }
+        thread.name = "presignd-intent-writer"
+        thread.start()
+    }
+
+    deinit { shutdown() }
+
+    /// Queues `intent` for writing and returns at once (never blocks on the database).
+    public func enqueue(_ intent: UploadIntent) {
+        let now = Monitor<State>.nowNanos()
+        let (accepted, wake) = monitor.withLock { state -> (Bool, Bool) in
+            guard !state.stopping else { return (false, false) }
+            let sequence = state.nextSequence
+            state.nextSequence += 1
+            state.queue.append((sequence, now, intent))
+            state.pending[intent.imageKey] = (sequence, intent)
+            state.unwritten += 1
+            // The writer sleeps until the queue is non-empty, then until its deadline or a full batch.
+            return (true, state.queue.count == 1 || state.queue.count >= batchSize)
+        }
+        if wake { monitor.broadcast() }
+        if !accepted { onError(.unavailable("the intent writer is shut down; intent \(intent.imageKey) dropped")) }
+    }
+
+    /// The newest intent for `imageKey` that is enqueued but not yet committed, or nil.
+    public func pending(imageKey: String) -> UploadIntent? {
+        monitor.withLock { state in state.pending[imageKey]?.intent }
+    }
+
+    /// The intent for `imageKey` as confirmation must see it: the queue first (it holds the newest), then
+    /// the store. An intent leaves the queue only after its batch has committed, so nothing is missed in
+    /// between. Blocks on the store: call from a worker thread.
+    public func intent(imageKey: String) throws(RecordsError) -> UploadIntent? {
+        if let queued = pending(imageKey: imageKey) { return queued }
+        return try store.intent(imageKey: imageKey)
+    }
+
+    /// How many intents are queued or being written.
+    public var pendingCount: Int {
+        monitor.withLock { state in state.unwritten }
+    }
+
+    /// Blocks until every intent enqueued before this call has been written (or dropped and reported).
+    public func flush() {
+        monitor.withLock { state, waiter in
+            let target = state.nextSequence - 1
+            guard state.doneSequence < target, !state.exited else { return }
+            state.flushWaiters += 1
+            monitor.broadcast()
+            while state.doneSequence < target && !state.exited { waiter.wait() }
+            state.flushWaiters -= 1
+        }
+    }
+
+    /// Writes everything queued, then stops the writer thread; later intents are dropped and reported.
+    /// Safe to call more than once.
+    public func shutdown() {
+        monitor.withLock { state in state.stopping = true }
+        monitor.broadcast()
+        monitor.withLock { state, waiter in
+            while !state.exited { waiter.wait() }
+        }
+    }
+
+    /// The writer thread: wait for a batch to be due, write it, publish its completion; until stopped and
+    /// drained.
+    private static func run(
+        store: any RecordStore, monitor: Monitor<State>, batchSize: Int, intervalNanos: UInt64,
+        onError: @Sendable (RecordsError) -> Void
+    ) {
+        while true {
+            let batch: [(sequence: UInt64, enqueuedAtNanos: UInt64, intent: UploadIntent)] = monitor.withLock {
+                state, waiter in
+                while true {
+                    if state.queue.isEmpty {
+                        if state.stopping { return [] }
+                        waiter.wait()
+                        continue
+                    }
+                    if state.queue.count >= batchSize || state.flushWaiters > 0 || state.stopping { break }
+                    let deadline = state.queue[0].enqueuedAtNanos + intervalNanos
+                    if Monitor<State>.nowNanos() >= deadline { break }
+                    waiter.wait(untilNanos: deadline)
+                }
+                let count = min(batchSize, state.queue.count)
+                let batch = Array(state.queue.prefix(count))
+                state.queue.removeFirst(count)
+                return batch
+            }
+            guard let last = batch.last?.sequence else { break }
+            write(batch.map(\.intent), to: store, onError: onError)
+            monitor.withLock { state in
+                state.doneSequence = last
+                state.unwritten -= batch.count
+                for item in batch where state.pending[item.intent.imageKey]?.sequence == item.sequence {
+                    state.pending[item.intent.imageKey] = nil
+                }
+            }
+            monitor.broadcast()
+        }
+        monitor.withLock { state in state.exited = true }
+        monitor.broadcast()
+    }
+
+    /// Writes one batch, retrying a database outage twice and splitting a batch that holds a bad intent.
+    private static func write(_ intents: [UploadIntent], to store: any RecordStore, onError: @Sendable (RecordsError) -> Void) {
+        var lastError: RecordsError?
+        for delayMs in [0, 20, 100] {
+            if delayMs > 0 { usleep(UInt32(delayMs * 1000)) }
+            do {
+                try store.putIntents(intents)
+                return
+            } catch {
+                lastError = error
+                if case .unavailable = error { continue }
+                break
+            }
+        }
+        guard let lastError else { return }
+        if case .unavailable = lastError {
+            onError(lastError)
+        } else if intents.count > 1 {
+            for intent in intents { write([intent], to: store, onError: onError) }
+        } else {
+            onError(lastError)
+        }
+    }
+}

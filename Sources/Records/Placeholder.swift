@@ -1,1 +1,0 @@
-// Records module: placeholder until its first file lands.

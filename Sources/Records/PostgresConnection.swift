@@ -1,0 +1,130 @@
+import CPostgres
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One libpq connection with the names of the statements prepared on it; closed in `deinit`.
+///
+/// Used by one thread at a time (the store hands it out through a `ConnectionPool`), which is why it may
+/// be marked Sendable. Parameters are always sent separately from the SQL text (never interpolated).
+final class PostgresConnection: @unchecked Sendable {
+    /// The `PGconn` handle.
+    private let handle: OpaquePointer
+    /// The URL, to scrub its password from messages.
+    private let url: PostgresURL
+    /// Names of the statements prepared on this connection, by SQL text.
+    private var prepared: [String: String] = [:]
+
+    /// Connects to `url`, giving up after `connectTimeoutSeconds` (unless the URL sets its own).
+    init(url: PostgresURL, connectTimeoutSeconds: Int) throws(RecordsError) {
+        self.url = url
+        // Parameters before `dbname` are defaults: the expanded URL overrides them.
+        let keywords = ["connect_timeout", "application_name", "dbname"]
+        let values = [String(max(2, connectTimeoutSeconds)), "presignd", url.connectionString]
+        let connection = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard let connection else { throw .unavailable("cannot allocate a PostgreSQL connection") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = url.scrub(String(cString: PQerrorMessage(connection)))
+            PQfinish(connection)
+            throw .unavailable("cannot connect to PostgreSQL at \(url.redacted): \(message)")
+        }
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        handle = connection
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// True when the connection can no longer be used (the server went away or closed it).
+    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+
+    /// Runs `sql` once with `values` (parsed each time: for statements whose text varies).
+    @discardableResult
+    func execute(_ sql: String, _ values: [SQLValue] = []) throws(RecordsError) -> PostgresResult {
+        let result = try Self.withParameters(values) { (pointers) throws(RecordsError) in
+            PQexecParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
+        }
+        return try check(result, context: "execute")
+    }
+
+    /// Runs `sql` as a named prepared statement (prepared on first use on this connection).
+    @discardableResult
+    func executePrepared(_ sql: String, _ values: [SQLValue]) throws(RecordsError) -> PostgresResult {
+        let name: String
+        if let known = prepared[sql] {
+            name = known
+        } else {
+            name = "presignd_\(prepared.count + 1)"
+            _ = try check(PQprepare(handle, name, sql, Int32(values.count), nil), context: "prepare")
+            prepared[sql] = name
+        }
+        let result = try Self.withParameters(values) { (pointers) throws(RecordsError) in
+            PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0)
+        }
+        return try check(result, context: "execute")
+    }
+
+    /// Runs `body` between `BEGIN` and `COMMIT`, rolling back if it throws.
+    func transaction<R>(_ body: () throws(RecordsError) -> R) throws(RecordsError) -> R {
+        try execute("BEGIN")
+        do throws(RecordsError) {
+            let result = try body()
+            let commit = try execute("COMMIT")
+            // A transaction that failed inside answers COMMIT with ROLLBACK.
+            guard let tag = PQcmdStatus(commit.handle), String(cString: tag) == "COMMIT" else {
+                throw RecordsError.unavailable("PostgreSQL rolled the transaction back")
+            }
+            return result
+        } catch {
+            if !isBroken && PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// The result if it succeeded, else the module's error (SQLSTATE class decides the case).
+    private func check(_ result: OpaquePointer?, context: String) throws(RecordsError) -> PostgresResult {
+        guard let result else {
+            throw .unavailable("PostgreSQL \(context): \(url.scrub(String(cString: PQerrorMessage(handle))))")
+        }
+        let owned = PostgresResult(result)
+        let status = PQresultStatus(result)
+        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK { return owned }
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+        let detail = PQresultErrorMessage(result).map { String(cString: $0) } ?? ""
+        let message = "PostgreSQL \(context): \(url.scrub(detail.isEmpty ? String(cString: PQerrorMessage(handle)) : detail))"
+            + (state.isEmpty ? "" : " (SQLSTATE \(state))")
+        if state.hasPrefix("23") || state.hasPrefix("22") { throw .constraint(message) }
+        if state == "XX001" || state == "XX002" { throw .corrupt(message) }
+        throw .unavailable(message)
+    }
+
+    /// Calls `body` with NUL-terminated copies of `values` (nil for NULL), freed afterwards.
+    private static func withParameters<R>(
+        _ values: [SQLValue], _ body: ([UnsafePointer<CChar>?]) throws(RecordsError) -> R
+    ) throws(RecordsError) -> R {
+        var copies: [UnsafeMutablePointer<CChar>?] = []
+        copies.reserveCapacity(values.count)
+        defer { for copy in copies { free(copy) } }
+        for value in values {
+            switch value {
+            case .null:
+                copies.append(nil)
+            case .int(let number):
+                copies.append(strdup(String(number)))
+            case .text(let text):
+                guard !text.utf8.contains(0) else { throw .constraint("PostgreSQL text cannot hold a NUL byte") }
+                copies.append(strdup(text))
+            }
+        }
+        return try body(copies.map { $0.map { UnsafePointer($0) } })
+    }
+
+    /// Calls `body` with a C array of C strings for `strings`, ended by NULL.
+    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        return body(copies.map { $0.map { UnsafePointer($0) } } + [nil])
+    }
+}

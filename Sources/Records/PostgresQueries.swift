@@ -1,0 +1,81 @@
+/// The SQL text of the PostgreSQL store's statements. Fixed-shape ones are prepared once per connection;
+/// the multi-row ones are built for the batch size at hand (parameters only, never values, in the text).
+enum PostgresQueries {
+    /// The advisory lock key that serialises migrations across server instances ("pres").
+    static let migrationLockKey: Int64 = 0x7072_6573
+
+    /// Rows per multi-row statement: 10 parameters each stays far below libpq's 65,535.
+    static let rowsPerStatement = 500
+
+    /// Casts of the intent columns, in `Schema.intentColumns` order.
+    private static let intentCasts = ["text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint"]
+
+    /// Casts of the record columns, in `Schema.recordColumns` order.
+    private static let recordCasts = ["text", "text", "text", "text", "text", "text", "bigint", "text", "text", "bigint"]
+
+    /// `($1::text, ...), (...)` for `rows` rows of `casts`.
+    private static func valuesList(rows: Int, casts: [String]) -> String {
+        (0..<rows).map { row in
+            "(" + casts.enumerated().map { "$\(row * casts.count + $0.offset + 1)::\($0.element)" }.joined(separator: ", ")
+                + ")"
+        }.joined(separator: ", ")
+    }
+
+    /// Upserts `rows` intents, skipping keys that already have a record.
+    static func upsertIntents(rows: Int) -> String {
+        """
+        INSERT INTO intents (\(Schema.intentColumns))
+        SELECT \(Schema.intentColumns) FROM (VALUES \(valuesList(rows: rows, casts: intentCasts)))
+            AS v(\(Schema.intentColumns))
+        WHERE NOT EXISTS (SELECT 1 FROM records WHERE records.image_key = v.image_key)
+        ON CONFLICT (image_key) DO UPDATE SET
+            owner_id = excluded.owner_id, object_key = excluded.object_key, permanent_key = excluded.permanent_key,
+            type = excluded.type, content_type = excluded.content_type,
+            allowed_content_types = excluded.allowed_content_types, max_bytes = excluded.max_bytes,
+            created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms
+        """
+    }
+
+    /// Inserts `rows` records, skipping taken keys, and returns the keys it inserted.
+    static func insertRecords(rows: Int) -> String {
+        """
+        INSERT INTO records (\(Schema.recordColumns)) VALUES \(valuesList(rows: rows, casts: recordCasts))
+        ON CONFLICT (image_key) DO NOTHING RETURNING image_key
+        """
+    }
+
+    /// The records with any of `count` image keys.
+    static func recordsByKeys(count: Int) -> String {
+        "SELECT \(Schema.recordColumns) FROM records WHERE image_key IN (\(placeholders(count)))"
+    }
+
+    /// Deletes the intents with any of `count` keys.
+    static func deleteIntents(count: Int) -> String {
+        "DELETE FROM intents WHERE image_key IN (\(placeholders(count)))"
+    }
+
+    /// `$1, $2, ..., $count`.
+    private static func placeholders(_ count: Int) -> String {
+        (1...count).map { "$\($0)" }.joined(separator: ", ")
+    }
+
+    /// One intent by key.
+    static let intentByKey = "SELECT \(Schema.intentColumns) FROM intents WHERE image_key = $1"
+
+    /// One record by image key.
+    static let recordByKey = "SELECT \(Schema.recordColumns) FROM records WHERE image_key = $1"
+
+    /// One record by id, if the owner matches.
+    static let recordByIdAndOwner = "SELECT \(Schema.recordColumns) FROM records WHERE id = $1 AND owner_id = $2"
+
+    /// Deletes one record by id and owner, returning it.
+    static let deleteRecord =
+        "DELETE FROM records WHERE id = $1 AND owner_id = $2 RETURNING \(Schema.recordColumns)"
+
+    /// Expired intents without a record, soonest-expired first.
+    static let expiredIntents = """
+        SELECT \(Schema.intentColumns) FROM intents
+        WHERE expires_at_ms <= $1 AND NOT EXISTS (SELECT 1 FROM records WHERE records.image_key = intents.image_key)
+        ORDER BY expires_at_ms, image_key COLLATE "C" LIMIT $2
+        """
+}

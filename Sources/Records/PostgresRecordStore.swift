@@ -1,0 +1,280 @@
+import CPostgres
+import Synchronization
+
+/// The store for deployments with several server instances: PostgreSQL through libpq.
+///
+/// A pool of up to `poolSize` connections, opened on demand; statements are parameterised (prepared once
+/// per connection where their text is fixed); `synchronous_commit` is left on, so a returned write is
+/// durable. A call that fails because its connection broke (server restart, terminated backend) is
+/// retried once on a new connection; writes are idempotent by key, so a retried insert whose first commit
+/// did land reports `.existing` of itself.
+public final class PostgresRecordStore: RecordStore {
+    /// The URL, for messages (its password is never shown).
+    let url: PostgresURL
+    /// The connections.
+    private let pool: ConnectionPool<PostgresConnection>
+    /// Write transactions committed.
+    private let commits = Atomic<Int>(0)
+
+    /// A store for `url` (`postgres://` or `postgresql://`) with at most `poolSize` connections; no
+    /// connection is opened until the first call.
+    public init(url: String, poolSize: Int, connectTimeoutMs: Int) throws(RecordsError) {
+        let parsed = try PostgresURL(url)
+        let timeoutSeconds = max(2, (connectTimeoutMs + 999) / 1000)
+        self.url = parsed
+        pool = ConnectionPool(
+            maxSize: max(1, poolSize),
+            connect: { () throws(RecordsError) -> PostgresConnection in
+                try PostgresConnection(url: parsed, connectTimeoutSeconds: timeoutSeconds)
+            },
+            isBroken: { $0.isBroken })
+    }
+
+    /// The URL with its password redacted.
+    public var redactedURL: String { url.redacted }
+
+    /// Write transactions committed so far.
+    public var committedTransactions: Int { commits.load(ordering: .relaxed) }
+
+    /// Applies the missing migrations in one transaction, under an advisory lock so that instances starting
+    /// together migrate one after another.
+    public func migrate() throws(RecordsError) {
+        try run { (connection) throws(RecordsError) in
+            try connection.transaction { () throws(RecordsError) in
+                try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(PostgresQueries.migrationLockKey)])
+                try connection.execute(Schema.postgresVersionTable)
+                let current = try connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+                let version = Int(try current.int64(0, 0))
+                guard version <= Schema.latestVersion else {
+                    throw .unavailable("schema version \(version) is newer than this build knows (\(Schema.latestVersion))")
+                }
+                for migration in Schema.migrations where migration.version > version {
+                    for statement in migration.postgres { try connection.execute(statement) }
+                    try connection.execute(
+                        "INSERT INTO schema_version (version) VALUES ($1)", [.int(Int64(migration.version))])
+                }
+            }
+        }
+        commits.add(1, ordering: .relaxed)
+    }
+
+    /// The version recorded in `schema_version` (0 before the first migration).
+    public func schemaVersion() throws(RecordsError) -> Int {
+        try run { (connection) throws(RecordsError) in
+            let exists = try connection.execute("SELECT to_regclass('schema_version') IS NOT NULL")
+            guard exists.text(0, 0) == "t" else { return 0 }
+            return Int(try connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").int64(0, 0))
+        }
+    }
+
+    /// Runs `SELECT 1`.
+    public func ping() throws(RecordsError) {
+        try run { (connection) throws(RecordsError) in _ = try connection.executePrepared("SELECT 1", []) }
+    }
+
+    /// Upserts intents in one transaction (one statement when they fit in one).
+    public func putIntents(_ intents: [UploadIntent]) throws(RecordsError) {
+        // One statement may not touch a row twice: keep the last intent of each key.
+        var lastIndex: [String: Int] = [:]
+        for (index, intent) in intents.enumerated() { lastIndex[intent.imageKey] = index }
+        let unique = intents.enumerated().filter { lastIndex[$0.element.imageKey] == $0.offset }.map(\.element)
+        guard !unique.isEmpty else { return }
+        var chunks: [[SQLValue]] = []
+        var counts: [Int] = []
+        for start in stride(from: 0, to: unique.count, by: PostgresQueries.rowsPerStatement) {
+            let slice = unique[start..<min(start + PostgresQueries.rowsPerStatement, unique.count)]
+            var values: [SQLValue] = []
+            for intent in slice { values += try Schema.values(of: intent) }
+            chunks.append(values)
+            counts.append(slice.count)
+        }
+        try run { (connection) throws(RecordsError) in
+            try Self.inOneTransaction(connection, statements: chunks.count) { () throws(RecordsError) in
+                for (values, count) in zip(chunks, counts) {
+                    try connection.execute(PostgresQueries.upsertIntents(rows: count), values)
+                }
+            }
+        }
+        commits.add(1, ordering: .relaxed)
+    }
+
+    /// The intent for `imageKey`.
+    public func intent(imageKey: String) throws(RecordsError) -> UploadIntent? {
+        try run { (connection) throws(RecordsError) in
+            let result = try connection.executePrepared(PostgresQueries.intentByKey, [.text(imageKey)])
+            return result.rowCount == 0 ? nil : try Self.intent(result, 0)
+        }
+    }
+
+    /// Inserts records in one transaction (one statement when they fit in one); a taken key gives `.existing`.
+    public func insertRecords(_ records: [ImageRecord]) throws(RecordsError) -> [InsertOutcome] {
+        guard !records.isEmpty else { return [] }
+        var firstIndex: [String: Int] = [:]
+        for (index, record) in records.enumerated() where firstIndex[record.imageKey] == nil {
+            firstIndex[record.imageKey] = index
+        }
+        let unique = records.enumerated().filter { firstIndex[$0.element.imageKey] == $0.offset }.map(\.element)
+        let (inserted, stored) = try run { (connection) throws(RecordsError) in
+            try Self.insert(unique, on: connection)
+        }
+        commits.add(1, ordering: .relaxed)
+        var outcomes: [InsertOutcome] = []
+        outcomes.reserveCapacity(records.count)
+        for (index, record) in records.enumerated() {
+            if firstIndex[record.imageKey] == index && inserted.contains(record.imageKey) {
+                outcomes.append(.inserted(record))
+            } else if inserted.contains(record.imageKey) {
+                outcomes.append(.existing(records[firstIndex[record.imageKey]!]))
+            } else if let existing = stored[record.imageKey] {
+                outcomes.append(.existing(existing))
+            } else {
+                throw .unavailable("the record for image key \(record.imageKey) vanished while it was being inserted")
+            }
+        }
+        return outcomes
+    }
+
+    /// Inserts `records` (unique keys) and reads the stored records of the keys that were taken.
+    private static func insert(_ records: [ImageRecord], on connection: PostgresConnection) throws(RecordsError)
+        -> (inserted: Set<String>, stored: [String: ImageRecord])
+    {
+        var inserted = Set<String>()
+        let chunks = stride(from: 0, to: records.count, by: PostgresQueries.rowsPerStatement).map {
+            records[$0..<min($0 + PostgresQueries.rowsPerStatement, records.count)]
+        }
+        try inOneTransaction(connection, statements: chunks.count) { () throws(RecordsError) in
+            for chunk in chunks {
+                let values = chunk.flatMap(Schema.values(of:))
+                let result = try connection.execute(PostgresQueries.insertRecords(rows: chunk.count), values)
+                for row in 0..<result.rowCount { inserted.insert(result.text(row, 0)) }
+            }
+        }
+        let taken = records.map(\.imageKey).filter { !inserted.contains($0) }
+        var stored: [String: ImageRecord] = [:]
+        for start in stride(from: 0, to: taken.count, by: PostgresQueries.rowsPerStatement) {
+            let keys = taken[start..<min(start + PostgresQueries.rowsPerStatement, taken.count)]
+            let result = try connection.execute(PostgresQueries.recordsByKeys(count: keys.count), keys.map { .text($0) })
+            for row in 0..<result.rowCount {
+                let record = try record(result, row)
+                stored[record.imageKey] = record
+            }
+        }
+        return (inserted, stored)
+    }
+
+    /// The owner's record with `id`.
+    public func record(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
+        try run { (connection) throws(RecordsError) in
+            let result = try connection.executePrepared(PostgresQueries.recordByIdAndOwner, [.text(id), .text(ownerId)])
+            return result.rowCount == 0 ? nil : try Self.record(result, 0)
+        }
+    }
+
+    /// The record confirmed with `imageKey`.
+    public func record(imageKey: String) throws(RecordsError) -> ImageRecord? {
+        try run { (connection) throws(RecordsError) in
+            let result = try connection.executePrepared(PostgresQueries.recordByKey, [.text(imageKey)])
+            return result.rowCount == 0 ? nil : try Self.record(result, 0)
+        }
+    }
+
+    /// One newest-first page of the owner's records.
+    public func listRecords(ownerId: String, type: String?, limit: Int, after: RecordCursor?) throws(RecordsError)
+        -> (records: [ImageRecord], next: RecordCursor?)
+    {
+        try RecordStoreLimits.checkListLimit(limit)
+        let (sql, values) = ListQuery.build(
+            columns: Schema.recordColumns, ownerId: ownerId, type: type, limit: limit, after: after,
+            placeholder: { "$\($0)" })
+        let rows = try run { (connection) throws(RecordsError) in
+            let result = try connection.executePrepared(sql, values)
+            return try (0..<result.rowCount).map { (row) throws(RecordsError) in try Self.record(result, row) }
+        }
+        return ListQuery.page(rows: rows, limit: limit)
+    }
+
+    /// Deletes the owner's record with `id` and returns it.
+    public func deleteRecord(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
+        let deleted = try run { (connection) throws(RecordsError) in
+            let result = try connection.executePrepared(PostgresQueries.deleteRecord, [.text(id), .text(ownerId)])
+            return result.rowCount == 0 ? nil : try Self.record(result, 0)
+        }
+        commits.add(1, ordering: .relaxed)
+        return deleted
+    }
+
+    /// Expired, unconfirmed intents, soonest-expired first.
+    public func expiredIntents(nowMs: Int64, limit: Int) throws(RecordsError) -> [UploadIntent] {
+        try RecordStoreLimits.checkBatchLimit(limit)
+        return try run { (connection) throws(RecordsError) in
+            let result = try connection.executePrepared(PostgresQueries.expiredIntents, [.int(nowMs), .int(Int64(limit))])
+            return try (0..<result.rowCount).map { (row) throws(RecordsError) in try Self.intent(result, row) }
+        }
+    }
+
+    /// Deletes intents by key in one transaction (one statement when they fit in one).
+    public func deleteIntents(imageKeys: [String]) throws(RecordsError) {
+        let keys = Array(Set(imageKeys))
+        guard !keys.isEmpty else { return }
+        let chunks = stride(from: 0, to: keys.count, by: PostgresQueries.rowsPerStatement).map {
+            Array(keys[$0..<min($0 + PostgresQueries.rowsPerStatement, keys.count)])
+        }
+        try run { (connection) throws(RecordsError) in
+            try Self.inOneTransaction(connection, statements: chunks.count) { () throws(RecordsError) in
+                for chunk in chunks {
+                    try connection.execute(PostgresQueries.deleteIntents(count: chunk.count), chunk.map { .text($0) })
+                }
+            }
+        }
+        commits.add(1, ordering: .relaxed)
+    }
+
+    /// Runs `body` on a pooled connection; once more on a fresh one if the connection broke.
+    private func run<R>(_ body: (PostgresConnection) throws(RecordsError) -> R) throws(RecordsError) -> R {
+        var attempt = 0
+        while true {
+            var broken = false
+            do throws(RecordsError) {
+                return try pool.withConnection { (connection) throws(RecordsError) -> R in
+                    do throws(RecordsError) {
+                        return try body(connection)
+                    } catch {
+                        broken = connection.isBroken
+                        throw error
+                    }
+                }
+            } catch {
+                attempt += 1
+                guard broken && attempt < 2 else { throw error }
+            }
+        }
+    }
+
+    /// Runs `body` alone when it sends one statement (PostgreSQL commits each statement on its own), or
+    /// inside BEGIN ... COMMIT when it sends several.
+    private static func inOneTransaction(
+        _ connection: PostgresConnection, statements: Int, _ body: () throws(RecordsError) -> Void
+    ) throws(RecordsError) {
+        if statements <= 1 { try body() } else { try connection.transaction(body) }
+    }
+
+    /// An intent from row `row` in `Schema.intentColumns` order.
+    private static func intent(_ result: PostgresResult, _ row: Int) throws(RecordsError) -> UploadIntent {
+        UploadIntent(
+            ownerId: result.text(row, 1), imageKey: result.text(row, 0), objectKey: result.text(row, 2),
+            permanentKey: result.optionalText(row, 3), type: result.text(row, 4),
+            contentType: result.optionalText(row, 5),
+            allowedContentTypes: AllowedContentTypes.decode(result.text(row, 6)),
+            maxBytes: try result.int64(row, 7), createdAtMs: try result.int64(row, 8),
+            expiresAtMs: try result.int64(row, 9))
+    }
+
+    /// A record from row `row` in `Schema.recordColumns` order.
+    private static func record(_ result: PostgresResult, _ row: Int) throws(RecordsError) -> ImageRecord {
+        ImageRecord(
+            id: result.text(row, 0), ownerId: result.text(row, 1), imageKey: result.text(row, 2),
+            objectKey: result.text(row, 3), type: result.text(row, 4), contentType: result.text(row, 5),
+            size: try result.int64(row, 6), etag: result.text(row, 7), metadataJSON: result.text(row, 8),
+            createdAtMs: try result.int64(row, 9))
+    }
+}

@@ -1,0 +1,52 @@
+/// Where intents and records live: one interface, implemented by SQLite, PostgreSQL and an in-memory store,
+/// all held to one conformance suite.
+///
+/// Every call blocks: make them from worker threads, never from an event loop. Writes are durable when a
+/// call returns (SQLite WAL with `synchronous=FULL`, PostgreSQL with `synchronous_commit=on`).
+public protocol RecordStore: Sendable {
+    /// Creates or upgrades the schema (tables `schema_version`, `intents`, `records`); safe to call on every
+    /// start and from several processes at once.
+    func migrate() throws(RecordsError)
+
+    /// Checks that the database answers (for `/readyz`).
+    func ping() throws(RecordsError)
+
+    /// Writes intents in one transaction, upserting by `imageKey`: a re-issued key replaces an unconfirmed
+    /// intent; the intent of a key that already has a record is left as it is. When one batch holds the
+    /// same key twice, the later one wins.
+    func putIntents(_ intents: [UploadIntent]) throws(RecordsError)
+
+    /// The intent stored for `imageKey`, or nil.
+    func intent(imageKey: String) throws(RecordsError) -> UploadIntent?
+
+    /// Inserts records in ONE durable transaction; `imageKey` is unique. A record whose key is already
+    /// stored (or appears earlier in the same batch) gets `.existing` with the stored record. The outcomes
+    /// are in the order of `records`. A constraint error (e.g. a duplicate id) fails the whole call.
+    func insertRecords(_ records: [ImageRecord]) throws(RecordsError) -> [InsertOutcome]
+
+    /// The record with `id` if it belongs to `ownerId`, else nil.
+    func record(id: String, ownerId: String) throws(RecordsError) -> ImageRecord?
+
+    /// The record confirmed with `imageKey` (whoever owns it), or nil.
+    func record(imageKey: String) throws(RecordsError) -> ImageRecord?
+
+    /// One page of `ownerId`'s records, newest first (createdAtMs desc, id desc), optionally of one `type`,
+    /// starting strictly after `after`. `limit` must be in `1...RecordStoreLimits.maxListLimit`; `next` is
+    /// nil when no record follows the page.
+    func listRecords(ownerId: String, type: String?, limit: Int, after: RecordCursor?) throws(RecordsError)
+        -> (records: [ImageRecord], next: RecordCursor?)
+
+    /// Deletes the record with `id` if it belongs to `ownerId`; returns what was deleted, or nil.
+    func deleteRecord(id: String, ownerId: String) throws(RecordsError) -> ImageRecord?
+
+    /// Up to `limit` intents that expired (`expiresAtMs <= nowMs`) and were never confirmed (no record has
+    /// their `imageKey`), soonest-expired first.
+    func expiredIntents(nowMs: Int64, limit: Int) throws(RecordsError) -> [UploadIntent]
+
+    /// Deletes the intents with these keys (absent keys are ignored), in one transaction.
+    func deleteIntents(imageKeys: [String]) throws(RecordsError)
+
+    /// How many write transactions this store object has committed (intents, records, deletes): lets
+    /// tests and benchmarks see that group commit really groups.
+    var committedTransactions: Int { get }
+}

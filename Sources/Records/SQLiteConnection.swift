@@ -1,0 +1,110 @@
+import CSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One SQLite connection with its cache of prepared statements; closed in `deinit`.
+///
+/// Opened without SQLite's own mutex (`SQLITE_OPEN_NOMUTEX`): the store hands each connection to one
+/// thread at a time (through a `ConnectionPool`), which is why it may be marked Sendable.
+final class SQLiteConnection: @unchecked Sendable {
+    /// The connection handle.
+    let handle: OpaquePointer
+    /// Prepared statements by SQL text, kept for the life of the connection.
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if `create`) the database file at `path`.
+    init(path: String, create: Bool, readOnly: Bool, busyTimeoutMs: Int) throws(RecordsError) {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE
+        if create { flags |= SQLITE_OPEN_CREATE }
+        var database: OpaquePointer?
+        let code = sqlite3_open_v2(path, &database, flags, nil)
+        guard code == SQLITE_OK, let database else {
+            let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_close_v2(database)
+            throw .unavailable("cannot open SQLite database \(path): \(message)")
+        }
+        handle = database
+        sqlite3_extended_result_codes(database, 1)
+        sqlite3_busy_timeout(database, Int32(clamping: busyTimeoutMs))
+        if readOnly { try execute("PRAGMA query_only = ON") }
+        try execute("PRAGMA foreign_keys = ON")
+        try execute("PRAGMA synchronous = FULL")
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs SQL without parameters or results (pragmas, DDL, transaction control).
+    func execute(_ sql: String) throws(RecordsError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if let message { sqlite3_free(message) }
+        guard code == SQLITE_OK else { throw Self.error(code: code, database: handle, context: "exec") }
+    }
+
+    /// The first column of the first row of `sql`, as text (for pragmas that answer).
+    func scalarText(_ sql: String) throws(RecordsError) -> String? {
+        let statement = try self.statement(sql)
+        try statement.bind([])
+        defer { statement.finish() }
+        return try statement.step() ? statement.optionalText(0) : nil
+    }
+
+    /// The cached prepared statement for `sql`.
+    func statement(_ sql: String) throws(RecordsError) -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let statement = try SQLiteStatement(database: handle, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `values`; returns the number of rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue]) throws(RecordsError) -> Int {
+        let statement = try self.statement(sql)
+        try statement.bind(values)
+        defer { statement.finish() }
+        while try statement.step() {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs the query `sql` with `values` and maps each row.
+    func query<T>(_ sql: String, _ values: [SQLValue], row: (SQLiteStatement) throws(RecordsError) -> T)
+        throws(RecordsError) -> [T]
+    {
+        let statement = try self.statement(sql)
+        try statement.bind(values)
+        defer { statement.finish() }
+        var rows: [T] = []
+        while try statement.step() { rows.append(try row(statement)) }
+        return rows
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` ... `COMMIT`, rolling back if it throws or the commit fails.
+    func transaction<R>(_ body: () throws(RecordsError) -> R) throws(RecordsError) -> R {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// The module's error for an SQLite result code, with SQLite's message.
+    static func error(code: Int32, database: OpaquePointer?, context: String) -> RecordsError {
+        let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        let text = "SQLite \(context): \(message) (code \(code))"
+        switch code & 0xFF {
+        case SQLITE_CONSTRAINT, SQLITE_MISMATCH, SQLITE_TOOBIG: return .constraint(text)
+        case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_FORMAT: return .corrupt(text)
+        default: return .unavailable(text)
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import CSQLite
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The embedded store: one SQLite file in WAL mode with `synchronous=FULL`.
+///
+/// Writes go through a single writer connection (so this process never contends with itself for SQLite's
+/// write lock; the busy timeout covers other processes); reads use a small pool of read-only connections,
+/// which WAL lets run beside the writer. Every statement is prepared once per connection and cached.
+public final class SQLiteRecordStore: RecordStore {
+    /// The database file.
+    public let path: String
+    /// The one connection that writes.
+    private let writer: ConnectionPool<SQLiteConnection>
+    /// The read-only connections.
+    private let readers: ConnectionPool<SQLiteConnection>
+    /// Write transactions committed.
+    private let commits = Atomic<Int>(0)
+
+    /// Opens (creating the file and its directory if missing) the database at `path`, with up to
+    /// `readers` read connections beside the writer, each waiting up to `busyTimeoutMs` for a lock.
+    public init(path: String, readers: Int, busyTimeoutMs: Int) throws(RecordsError) {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
+            throw .invalidURL("SQLite needs a file path, not '\(path)'")
+        }
+        try Self.createParentDirectory(of: path)
+        let first = try SQLiteConnection(path: path, create: true, readOnly: false, busyTimeoutMs: busyTimeoutMs)
+        let mode = try first.scalarText("PRAGMA journal_mode = WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw .unavailable("SQLite database \(path) refused WAL mode (journal_mode is \(mode ?? "unknown"))")
+        }
+        self.path = path
+        let opened = Mutex<SQLiteConnection?>(first)
+        writer = ConnectionPool(
+            maxSize: 1,
+            connect: { () throws(RecordsError) -> SQLiteConnection in
+                if let connection = opened.withLock({ $0.take() }) { return connection }
+                return try SQLiteConnection(path: path, create: true, readOnly: false, busyTimeoutMs: busyTimeoutMs)
+            },
+            isBroken: { _ in false })
+        self.readers = ConnectionPool(
+            maxSize: max(1, readers),
+            connect: { () throws(RecordsError) -> SQLiteConnection in
+                try SQLiteConnection(path: path, create: false, readOnly: true, busyTimeoutMs: busyTimeoutMs)
+            },
+            isBroken: { _ in false })
+    }
+
+    /// Write transactions committed so far.
+    public var committedTransactions: Int { commits.load(ordering: .relaxed) }
+
+    /// Applies the missing migrations in one `BEGIN IMMEDIATE` transaction.
+    public func migrate() throws(RecordsError) {
+        try write { (connection) throws(RecordsError) in
+            try connection.execute(Schema.sqliteVersionTable)
+            let current = Int(try connection.scalarText("SELECT COALESCE(MAX(version), 0) FROM schema_version") ?? "0") ?? 0
+            guard current <= Schema.latestVersion else {
+                throw .unavailable("schema version \(current) is newer than this build knows (\(Schema.latestVersion))")
+            }
+            for migration in Schema.migrations where migration.version > current {
+                for statement in migration.sqlite { try connection.execute(statement) }
+                try connection.run("INSERT INTO schema_version (version) VALUES (?1)", [.int(Int64(migration.version))])
+            }
+        }
+    }
+
+    /// The version recorded in `schema_version` (0 before the first migration).
+    public func schemaVersion() throws(RecordsError) -> Int {
+        try read { (connection) throws(RecordsError) in
+            let exists = try connection.query(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'", []
+            ) { _ in true }
+            guard !exists.isEmpty else { return 0 }
+            return Int(try connection.scalarText("SELECT COALESCE(MAX(version), 0) FROM schema_version") ?? "0") ?? 0
+        }
+    }
+
+    /// Runs `SELECT 1` on a read connection.
+    public func ping() throws(RecordsError) {
+        _ = try read { (connection) throws(RecordsError) in try connection.scalarText("SELECT 1") }
+    }
+
+    /// `PRAGMA integrity_check`: "ok" for a sound file, else SQLite's list of problems.
+    public func integrityCheck() throws(RecordsError) -> String {
+        try readWriter { (connection) throws(RecordsError) in
+            try connection.query("PRAGMA integrity_check", []) { $0.text(0) }.joined(separator: "\n")
+        }
+    }
+
+    /// Upserts intents in one transaction; keys that already have a record are skipped.
+    public func putIntents(_ intents: [UploadIntent]) throws(RecordsError) {
+        guard !intents.isEmpty else { return }
+        let rows = try intents.map { (intent) throws(RecordsError) in try Schema.values(of: intent) }
+        try write { (connection) throws(RecordsError) in
+            for row in rows { try connection.run(SQLiteQueries.upsertIntent, row) }
+        }
+    }
+
+    /// The intent for `imageKey`.
+    public func intent(imageKey: String) throws(RecordsError) -> UploadIntent? {
+        try read { (connection) throws(RecordsError) in
+            try connection.query(SQLiteQueries.intentByKey, [.text(imageKey)], row: Self.intent(from:)).first
+        }
+    }
+
+    /// Inserts records in one transaction; an already stored key gives `.existing`.
+    public func insertRecords(_ records: [ImageRecord]) throws(RecordsError) -> [InsertOutcome] {
+        guard !records.isEmpty else { return [] }
+        return try write { (connection) throws(RecordsError) in
+            var outcomes: [InsertOutcome] = []
+            outcomes.reserveCapacity(records.count)
+            for record in records {
+                if try connection.run(SQLiteQueries.insertRecord, Schema.values(of: record)) == 1 {
+                    outcomes.append(.inserted(record))
+                    continue
+                }
+                let stored = try connection.query(
+                    SQLiteQueries.recordByKey, [.text(record.imageKey)], row: Self.record(from:))
+                guard let stored = stored.first else {
+                    throw .corrupt("insert of image key \(record.imageKey) conflicted but no record has it")
+                }
+                outcomes.append(.existing(stored))
+            }
+            return outcomes
+        }
+    }
+
+    /// The owner's record with `id`.
+    public func record(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
+        try read { (connection) throws(RecordsError) in
+            try connection.query(SQLiteQueries.recordByIdAndOwner, [.text(id), .text(ownerId)], row: Self.record(from:))
+                .first
+        }
+    }
+
+    /// The record confirmed with `imageKey`.
+    public func record(imageKey: String) throws(RecordsError) -> ImageRecord? {
+        try read { (connection) throws(RecordsError) in
+            try connection.query(SQLiteQueries.recordByKey, [.text(imageKey)], row: Self.record(from:)).first
+        }
+    }
+
+    /// One newest-first page of the owner's records.
+    public func listRecords(ownerId: String, type: String?, limit: Int, after: RecordCursor?) throws(RecordsError)
+        -> (records: [ImageRecord], next: RecordCursor?)
+    {
+        try RecordStoreLimits.checkListLimit(limit)
+        let (sql, values) = ListQuery.build(
+            columns: Schema.recordColumns, ownerId: ownerId, type: type, limit: limit, after: after,
+            placeholder: { "?\($0)" })
+        let rows = try read { (connection) throws(RecordsError) in
+            try connection.query(sql, values, row: Self.record(from:))
+        }
+        return ListQuery.page(rows: rows, limit: limit)
+    }
+
+    /// Deletes the owner's record with `id` and returns it.
+    public func deleteRecord(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
+        try write { (connection) throws(RecordsError) in
+            try connection.query(SQLiteQueries.deleteRecord, [.text(id), .text(ownerId)], row: Self.record(from:))
+                .first
+        }
+    }
+
+    /// Expired, unconfirmed intents, soonest-expired first.
+    public func expiredIntents(nowMs: Int64, limit: Int) throws(RecordsError) -> [UploadIntent] {
+        try RecordStoreLimits.checkBatchLimit(limit)
+        return try read { (connection) throws(RecordsError) in
+            try connection.query(SQLiteQueries.expiredIntents, [.int(nowMs), .int(Int64(limit))], row: Self.intent(from:))
+        }
+    }
+
+    /// Deletes intents by key in one transaction.
+    public func deleteIntents(imageKeys: [String]) throws(RecordsError) {
+        guard !imageKeys.isEmpty else { return }
+        try write { (connection) throws(RecordsError) in
+            for key in imageKeys { try connection.run(SQLiteQueries.deleteIntent, [.text(key)]) }
+        }
+    }
+
+    /// Runs `body` in a write transaction on the writer connection and counts the commit.
+    private func write<R>(_ body: (SQLiteConnection) throws(RecordsError) -> R) throws(RecordsError) -> R {
+        let result = try writer.withConnection { (connection) throws(RecordsError) -> R in
+            try connection.transaction { () throws(RecordsError) -> R in try body(connection) }
+        }
+        commits.add(1, ordering: .relaxed)
+        return result
+    }
+
+    /// Runs `body` on a read-only connection.
+    private func read<R>(_ body: (SQLiteConnection) throws(RecordsError) -> R) throws(RecordsError) -> R {
+        try readers.withConnection(body)
+    }
+
+    /// Runs `body` on the writer connection outside a transaction (for checks that must see everything).
+    private func readWriter<R>(_ body: (SQLiteConnection) throws(RecordsError) -> R) throws(RecordsError) -> R {
+        try writer.withConnection(body)
+    }
+
+    /// An intent from a row in `Schema.intentColumns` order.
+    private static func intent(from row: SQLiteStatement) -> UploadIntent {
+        UploadIntent(
+            ownerId: row.text(1), imageKey: row.text(0), objectKey: row.text(2), permanentKey: row.optionalText(3),
+            type: row.text(4), contentType: row.optionalText(5),
+            allowedContentTypes: AllowedContentTypes.decode(row.text(6)), maxBytes: row.int64(7),
+            createdAtMs: row.int64(8), expiresAtMs: row.int64(9))
+    }
+
+    /// A record from a row in `Schema.recordColumns` order.
+    private static func record(from row: SQLiteStatement) -> ImageRecord {
+        ImageRecord(
+            id: row.text(0), ownerId: row.text(1), imageKey: row.text(2), objectKey: row.text(3), type: row.text(4),
+            contentType: row.text(5), size: row.int64(6), etag: row.text(7), metadataJSON: row.text(8),
+            createdAtMs: row.int64(9))
+    }
+
+    /// Creates the directories above `path` that are missing (like `mkdir -p`).
+    private static func createParentDirectory(of path: String) throws(RecordsError) {
+        guard let slash = path.lastIndex(of: "/") else { return }
+        let directory = String(path[..<slash])
+        var current = directory.hasPrefix("/") ? "/" : ""
+        for component in directory.split(separator: "/") {
+            if !current.isEmpty && current != "/" { current += "/" }
+            current += component
+            guard component != "." && component != ".." else { continue }
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw .unavailable("cannot create directory \(current): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+/// The schema migrations, in order, in both SQL dialects.
+///
+/// Each store keeps the versions it applied in `schema_version`; `migrate()` applies the missing ones in one
+/// transaction. Never edit a released migration: add a new version.
+enum Schema {
+    /// One step of the schema.
+    struct Migration {
+        /// The version this step brings the schema to.
+        let version: Int
+        /// The statements for SQLite.
+        let sqlite: [String]
+        /// The statements for PostgreSQL.
+        let postgres: [String]
+    }
+
+    /// The table of applied versions (SQLite).
+    static let sqliteVersionTable = """
+        CREATE TABLE IF NOT EXISTS schema_version (
+            version INTEGER NOT NULL PRIMARY KEY,
+            applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+        )
+        """
+
+    /// The table of applied versions (PostgreSQL).
+    static let postgresVersionTable = """
+        CREATE TABLE IF NOT EXISTS schema_version (
+            version INTEGER NOT NULL PRIMARY KEY,
+            applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+        )
+        """
+
+    /// Every migration, oldest first.
+    static let migrations: [Migration] = [
+        Migration(
+            version: 1,
+            sqlite: [
+                """
+                CREATE TABLE intents (
+                    image_key TEXT NOT NULL PRIMARY KEY,
+                    owner_id TEXT NOT NULL,
+                    object_key TEXT NOT NULL,
+                    permanent_key TEXT,
+                    type TEXT NOT NULL,
+                    content_type TEXT,
+                    allowed_content_types TEXT NOT NULL,
+                    max_bytes INTEGER NOT NULL,
+                    created_at_ms INTEGER NOT NULL,
+                    expires_at_ms INTEGER NOT NULL
+                )
+                """,
+                "CREATE INDEX intents_expires_at ON intents (expires_at_ms)",
+                """
+                CREATE TABLE records (
+                    id TEXT NOT NULL PRIMARY KEY,
+                    owner_id TEXT NOT NULL,
+                    image_key TEXT NOT NULL,
+                    object_key TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    content_type TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    etag TEXT NOT NULL,
+                    metadata TEXT NOT NULL,
+                    created_at_ms INTEGER NOT NULL
+                )
+                """,
+                "CREATE UNIQUE INDEX records_image_key ON records (image_key)",
+                "CREATE INDEX records_owner_created ON records (owner_id, created_at_ms DESC, id DESC)",
+                "CREATE INDEX records_owner_type_created ON records (owner_id, type, created_at_ms DESC, id DESC)",
+            ],
+            postgres: [
+                """
+                CREATE TABLE intents (
+                    image_key TEXT NOT NULL PRIMARY KEY,
+                    owner_id TEXT NOT NULL,
+                    object_key TEXT NOT NULL,
+                    permanent_key TEXT,
+                    type TEXT NOT NULL,
+                    content_type TEXT,
+                    allowed_content_types TEXT NOT NULL,
+                    max_bytes BIGINT NOT NULL,
+                    created_at_ms BIGINT NOT NULL,
+                    expires_at_ms BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX intents_expires_at ON intents (expires_at_ms)",
+                """
+                CREATE TABLE records (
+                    id TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                    owner_id TEXT NOT NULL,
+                    image_key TEXT NOT NULL,
+                    object_key TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    content_type TEXT NOT NULL,
+                    size BIGINT NOT NULL,
+                    etag TEXT NOT NULL,
+                    metadata TEXT NOT NULL,
+                    created_at_ms BIGINT NOT NULL
+                )
+                """,
+                "CREATE UNIQUE INDEX records_image_key ON records (image_key)",
+                "CREATE INDEX records_owner_created ON records (owner_id, created_at_ms DESC, id DESC)",
+                "CREATE INDEX records_owner_type_created ON records (owner_id, type, created_at_ms DESC, id DESC)",
+            ]
+        )
+    ]
+
+    /// The newest version this build knows.
+    static var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// The columns of `intents`, in the order the row readers expect.
+    static let intentColumns =
+        "image_key, owner_id, object_key, permanent_key, type, content_type, allowed_content_types, max_bytes, created_at_ms, expires_at_ms"
+
+    /// The columns of `records`, in the order the row readers expect.
+    static let recordColumns =
+        "id, owner_id, image_key, object_key, type, content_type, size, etag, metadata, created_at_ms"
+
+    /// An intent's values in `intentColumns` order.
+    static func values(of intent: UploadIntent) throws(RecordsError) -> [SQLValue] {
+        [
+            .text(intent.imageKey), .text(intent.ownerId), .text(intent.objectKey), .optionalText(intent.permanentKey),
+            .text(intent.type), .optionalText(intent.contentType),
+            .text(try AllowedContentTypes.encode(intent.allowedContentTypes)), .int(intent.maxBytes),
+            .int(intent.createdAtMs), .int(intent.expiresAtMs),
+        ]
+    }
+
+    /// A record's values in `recordColumns` order.
+    static func values(of record: ImageRecord) -> [SQLValue] {
+        [
+            .text(record.id), .text(record.ownerId), .text(record.imageKey), .text(record.objectKey),
+            .text(record.type), .text(record.contentType), .int(record.size), .text(record.etag),
+            .text(record.metadataJSON), .int(record.createdAtMs),
+        ]
+    }
+}

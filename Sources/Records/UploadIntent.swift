@@ -1,0 +1,44 @@
+/// An issued upload URL that may later be confirmed: who may confirm it and what the object must look like.
+///
+/// Intents are written asynchronously (see `IntentWriter`); losing the last few on a crash only means the
+/// client asks for a new URL.
+public struct UploadIntent: Sendable, Equatable {
+    /// The caller the URL was issued to; only this owner may confirm it.
+    public var ownerId: String
+    /// The lookup key the client confirms with: client B's lower-case UUID, or client P's object key.
+    public var imageKey: String
+    /// The object key the presigned PUT URL writes to.
+    public var objectKey: String
+    /// Where a confirmed object is promoted (copied) to; nil when the type has no permanent-key template.
+    public var permanentKey: String?
+    /// The image type the URL was issued for (e.g. `PROFILE`).
+    public var type: String
+    /// The content type the URL was signed with, or nil when the signature does not bind one.
+    public var contentType: String?
+    /// The content types the confirmed object may have.
+    public var allowedContentTypes: [String]
+    /// The largest object size, in bytes, that confirmation accepts.
+    public var maxBytes: Int64
+    /// When the URL was issued, in milliseconds since the Unix epoch.
+    public var createdAtMs: Int64
+    /// When the URL stops working, in milliseconds since the Unix epoch; expired and unconfirmed intents are
+    /// cleaned up by the janitor.
+    public var expiresAtMs: Int64
+
+    /// Creates an intent from its fields.
+    public init(
+        ownerId: String, imageKey: String, objectKey: String, permanentKey: String?, type: String,
+        contentType: String?, allowedContentTypes: [String], maxBytes: Int64, createdAtMs: Int64, expiresAtMs: Int64
+    ) {
+        self.ownerId = ownerId
+        self.imageKey = imageKey
+        self.objectKey = objectKey
+        self.permanentKey = permanentKey
+        self.type = type
+        self.contentType = contentType
+        self.allowedContentTypes = allowedContentTypes
+        self.maxBytes = maxBytes
+        self.createdAtMs = createdAtMs
+        self.expiresAtMs = expiresAtMs
+    }
+}
