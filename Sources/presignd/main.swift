@@ -1,1 +1,80 @@
-print("presignd")
+import App
+import CLinux
+import Config
+import Crypto
+import HTTPServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// presignd: parse options and configuration, build the application, serve until SIGTERM/SIGINT,
+// drain, exit 0. Exit 2 on configuration problems, 1 when a part cannot start.
+
+let log = LogSink(fd: 2)
+var environment: [String: String] = [:]
+var envp = environ
+while let entry = envp.pointee {
+    let s = String(cString: entry)
+    if let eq = s.firstIndex(of: "=") { environment[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
+    envp += 1
+}
+
+let action: CommandLineAction
+switch ConfigLoader.load(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment) {
+case .success(let a): action = a
+case .failure(let error):
+    for p in error.problems { log.writeLine("presignd: configuration: \(p)") }
+    exit(2)
+}
+
+let config: PresigndConfig
+switch action {
+case .version:
+    print("presignd \(ConfigLoader.version)")
+    exit(0)
+case .help(let text):
+    print(text)
+    exit(0)
+case .checkConfig(let c):
+    print(c.redactedJSON())
+    exit(0)
+case .run(let c):
+    config = c
+}
+
+// Signals are handled by sigwait on this thread: block them before any other thread starts.
+_ = presignd_block_signals(SIGTERM, SIGINT, SIGHUP)
+signal(SIGPIPE, SIG_IGN)
+
+let env = AppEnvironment(
+    nowMillis: {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    },
+    newUUID: { (try? UUIDv4.random()) ?? "00000000-0000-4000-8000-000000000000" })
+
+let app: Application
+do {
+    app = try Application(config: config, env: env, log: log)
+} catch {
+    log.writeLine(#"{"level":"error","msg":"cannot start","error":"\#(error)"}"#)
+    exit(1)
+}
+app.start()
+log.writeLine(
+    #"{"level":"info","msg":"listening","host":"\#(config.server.host)","port":\#(app.server.port),"version":"\#(ConfigLoader.version)"}"#
+)
+if config.auth.mode == "none" {
+    log.writeLine(#"{"level":"warn","msg":"auth.mode is none: every request is served as the default user"}"#)
+}
+
+while true {
+    let sig = presignd_wait_signals(SIGTERM, SIGINT, SIGHUP)
+    if sig == SIGHUP { continue }  // reload hooks (TLS certificates) come with the TLS issue
+    log.writeLine(#"{"level":"info","msg":"draining","signal":\#(sig)}"#)
+    app.stop()
+    log.writeLine(#"{"level":"info","msg":"stopped"}"#)
+    exit(0)
+}

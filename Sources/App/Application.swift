@@ -1,0 +1,119 @@
+import Config
+import Crypto
+import HTTP1
+import HTTPServer
+import Records
+import SigV4
+
+/// The assembled server: configuration in, routes wired to the records store, the signer and storage.
+public final class Application: Sendable {
+    /// The HTTP server (its `port` is the bound one).
+    public let server: HTTPServer
+    /// The records store.
+    public let store: any RecordStore
+    private let intentWriter: IntentWriter
+    private let log: LogSink
+
+    /// Builds every part from `config`; nothing listens until `start()`.
+    public init(config: PresigndConfig, env: AppEnvironment, log: LogSink = LogSink()) throws(AppError) {
+        self.log = log
+        guard let accessKeyId = Application.accessKeyId(config), let secret = config.s3.secretAccessKey else {
+            throw .startup(
+                "s3", "credentials missing: set PRESIGN_S3_ACCESS_KEY_ID and PRESIGN_S3_SECRET_ACCESS_KEY (or their _FILE forms)")
+        }
+        let credentials = Credentials(
+            accessKeyId: accessKeyId, secretAccessKey: secret, sessionToken: config.s3.sessionToken)
+        let publicEndpointText = config.s3.publicEndpoint.isEmpty ? config.s3.endpoint : config.s3.publicEndpoint
+        let pathStyle: Presigner
+        let configured: Presigner
+        do {
+            let endpoint = try Endpoint(parsing: publicEndpointText)
+            let style = AddressingStyle(rawValue: config.s3.addressing) ?? .path
+            pathStyle = try Presigner(
+                credentials: credentials, region: config.s3.region, endpoint: endpoint, addressing: .path)
+            configured = try Presigner(
+                credentials: credentials, region: config.s3.region, endpoint: endpoint, addressing: style)
+        } catch {
+            throw .startup("s3", "cannot sign for \(publicEndpointText): \(error)")
+        }
+
+        let store: any RecordStore
+        do {
+            store = try RecordStoreFactory.open(
+                url: config.records.url, poolSize: config.records.poolSize, busyTimeoutMs: config.records.busyTimeoutMs)
+            try store.migrate()
+        } catch {
+            throw .startup("records", "\(error)")
+        }
+        self.store = store
+        let sink = log
+        intentWriter = IntentWriter(
+            store: store, batchSize: config.records.intentBatchSize, flushIntervalMs: config.records.intentFlushMs,
+            onError: { error in
+                sink.writeLine(#"{"level":"error","msg":"intent batch not stored","error":"\#(error)"}"#)
+            })
+
+        let callers: any CallerResolver = DevelopmentCallerResolver(
+            header: config.auth.devUserHeader, defaultUserId: config.auth.devDefaultUserId)
+        let presign = try PresignService(
+            config: config, pathStyle: pathStyle, configured: configured, callers: callers, intents: intentWriter,
+            env: env)
+
+        var router = Router()
+        for r in presign.routes() { router.add(r) }
+
+        var options = ServerOptions()
+        options.host = config.server.host
+        options.port = config.server.port
+        options.eventLoops = config.server.eventLoops
+        options.workerThreads = config.server.workerThreads
+        options.maxConnections = config.server.maxConnections
+        options.headerTimeoutMs = config.server.headerTimeoutMs
+        options.bodyTimeoutMs = config.server.bodyTimeoutMs
+        options.idleTimeoutMs = config.server.idleTimeoutMs
+        options.drainTimeoutMs = config.server.drainTimeoutMs
+        options.maxPipelinedPerRead = config.server.maxPipelinedPerRead
+        options.accessLog = config.log.accessLog
+
+        // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
+        let metricsBox = MetricsBox()
+        let ops = OpsService(store: store, metrics: { metricsBox.render() }, storageCheck: nil)
+        for r in ops.routes() { router.add(r) }
+        do {
+            server = try HTTPServer(options: options, router: router, logSink: log)
+        } catch {
+            throw .startup("server", "\(error)")
+        }
+        metricsBox.set(server.metrics)
+        let writer = intentWriter
+        server.metrics.register(name: "presignd_intents_pending", help: "Upload intents queued, not yet stored.") {
+            writer.pendingCount
+        }
+    }
+
+    /// Starts serving.
+    public func start() {
+        server.start()
+    }
+
+    /// Graceful stop: drain the server, then flush queued intents. Blocks until done.
+    public func stop() {
+        server.shutdown()
+        server.wait()
+        intentWriter.shutdown()
+    }
+
+    private static func accessKeyId(_ config: PresigndConfig) -> String? {
+        config.s3.accessKeyId.isEmpty ? nil : config.s3.accessKeyId
+    }
+}
+
+/// Holds the server's metrics once the server exists.
+final class MetricsBox: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var metrics: ServerMetrics?
+
+    func set(_ m: ServerMetrics) { lock.withLock { metrics = m } }
+
+    func render() -> String { lock.withLock { metrics }?.render() ?? "" }
+}

@@ -1,1 +1,0 @@
-// App module: placeholder until its first file lands.

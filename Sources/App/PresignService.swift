@@ -1,0 +1,343 @@
+import Config
+import Crypto
+import HTTP1
+import HTTPServer
+import JSON
+import Records
+import SigV4
+
+/// The issue endpoints: `GET /presigned-url` (client P) and `POST /presigned-url` (client B).
+///
+/// Both run on the event loop (presigning is pure computation); the upload intent each one records is
+/// queued to the intent writer, which stores it in batches off the request path.
+public final class PresignService: Sendable {
+    /// One upload type with its parsed templates.
+    struct UploadType: Sendable {
+        let config: UploadTypeConfig
+        let key: KeyTemplate
+        let permanentKey: KeyTemplate?
+        let contentTypes: Set<String>
+        let extensions: Set<String>
+    }
+
+    private let types: [String: UploadType]
+    private let defaultPostType: String
+    private let pathStyle: Presigner
+    private let configured: Presigner
+    private let bucket: String
+    private let callers: any CallerResolver
+    private let intents: any IntentSink
+    private let env: AppEnvironment
+    private let maxJsonBodyBytes: Int
+
+    /// Builds the service; `pathStyle` signs client P's URLs (always path-style), `configured` the others.
+    init(
+        config: PresigndConfig, pathStyle: Presigner, configured: Presigner, callers: any CallerResolver,
+        intents: any IntentSink, env: AppEnvironment
+    ) throws(AppError) {
+        var types: [String: UploadType] = [:]
+        for t in config.types {
+            guard let k = KeyTemplate(t.keyTemplate) else { throw .configuration("types.\(t.name).keyTemplate") }
+            var p: KeyTemplate?
+            if !t.permanentKeyTemplate.isEmpty {
+                guard let pk = KeyTemplate(t.permanentKeyTemplate) else {
+                    throw .configuration("types.\(t.name).permanentKeyTemplate")
+                }
+                p = pk
+            }
+            types[t.name] = UploadType(
+                config: t, key: k, permanentKey: p, contentTypes: Set(t.contentTypes), extensions: Set(t.extensions))
+        }
+        self.types = types
+        self.defaultPostType = config.presign.defaultPostType
+        self.pathStyle = pathStyle
+        self.configured = configured
+        self.bucket = config.s3.bucket
+        self.callers = callers
+        self.intents = intents
+        self.env = env
+        self.maxJsonBodyBytes = config.server.maxJsonBodyBytes
+    }
+
+    /// The routes of this service.
+    func routes() -> [Route] {
+        let get: Handler = { [self] req in .respond(issueForQuery(req)) }
+        let post: Handler = { [self] req in .respond(issueForBody(req)) }
+        return [
+            Route(.GET, "/presigned-url", handler: get),
+            Route(.GET, "/v1/storage/presigned-url", handler: get),
+            Route(.POST, "/presigned-url", maxBodyBytes: maxJsonBodyBytes, handler: post),
+            Route(.POST, "/v1/storage/presigned-url", maxBodyBytes: maxJsonBodyBytes, handler: post),
+        ]
+    }
+
+    // MARK: - GET /presigned-url?type=&ext=[&chatroomId=]  (client P)
+
+    func issueForQuery(_ req: Request) -> Response {
+        let caller: Caller
+        switch callers.resolve(req) {
+        case .success(let c): caller = c
+        case .failure(let f): return f.response
+        }
+        guard let items = req.queryItems() else {
+            return APIError.error(400, "MALFORMED_QUERY", "the query string is not valid percent-encoded UTF-8")
+        }
+        var typeName: String?
+        var ext: String?
+        var chatroomId: String?
+        for (n, v) in items {
+            switch n {
+            case "type": typeName = v
+            case "ext": ext = v
+            case "chatroomId": chatroomId = v
+            default: continue
+            }
+        }
+        var errors = FieldErrors()
+        let type = typeName.flatMap { types[$0] }
+        if typeName == nil || typeName!.isEmpty {
+            errors.add("type", "type is required")
+        } else if type == nil || type!.extensions.isEmpty {
+            errors.add("type", "unknown type")
+        }
+        let lowerExt = ext?.lowercased()
+        if lowerExt == nil || lowerExt!.isEmpty {
+            errors.add("ext", "ext is required")
+        } else if let type, !type.extensions.contains(lowerExt!) {
+            errors.add("ext", "ext must be one of " + type.config.extensions.joined(separator: ", "))
+        }
+        if let type, type.config.requiresChatroomId {
+            if chatroomId == nil || chatroomId!.isEmpty {
+                errors.add("chatroomId", "chatroomId is required for type \(type.config.name)")
+            } else if !PresignService.isNumericId(chatroomId!) {
+                errors.add("chatroomId", "chatroomId must be a number")
+            }
+        } else if let c = chatroomId, !c.isEmpty, !PresignService.isNumericId(c) {
+            errors.add("chatroomId", "chatroomId must be a number")
+        }
+        guard errors.isEmpty, let type, let lowerExt else { return APIError.unprocessable(errors.list) }
+
+        let now = env.nowMillis()
+        let uuid = env.newUUID()
+        var values: [KeyTemplate.Variable: String] = [
+            .userId: caller.userId, .uuid: uuid, .epochMillis: String(now), .ext: lowerExt,
+        ]
+        if let chatroomId { values[.chatroomId] = chatroomId }
+        guard let key = type.key.render(values) else {
+            return APIError.unprocessable([("type", "the key for this type cannot be built from these values")])
+        }
+        let permanent = type.permanentKey?.render(values)
+        let expires = type.config.expiresSeconds
+        let presigned: PresignedURL
+        do {
+            presigned = try pathStyle.presign(
+                PresignRequest(method: "PUT", bucket: bucket, key: key, expires: expires, signedHeaders: []),
+                now: now / 1000)
+        } catch {
+            return APIError.error(500, "SIGNING_FAILED", "the URL could not be signed")
+        }
+        let expiresAt = now + Int64(expires) * 1000
+        intents.enqueue(
+            UploadIntent(
+                ownerId: caller.userId, imageKey: key, objectKey: key, permanentKey: permanent, type: type.config.name,
+                contentType: nil, allowedContentTypes: type.config.contentTypes, maxBytes: type.config.maxBytes,
+                createdAtMs: now, expiresAtMs: expiresAt))
+        var w = JSONWriter(reservingCapacity: 640)
+        w.beginObject()
+        w.key("presignedUrl")
+        w.string(presigned.url)
+        w.key("key")
+        w.string(key)
+        w.key("method")
+        w.string("PUT")
+        w.key("headers")
+        w.beginObject()
+        for h in presigned.headers {
+            w.key(h.name)
+            w.string(h.value)
+        }
+        w.endObject()
+        w.key("expiresAt")
+        w.string(Timestamp.iso8601(millis: expiresAt))
+        w.endObject()
+        return .json(200, w.bytes, extraHeaders: [("Cache-Control", "no-store")])
+    }
+
+    // MARK: - POST /presigned-url {"contentType", "imageKey"[, "type", "size"]}  (client B)
+
+    func issueForBody(_ req: Request) -> Response {
+        let caller: Caller
+        switch callers.resolve(req) {
+        case .success(let c): caller = c
+        case .failure(let f): return f.response
+        }
+        if let ct = req.header("Content-Type"), !PresignService.isJSONContentType(ct) {
+            return APIError.error(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json")
+        }
+        let doc: JSONValue
+        do {
+            doc = try JSONParser(limits: .init(maxDepth: 16, maxBytes: maxJsonBodyBytes)).parse(req.body)
+        } catch {
+            return APIError.error(400, "MALFORMED_JSON", "the body is not valid JSON: \(error.message)")
+        }
+        guard let object = doc.objectValue else {
+            return APIError.unprocessable([("body", "the body must be a JSON object")])
+        }
+        var errors = FieldErrors()
+        var typeName = defaultPostType
+        if let t = object["type"] {
+            if let s = t.stringValue { typeName = s } else { errors.add("type", "type must be a string") }
+        }
+        let type = types[typeName]
+        if type == nil { errors.add("type", "unknown type") }
+
+        var contentType: String?
+        switch object["contentType"] {
+        case nil: errors.add("contentType", "contentType is required")
+        case .some(let v):
+            if let s = v.stringValue {
+                let lower = s.lowercased()
+                if let type, !type.contentTypes.contains(lower) {
+                    errors.add("contentType", "contentType must be one of " + type.config.contentTypes.joined(separator: ", "))
+                } else {
+                    contentType = lower
+                }
+            } else {
+                errors.add("contentType", "contentType must be a string")
+            }
+        }
+        var imageKey: String?
+        switch object["imageKey"] {
+        case nil: errors.add("imageKey", "imageKey is required")
+        case .some(let v):
+            if let s = v.stringValue, let u = PresignService.canonicalUUID(s) {
+                imageKey = u
+            } else {
+                errors.add("imageKey", "imageKey must be a UUID")
+            }
+        }
+        var size: Int64?
+        if let v = object["size"], !v.isNull {
+            if let n = v.int64Value, n >= 1 {
+                if let type, n > type.config.maxBytes {
+                    errors.add("size", "size must be at most \(type.config.maxBytes)")
+                } else {
+                    size = n
+                }
+            } else {
+                errors.add("size", "size must be a positive integer")
+            }
+        }
+        guard errors.isEmpty, let type, let contentType, let imageKey else {
+            return APIError.unprocessable(errors.list)
+        }
+        let now = env.nowMillis()
+        let values: [KeyTemplate.Variable: String] = [
+            .userId: caller.userId, .uuid: imageKey, .imageKey: imageKey, .epochMillis: String(now),
+            .ext: PresignService.extensionFor(contentType),
+        ]
+        guard let key = type.key.render(values) else {
+            return APIError.unprocessable([("type", "the key for this type cannot be built from these values")])
+        }
+        let permanent = type.permanentKey?.render(values)
+        var signed: [(name: String, value: String)] = [("content-type", contentType)]
+        if let size { signed.append(("content-length", String(size))) }
+        let expires = type.config.expiresSeconds
+        let presigned: PresignedURL
+        do {
+            presigned = try configured.presign(
+                PresignRequest(method: "PUT", bucket: bucket, key: key, expires: expires, signedHeaders: signed),
+                now: now / 1000)
+        } catch {
+            return APIError.error(500, "SIGNING_FAILED", "the URL could not be signed")
+        }
+        let expiresAt = now + Int64(expires) * 1000
+        intents.enqueue(
+            UploadIntent(
+                ownerId: caller.userId, imageKey: imageKey, objectKey: key, permanentKey: permanent,
+                type: type.config.name, contentType: contentType, allowedContentTypes: [contentType],
+                maxBytes: size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: expiresAt))
+        var w = JSONWriter(reservingCapacity: 768)
+        w.beginObject()
+        w.key("signedUrl")
+        w.string(presigned.url)
+        w.key("presignedUrl")
+        w.string(presigned.url)
+        w.key("key")
+        w.string(key)
+        w.key("imageKey")
+        w.string(imageKey)
+        w.key("method")
+        w.string("PUT")
+        w.key("headers")
+        w.beginObject()
+        for h in presigned.headers {
+            w.key(h.name)
+            w.string(h.value)
+        }
+        w.endObject()
+        w.key("expiresAt")
+        w.string(Timestamp.iso8601(millis: expiresAt))
+        w.endObject()
+        return .json(200, w.bytes, extraHeaders: [("Cache-Control", "no-store")])
+    }
+
+    // MARK: - Helpers
+
+    /// `[0-9]{1,19}`.
+    static func isNumericId(_ s: String) -> Bool {
+        let u = s.utf8
+        return !u.isEmpty && u.count <= 19 && u.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// `application/json`, with optional parameters.
+    static func isJSONContentType(_ s: String) -> Bool {
+        let media = s.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces() } ?? ""
+        return media.lowercased() == "application/json"
+    }
+
+    /// A UUID (8-4-4-4-12 hex digits, either case) in lower case, or nil.
+    static func canonicalUUID(_ s: String) -> String? {
+        let u = Array(s.utf8)
+        guard u.count == 36 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(36)
+        for (i, b) in u.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                guard b == UInt8(ascii: "-") else { return nil }
+                out.append(b)
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): out.append(b)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): out.append(b + 32)
+            default: return nil
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The file extension used in keys for a content type.
+    static func extensionFor(_ contentType: String) -> String {
+        switch contentType {
+        case "image/jpeg": return "jpg"
+        case "image/png": return "png"
+        case "image/heic": return "heic"
+        case "image/webp": return "webp"
+        case "image/gif": return "gif"
+        default:
+            let sub = contentType.split(separator: "/").last.map(String.init) ?? "bin"
+            return sub.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) && !sub.isEmpty ? sub : "bin"
+        }
+    }
+}
+
+extension Substring {
+    /// The substring without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> Substring {
+        var s = self
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return s
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import JSON
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The real binary: configuration handling, logs, socket-level rules and graceful shutdown.
+@Suite("presignd binary")
+struct BinaryTests {
+    @Test("--version, --help and --check-config; secrets never printed")
+    func flags() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let v = try ServerProcess(environment: env, arguments: ["--version"], expectListening: false)
+        #expect(v.waitForExit() == 0)
+        #expect(v.stdout.hasPrefix("presignd "))
+        let h = try ServerProcess(environment: env, arguments: ["--help"], expectListening: false)
+        #expect(h.waitForExit() == 0)
+        #expect(h.stdout.contains("--config"))
+        let c = try ServerProcess(environment: env, arguments: ["--check-config", "--port", "9999"], expectListening: false)
+        #expect(c.waitForExit() == 0)
+        let dump = try JSONValue(parsing: Array(c.stdout.utf8))
+        #expect(dump["server"]?["port"]?.intValue == 9999)
+        #expect(!c.stdout.contains("wJalrXUtnFEMI"))
+        #expect(c.stdout.contains("<redacted>"))
+    }
+
+    @Test("three invalid values are all reported with their key paths, exit 2")
+    func invalidConfig() throws {
+        let (env0, _) = TestEnvironment.serverEnvironment(s3: nil)
+        var env = env0
+        env["PRESIGN_SERVER_PORT"] = "70000"
+        env["PRESIGN_S3_ADDRESSING"] = "sideways"
+        env["PRESIGN_PRESIGN_EXPIRES_SECONDS"] = "700000"
+        let p = try ServerProcess(environment: env, expectListening: false)
+        #expect(p.waitForExit() == 2)
+        let err = p.stderr
+        #expect(err.contains("server.port"))
+        #expect(err.contains("s3.addressing"))
+        #expect(err.contains("presign.expiresSeconds"))
+    }
+
+    @Test("one JSON access-log line per request, with the route template and never the query")
+    func accessLog() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        let c = try RawClient(port: server.port)
+        c.send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-Request-Id: trace-1\r\nAuthorization: Bearer sekrit-token\r\n\r\n")
+        let r = try #require(c.readResponse())
+        #expect(r.header("X-Request-Id") == "trace-1")
+        let url = try JSONValue(parsing: r.body)["presignedUrl"]?.stringValue ?? ""
+        let signature = String(url.suffix(64))
+        server.stop()
+        let lines = server.stderr.split(separator: "\n").filter { $0.contains(#""requestId":"trace-1""#) }
+        #expect(lines.count == 1)
+        let line = try JSONValue(parsing: String(lines[0]))
+        #expect(line["route"]?.stringValue == "/presigned-url")
+        #expect(line["status"]?.intValue == 200)
+        #expect(line["method"]?.stringValue == "GET")
+        #expect(line["durationUs"]?.intValue != nil)
+        #expect(line["peer"]?.stringValue?.hasPrefix("127.0.0.1:") == true)
+        #expect(!server.stderr.contains("PROFILE"))
+        #expect(!server.stderr.contains(signature))
+        #expect(!server.stderr.contains("sekrit-token"))
+    }
+
+    @Test("healthz, readyz (database through the worker pool) and metrics")
+    func operations() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let c = try RawClient(port: server.port)
+        c.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(c.readResponse()?.text == #"{"status":"ok"}"#)
+        c.send("GET /readyz HTTP/1.1\r\nHost: a\r\n\r\n")
+        let ready = try #require(c.readResponse())
+        let json = try JSONValue(parsing: ready.body)
+        #expect(json["checks"]?["database"]?.stringValue == "ok")
+        c.send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n")
+        let m = try #require(c.readResponse())
+        #expect(m.text.contains(#"presignd_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
+        #expect(m.text.contains("presignd_http_request_duration_seconds_bucket"))
+        #expect(m.text.contains("presignd_open_connections 1"))
+    }
+
+    @Test("smuggling attempts against the binary are answered and closed with no desync")
+    func smuggling() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        for attack in [
+            "POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: a\r\n\r\n",
+            "POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 36\r\n\r\n{}GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n",
+            "POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: 0x2\r\n\r\n{}",
+            "POST /presigned-url HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n",
+        ] {
+            let c = try RawClient(port: server.port)
+            c.send(attack)
+            let r = try #require(c.readResponse())
+            #expect(r.status == 400 || r.status == 501)
+            #expect(c.isClosedByPeer())
+        }
+    }
+
+    @Test("a client trickling headers is closed at the header deadline; others are served meanwhile")
+    func slowHeaders() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_SERVER_HEADER_TIMEOUT_MS": "1000"])
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let slow = try RawClient(port: server.port, timeoutMs: 250)
+        let start = Date()
+        var closedAt: Double?
+        for b in Array("GET /healthz HTTP/1.1\r\nHost: a\r\nX-A: ".utf8) + Array(repeating: UInt8(ascii: "b"), count: 40) {
+            slow.send([b])
+            let fresh = try RawClient(port: server.port)
+            fresh.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(fresh.readResponse()?.status == 200)
+            if slow.isClosedByPeer() {
+                closedAt = Date().timeIntervalSince(start)
+                break
+            }
+        }
+        let t = try #require(closedAt)
+        #expect(t >= 0.9 && t < 3.0, "closed after \(t) s")
+    }
+
+    @Test("SIGTERM: an in-flight request (body still arriving) is finished, then exit 0")
+    func gracefulShutdown() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        let c = try RawClient(port: server.port)
+        let idle = try RawClient(port: server.port)
+        idle.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(idle.readResponse()?.status == 200)
+        let body = #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#
+        c.send("POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(10))")
+        usleep(200_000)
+        server.signal(SIGTERM)
+        usleep(300_000)
+        #expect(idle.isClosedByPeer(), "idle connections are closed at once")
+        c.send(String(body.dropFirst(10)))
+        let r = try #require(c.readResponse())
+        #expect(r.status == 200)
+        #expect(r.header("Connection") == "close")
+        #expect(server.waitForExit() == 0)
+        #expect(server.stderr.contains(#""msg":"stopped""#))
+    }
+}

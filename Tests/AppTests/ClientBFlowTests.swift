@@ -1,0 +1,142 @@
+import Foundation
+import JSON
+import Records
+import Testing
+import TestSupport
+
+/// Client B's flow, end to end against the real binary and a real Ceph RGW.
+@Suite("Client B: POST /presigned-url against RGW", .serialized)
+struct ClientBFlowTests {
+    static func post(_ server: ServerProcess, _ body: String, contentType: String? = "application/json") throws
+        -> RawClient.Response
+    {
+        let c = try RawClient(port: server.port)
+        var req = "POST /presigned-url HTTP/1.1\r\nHost: a\r\nX-User-Id: 9\r\n"
+        if let contentType { req += "Content-Type: \(contentType)\r\n" }
+        req += "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        c.send(req)
+        return try #require(c.readResponse())
+    }
+
+    @Test("the signed Content-Type uploads; another Content-Type is refused by RGW")
+    func signedContentType() throws {
+        let s3 = try TestEnvironment.s3()
+        let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let uuid = UUID().uuidString  // upper case, as UUID().uuidString on iOS
+        let r = try Self.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
+        #expect(r.status == 200, "\(r.text)")
+        #expect(r.header("Cache-Control") == "no-store")
+        let json = try JSONValue(parsing: r.body)
+        let url = try #require(json["signedUrl"]?.stringValue)
+        #expect(json["presignedUrl"]?.stringValue == url)
+        #expect(json["key"]?.stringValue == uuid.lowercased())
+        #expect(json["headers"]?["Content-Type"]?.stringValue == "image/jpeg")
+        #expect(url.contains("X-Amz-SignedHeaders=content-type%3Bhost"))
+        let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
+        let bytes = Array("jpeg bytes \(uuid)".utf8)
+        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: bytes) == 403)
+        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/jpeg", body: bytes) == 200)
+        let (status, body) = try ClientPFlowTests.get(s3, key: uuid.lowercased())
+        #expect(status == 200)
+        #expect(body == bytes)
+    }
+
+    @Test("a declared size is signed as content-length and returned in headers")
+    func signedSize() throws {
+        let s3 = try TestEnvironment.s3()
+        let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let uuid = UUID().uuidString.lowercased()
+        let r = try Self.post(server, #"{"contentType":"image/png","imageKey":"\#(uuid)","size":5}"#)
+        #expect(r.status == 200)
+        let json = try JSONValue(parsing: r.body)
+        #expect(json["headers"]?["Content-Length"]?.stringValue == "5")
+        let url = try #require(json["signedUrl"]?.stringValue)
+        let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
+        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("12345".utf8)) == 200)
+        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("123456".utf8)) == 403)
+    }
+
+    @Test(
+        "bad bodies are 4xx, never 500",
+        arguments: [
+            (#"{"contentType":"image/jpeg","imageKey":"not-a-uuid"}"#, 422, "imageKey"),
+            (#"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6"}"#, 422, "imageKey"),
+            (#"{"contentType":"image/jpeg","imageKey":"../../etc/passwd-0000-0000-000000000000"}"#, 422, "imageKey"),
+            (#"{"contentType":"text/html","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#, 422, "contentType"),
+            (#"{"contentType":5,"imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#, 422, "contentType"),
+            (#"{"imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#, 422, "contentType"),
+            (#"{"contentType":"image/jpeg"}"#, 422, "imageKey"),
+            (#"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","type":"NOPE"}"#, 422, "type"),
+            (#"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","size":-1}"#, 422, "size"),
+            (#"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","size":1e999}"#, 422, "size"),
+            (#"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","size":99999999999999999999999}"#, 422, "size"),
+            (#"[1,2]"#, 422, "body"),
+            (#"{"contentType":"image/jpeg","#, 400, ""),
+            (#"{"contentType":"image/jpeg","contentType":"image/png","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#, 400, ""),
+            ("", 400, ""),
+        ])
+    func badBodies(body: String, status: Int, field: String) throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let r = try Self.post(server, body)
+        #expect(r.status == status, "\(body) -> \(r.status) \(r.text)")
+        let json = try JSONValue(parsing: r.body)
+        if status == 422 {
+            #expect(json["code"]?.stringValue == "4220")
+            #expect(json["fieldErrors"]?[field] != nil, "\(r.text)")
+        } else {
+            #expect(json["code"]?.stringValue == "MALFORMED_JSON")
+        }
+    }
+
+    @Test("invalid UTF-8, a wrong media type and a body over 64 KiB are 400, 415 and 413")
+    func otherBadInput() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let c = try RawClient(port: server.port)
+        let bad: [UInt8] = Array(#"{"contentType":"image/jpeg","imageKey":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        c.send(Array("POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: \(bad.count)\r\n\r\n".utf8) + bad)
+        #expect(c.readResponse()?.status == 400)
+        #expect(try Self.post(server, "{}", contentType: "text/plain").status == 415)
+        let big = try RawClient(port: server.port)
+        big.send("POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: 70000\r\n\r\n")
+        #expect(big.readResponse()?.status == 413)
+    }
+
+    @Test("every issued URL records an upload intent, written in batches to SQLite")
+    func intentsRecorded() throws {
+        let (env, dir) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let uuid = UUID().uuidString
+        #expect(try Self.post(server, #"{"contentType":"image/heic","imageKey":"\#(uuid)","size":100}"#).status == 200)
+        let p = try JSONValue(parsing: ClientPFlowTests.issue(server, query: "type=PROFILE&ext=jpg", user: "77").body)
+        let pKey = try #require(p["key"]?.stringValue)
+        let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/presignd.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
+        var b: UploadIntent?
+        var pIntent: UploadIntent?
+        for _ in 0..<100 {
+            b = try store.intent(imageKey: uuid.lowercased())
+            pIntent = try store.intent(imageKey: pKey)
+            if b != nil && pIntent != nil { break }
+            usleep(20_000)
+        }
+        let bi = try #require(b)
+        #expect(bi.ownerId == "9")
+        #expect(bi.objectKey == uuid.lowercased())
+        #expect(bi.contentType == "image/heic")
+        #expect(bi.maxBytes == 100)
+        #expect(bi.type == "IMAGE")
+        let pi = try #require(pIntent)
+        #expect(pi.ownerId == "77")
+        #expect(pi.type == "PROFILE")
+        #expect(pi.permanentKey?.hasPrefix("profile/77/origin/") == true)
+        #expect(pi.expiresAtMs - pi.createdAtMs == 600_000)
+    }
+}

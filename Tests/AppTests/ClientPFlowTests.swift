@@ -1,0 +1,195 @@
+import Crypto
+import Foundation
+import JSON
+import SigV4
+import Testing
+import TestSupport
+
+/// Client P's flow, end to end against the real binary and a real Ceph RGW.
+@Suite("Client P: GET /presigned-url against RGW", .serialized)
+struct ClientPFlowTests {
+    /// Does what client P's iOS code does with the URL: split at `?`, split pairs on `=`, keep the six
+    /// parameters, rebuild the query in its fixed order. Returns the request target to send.
+    static func rebuildLikeClientP(_ url: String) -> (path: String, query: String)? {
+        guard let q = url.firstIndex(of: "?") else { return nil }
+        let base = String(url[..<q])
+        let pairs = url[url.index(after: q)...].split(separator: "&").map { $0.split(separator: "=", maxSplits: 1) }
+        var dict: [String: String] = [:]
+        for p in pairs where p.count == 2 { dict[String(p[0])] = String(p[1]) }
+        let order = [
+            "X-Amz-Algorithm", "X-Amz-Date", "X-Amz-SignedHeaders", "X-Amz-Credential", "X-Amz-Expires",
+            "X-Amz-Signature",
+        ]
+        var parts: [String] = []
+        for k in order {
+            guard let v = dict[k] else { return nil }
+            parts.append("\(k)=\(v)")
+        }
+        guard let schemeEnd = base.range(of: "://") else { return nil }
+        let afterScheme = base[schemeEnd.upperBound...]
+        guard let slash = afterScheme.firstIndex(of: "/") else { return nil }
+        return (String(afterScheme[slash...]), parts.joined(separator: "&"))
+    }
+
+    static func put(_ s3: TestEnvironment.S3, target: String, contentType: String, body: [UInt8]) throws -> Int {
+        let (host, port) = s3.hostPort
+        let c = try RawClient(port: port, host: host)
+        var req = "PUT \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: \(contentType)\r\n"
+        req += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        c.send(Array(req.utf8) + body)
+        return c.readResponse()?.status ?? -1
+    }
+
+    /// Reads an object back with a GET URL presigned by the test itself.
+    static func get(_ s3: TestEnvironment.S3, key: String) throws -> (Int, [UInt8]) {
+        let signer = try Presigner(
+            credentials: Credentials(accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
+            region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
+        let url = try signer.presign(
+            PresignRequest(method: "GET", bucket: s3.bucket, key: key, expires: 60), now: Int64(Date().timeIntervalSince1970)
+        ).url
+        let (host, port) = s3.hostPort
+        let target = String(url[url.range(of: "\(host):\(port)")!.upperBound...])
+        let c = try RawClient(port: port, host: host)
+        c.send("GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n")
+        let r = c.readResponse()
+        return (r?.status ?? -1, r?.body ?? [])
+    }
+
+    static func issue(_ server: ServerProcess, query: String, user: String = "42") throws -> RawClient.Response {
+        let c = try RawClient(port: server.port)
+        c.send("GET /presigned-url?\(query) HTTP/1.1\r\nHost: localhost\r\nX-User-Id: \(user)\r\n\r\n")
+        return try #require(c.readResponse())
+    }
+
+    @Test("a PROFILE png URL, rebuilt as client P does and PUT as image/jpeg, uploads and reads back")
+    func uploadAndReadBack() throws {
+        let s3 = try TestEnvironment.s3()
+        let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let r = try Self.issue(server, query: "type=PROFILE&ext=png")
+        #expect(r.status == 200)
+        #expect(r.header("Cache-Control") == "no-store")
+        let json = try JSONValue(parsing: r.body)
+        let url = try #require(json["presignedUrl"]?.stringValue)
+        let key = try #require(json["key"]?.stringValue)
+        #expect(key.hasPrefix("delete/profile/42/"))
+        #expect(key.hasSuffix(".png"))
+        #expect(json["method"]?.stringValue == "PUT")
+        #expect(json["expiresAt"]?.stringValue?.hasSuffix("Z") == true)
+        // The six parameters in client P's order, nothing else, Credential's / as %2F, no raw = in values.
+        let query = String(url[url.index(after: url.firstIndex(of: "?")!)...])
+        let names = query.split(separator: "&").map { String($0.split(separator: "=")[0]) }
+        #expect(
+            names == [
+                "X-Amz-Algorithm", "X-Amz-Date", "X-Amz-SignedHeaders", "X-Amz-Credential", "X-Amz-Expires",
+                "X-Amz-Signature",
+            ])
+        #expect(query.contains("X-Amz-SignedHeaders=host&"))
+        #expect(query.contains("X-Amz-Expires=600&"))
+        #expect(query.contains("%2F"))
+        #expect(query.split(separator: "&").allSatisfy { $0.filter { $0 == "=" }.count == 1 })
+        // Path-style: the key is the path minus its first segment (the bucket).
+        let rebuilt = try #require(Self.rebuildLikeClientP(url))
+        #expect(rebuilt.path == "/\(s3.bucket)/\(key)")
+
+        let bytes = Array("\u{89}PNG fake image bytes \(UUID())".utf8)
+        #expect(try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: bytes) == 200)
+        let (status, body) = try Self.get(s3, key: key)
+        #expect(status == 200)
+        #expect(body == bytes)
+    }
+
+    @Test("RGW refuses a tampered signature, a URL used for another key, and an expired URL")
+    func refusals() throws {
+        let s3 = try TestEnvironment.s3()
+        let dir = TestEnvironment.tempDir()
+        // A config file with a 1-second expiry for PROFILE, to see an expired URL refused.
+        let config = """
+            {"types": {"PROFILE": {"extensions": ["jpg"], "contentTypes": ["image/jpeg"],
+              "keyTemplate": "delete/profile/{userId}/{uuid}_{epochMillis}.{ext}",
+              "permanentKeyTemplate": "profile/{userId}/origin/{uuid}_{epochMillis}.{ext}",
+              "maxBytes": 1048576, "expiresSeconds": 1, "requiresChatroomId": false},
+              "FEED": {"extensions": ["jpg"], "contentTypes": ["image/jpeg"],
+              "keyTemplate": "delete/feed/{uuid}/{uuid}_{epochMillis}.{ext}", "permanentKeyTemplate": "",
+              "maxBytes": 1048576, "expiresSeconds": 600, "requiresChatroomId": false},
+              "IMAGE": {"extensions": [], "contentTypes": ["image/jpeg"], "keyTemplate": "{imageKey}",
+              "permanentKeyTemplate": "", "maxBytes": 1048576, "expiresSeconds": 600, "requiresChatroomId": false}}}
+            """
+        try config.write(toFile: dir + "/config.json", atomically: true, encoding: .utf8)
+        let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
+        let server = try ServerProcess(environment: env, arguments: ["--config", dir + "/config.json"])
+        defer { server.stop() }
+        let body = Array("x".utf8)
+
+        // Tampered signature.
+        let feed = try JSONValue(parsing: Self.issue(server, query: "type=FEED&ext=jpg").body)
+        let feedURL = try #require(feed["presignedUrl"]?.stringValue)
+        var rebuilt = try #require(Self.rebuildLikeClientP(feedURL))
+        let sig = rebuilt.query.suffix(64)
+        let flipped = String(sig.first == "0" ? "1" : "0") + sig.dropFirst()
+        let tampered = rebuilt.query.dropLast(64) + flipped
+        #expect(try Self.put(s3, target: rebuilt.path + "?" + tampered, contentType: "image/jpeg", body: body) == 403)
+
+        // The same signature used for another key.
+        let otherPath = rebuilt.path.replacingOccurrences(of: "delete/feed/", with: "delete/feed/x")
+        #expect(try Self.put(s3, target: otherPath + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 403)
+        // ...while the genuine one works.
+        #expect(try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 200)
+
+        // Expired: a 1-second URL used after 2 seconds.
+        let profile = try JSONValue(parsing: Self.issue(server, query: "type=PROFILE&ext=jpg").body)
+        rebuilt = try #require(Self.rebuildLikeClientP(try #require(profile["presignedUrl"]?.stringValue)))
+        #expect(rebuilt.query.contains("X-Amz-Expires=1&"))
+        sleep(2)
+        #expect(try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 403)
+    }
+
+    @Test(
+        "validation errors are 422 in client P's shape",
+        arguments: [
+            ("ext=jpg", "type"),
+            ("type=AVATAR&ext=jpg", "type"),
+            ("type=PROFILE", "ext"),
+            ("type=PROFILE&ext=gif", "ext"),
+            ("type=CHAT&ext=jpg", "chatroomId"),
+            ("type=CHAT&ext=jpg&chatroomId=12a", "chatroomId"),
+            ("type=CHAT_PROFILE&ext=png&chatroomId=", "chatroomId"),
+            ("type=CHAT&ext=jpg&chatroomId=..%2F..", "chatroomId"),
+        ])
+    func validation(query: String, field: String) throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let r = try Self.issue(server, query: query)
+        #expect(r.status == 422)
+        let json = try JSONValue(parsing: r.body)
+        #expect(json["code"]?.stringValue == "4220")
+        #expect(json["message"]?.stringValue == "UNPROCESSABLE_CONTENT")
+        #expect(json["fieldErrors"]?[field]?.stringValue != nil, "fieldErrors.\(field) in \(r.text)")
+    }
+
+    @Test("the key layouts of client P's five types, and the /v1/storage alias")
+    func keyLayouts() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let cases: [(String, String)] = [
+            ("type=PROFILE&ext=jpg", #"^delete/profile/7/[0-9a-f-]{36}_\d{13}\.jpg$"#),
+            ("type=FEED&ext=jpeg", #"^delete/feed/[0-9a-f-]{36}/[0-9a-f-]{36}_\d{13}\.jpeg$"#),
+            ("type=CHATROOM_PROFILE&ext=png&chatroomId=5", #"^delete/chatroom/5/[0-9a-f-]{36}_\d{13}\.png$"#),
+            ("type=CHAT&ext=jpg&chatroomId=5", #"^delete/chatroom/5/chat/[0-9a-f-]{36}/[0-9a-f-]{36}_\d{13}\.jpg$"#),
+            ("type=CHAT_PROFILE&ext=jpg&chatroomId=5", #"^delete/chatroom/5/chat_profile/7/[0-9a-f-]{36}_\d{13}\.jpg$"#),
+        ]
+        for (q, pattern) in cases {
+            let r = try Self.issue(server, query: q, user: "7")
+            #expect(r.status == 200, "\(q): \(r.text)")
+            let key = try JSONValue(parsing: r.body)["key"]?.stringValue ?? ""
+            #expect(key.range(of: pattern, options: .regularExpression) != nil, "\(q) gave \(key)")
+        }
+        let c = try RawClient(port: server.port)
+        c.send("GET /v1/storage/presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(c.readResponse()?.status == 200)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import TestSupport
+
+/// The real services the end-to-end tests use, from the environment that scripts/test.sh exports.
+enum TestEnvironment {
+    /// The RGW endpoint and credentials; the tests fail (not skip) when they are missing, unless
+    /// PRESIGN_SKIP_S3=1.
+    struct S3: Sendable {
+        let endpoint: String
+        let accessKey: String
+        let secretKey: String
+        let bucket: String
+        let region: String
+        var hostPort: (String, Int) {
+            let rest = endpoint.replacingOccurrences(of: "http://", with: "")
+            let parts = rest.split(separator: ":")
+            return (String(parts[0]), parts.count > 1 ? Int(parts[1]) ?? 80 : 80)
+        }
+    }
+
+    static var skipS3: Bool { ProcessInfo.processInfo.environment["PRESIGN_SKIP_S3"] == "1" }
+
+    static func s3() throws -> S3 {
+        let e = ProcessInfo.processInfo.environment
+        guard let endpoint = e["PRESIGN_TEST_S3_ENDPOINT"], let ak = e["PRESIGN_TEST_S3_ACCESS_KEY"],
+            let sk = e["PRESIGN_TEST_S3_SECRET_KEY"]
+        else {
+            throw TestFailure(
+                "PRESIGN_TEST_S3_ENDPOINT/ACCESS_KEY/SECRET_KEY are not set: run the suite with scripts/test.sh, which starts Ceph RGW (or set PRESIGN_SKIP_S3=1)"
+            )
+        }
+        return S3(
+            endpoint: endpoint, accessKey: ak, secretKey: sk, bucket: e["PRESIGN_TEST_S3_BUCKET"] ?? "uploads",
+            region: e["PRESIGN_TEST_S3_REGION"] ?? "us-east-1")
+    }
+
+    /// A fresh temporary directory.
+    static func tempDir() -> String {
+        let path = NSTemporaryDirectory() + "presignd-test-" + UUID().uuidString.lowercased()
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Environment for a server pointed at RGW (or at a dead endpoint when only signing is tested),
+    /// with a SQLite store in a temporary directory.
+    static func serverEnvironment(s3: S3?, extra: [String: String] = [:]) -> (env: [String: String], dir: String) {
+        let dir = tempDir()
+        var env: [String: String] = [
+            "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3",
+            "PRESIGN_S3_ACCESS_KEY_ID": s3?.accessKey ?? "AKIAIOSFODNN7EXAMPLE",
+            "PRESIGN_S3_SECRET_ACCESS_KEY": s3?.secretKey ?? "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "PRESIGN_S3_ENDPOINT": s3?.endpoint ?? "http://127.0.0.1:9",
+            "PRESIGN_S3_BUCKET": s3?.bucket ?? "uploads",
+            "PRESIGN_S3_REGION": s3?.region ?? "us-east-1",
+        ]
+        for (k, v) in extra { env[k] = v }
+        return (env, dir)
+    }
+}
