@@ -1,1 +1,0 @@
-// SigV4 module: placeholder until its first file lands.

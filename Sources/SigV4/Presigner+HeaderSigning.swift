@@ -1,0 +1,114 @@
+import Crypto
+
+extension Presigner {
+    /// The payload hash S3 accepts when the body is not hashed.
+    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
+
+    /// Signs one of the server's own requests (HEAD, GET with `range`, COPY with
+    /// `x-amz-copy-source`, DELETE, multipart calls) with an `Authorization` header.
+    ///
+    /// Signed: `host`, `x-amz-date`, `x-amz-content-sha256` (`payloadHash`, or `UNSIGNED-PAYLOAD`
+    /// when nil), `x-amz-security-token` for temporary credentials, and every header in `headers`.
+    /// `query` holds raw parameters (e.g. `uploadId`); `key` may be empty for a bucket-level request.
+    public func signHeaders(
+        method: String, bucket: String, key: String, query: [(name: String, value: String)] = [],
+        headers: [(name: String, value: String)] = [], payloadHash: String? = nil, now: Int64
+    ) throws(SigV4Error) -> SignedRequest {
+        var scratch = [UInt8]()
+        return try signHeaders(
+            method: method, bucket: bucket, key: key, query: query, headers: headers, payloadHash: payloadHash,
+            now: now,
+            canonicalRequest: &scratch)
+    }
+
+    /// `signHeaders`, also leaving the canonical request and the string to sign in `buffer`.
+    func signHeaders(
+        method: String, bucket: String, key: String, query: [(name: String, value: String)],
+        headers extraHeaders: [(name: String, value: String)], payloadHash: String?, now: Int64,
+        canonicalRequest buffer: inout [UInt8]
+    ) throws(SigV4Error) -> SignedRequest {
+        try Self.validateMethod(method)
+        try BucketName.validate(bucket)
+        try ObjectKey.validate(key, allowingEmpty: true)
+        let payload = payloadHash ?? Self.unsignedPayload
+        guard payload == Self.unsignedPayload || Self.isLowerHexSHA256(payload) else {
+            throw .invalidPayloadHash(payload)
+        }
+        let virtual = usesVirtualHosting(bucket)
+        let host = virtual ? bucket + "." + endpoint.authority : endpoint.authority
+        let date = AmzDate(epochSeconds: now)
+        var timestamp = [UInt8]()
+        date.appendTimestamp(to: &timestamp)
+        let amzDate = String(decoding: timestamp, as: UTF8.self)
+
+        var canonicalHeaders = try CanonicalHeader.canonicalize(extraHeaders, host: host)
+        canonicalHeaders.append(CanonicalHeader(trustedName: "x-amz-date", value: amzDate))
+        canonicalHeaders.append(CanonicalHeader(trustedName: "x-amz-content-sha256", value: payload))
+        if let sessionToken {
+            canonicalHeaders.append(
+                CanonicalHeader(trustedName: "x-amz-security-token", value: sessionToken.unredacted))
+        }
+        canonicalHeaders.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        let signedNames = canonicalHeaders.map(\.name).joined(separator: ";")
+        let encodedQuery = try Self.encodeQuery(query)
+
+        // SigV4 task 1: the canonical request.
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(utf8: method)
+        buffer.append(UInt8(ascii: "\n"))
+        var path = [UInt8]()
+        appendPath(bucket: bucket, key: key, virtual: virtual, to: &path)
+        buffer.append(contentsOf: path)
+        buffer.append(UInt8(ascii: "\n"))
+        var queryText = [UInt8]()
+        Self.appendSortedQuery(encodedQuery, to: &queryText)
+        buffer.append(contentsOf: queryText)
+        buffer.append(UInt8(ascii: "\n"))
+        for header in canonicalHeaders {
+            buffer.append(utf8: header.name)
+            buffer.append(UInt8(ascii: ":"))
+            buffer.append(utf8: header.value)
+            buffer.append(UInt8(ascii: "\n"))
+        }
+        buffer.append(UInt8(ascii: "\n"))
+        buffer.append(utf8: signedNames)
+        buffer.append(UInt8(ascii: "\n"))
+        buffer.append(utf8: payload)
+
+        // Tasks 2 to 4.
+        let signature = sign(canonicalRequestIn: &buffer, from: 0, date: date)
+        var day = [UInt8]()
+        date.appendDay(to: &day)
+        let scope = String(decoding: day + scopeSuffix, as: UTF8.self)
+        let authorization =
+            "AWS4-HMAC-SHA256 Credential=\(accessKeyId)/\(scope), SignedHeaders=\(signedNames), Signature=\(signature.hex)"
+
+        var sendHeaders: [(name: String, value: String)] = [
+            ("Host", host), ("X-Amz-Date", amzDate), ("X-Amz-Content-SHA256", payload),
+        ]
+        if let sessionToken { sendHeaders.append(("X-Amz-Security-Token", sessionToken.unredacted)) }
+        for header in canonicalHeaders where !Self.signerHeaderNames.contains(header.name) {
+            sendHeaders.append((header.displayName, header.value))
+        }
+        sendHeaders.append(("Authorization", authorization))
+
+        var target = String(decoding: path, as: UTF8.self)
+        if !queryText.isEmpty { target += "?" + String(decoding: queryText, as: UTF8.self) }
+        return SignedRequest(
+            method: method, url: endpoint.scheme + "://" + host + target, target: target, headers: sendHeaders)
+    }
+
+    /// The headers `signHeaders` sets itself (listed first in its result).
+    private static let signerHeaderNames: Set<String> = [
+        "host", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token",
+    ]
+
+    /// True for 64 lower-case hexadecimal digits.
+    private static func isLowerHexSHA256(_ text: String) -> Bool {
+        text.utf8.count == 64
+            && text.utf8.allSatisfy {
+                ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+            }
+    }
+}
