@@ -63,8 +63,11 @@ public final class GroupCommitter: Sendable {
 
     deinit { shutdown() }
 
-    /// Batches committed so far (each one transaction).
+    /// Batches committed so far (each one transaction), counted before their callers are woken.
     public var batchesCommitted: Int { batches.count }
+
+    /// Records queued for the next batch (not counting the batch being committed).
+    public var queuedCount: Int { monitor.withLock { state in state.queue.count } }
 
     /// Inserts `record` and returns once the batch holding it is durable (or has failed). Blocks the calling
     /// thread: call from a worker thread, never from an event loop.
@@ -102,17 +105,17 @@ public final class GroupCommitter: Sendable {
                 return batch
             }
             if batch.isEmpty { break }
-            commit(batch, to: store)
-            batches.add()
+            commit(batch, to: store, batches: batches)
         }
         monitor.withLock { state in state.exited = true }
         monitor.broadcast()
     }
 
-    /// Commits one batch and hands each ticket its outcome.
-    private static func commit(_ batch: [Ticket], to store: any RecordStore) {
+    /// Commits one batch, counts it, and hands each ticket its outcome.
+    private static func commit(_ batch: [Ticket], to store: any RecordStore, batches: Counter) {
         do {
             let outcomes = try store.insertRecords(batch.map(\.record))
+            batches.add()
             for (ticket, outcome) in zip(batch, outcomes) { finish(ticket, .success(outcome)) }
         } catch {
             if case .unavailable = error {
@@ -123,7 +126,7 @@ public final class GroupCommitter: Sendable {
                 finish(batch[0], .failure(error))
                 return
             }
-            for ticket in batch { commit([ticket], to: store) }
+            for ticket in batch { commit([ticket], to: store, batches: batches) }
         }
     }
 

@@ -5,15 +5,18 @@ import CPostgres
 struct PostgresURL: Sendable, CustomStringConvertible {
     /// The URL as given, handed to libpq; never printed.
     let connectionString: String
-    /// The URL with its password (userinfo or `password=` parameter) replaced by `<redacted>`.
+    /// The URL with its password (userinfo or `password=` parameter, and any other place the same text
+    /// appears) replaced by `<redacted>`.
     let redacted: String
     /// The password in every form it may appear in a message (as written and percent-decoded).
     private let passwords: [String]
 
     /// Parses `url` with libpq's own parser; throws `.invalidURL` (without the password) when libpq refuses it.
     init(_ url: String) throws(RecordsError) {
-        redacted = Self.redact(url)
         var found = Self.passwordsInText(url)
+        var shown = Self.redact(url)
+        for password in found where !password.isEmpty { shown = shown.replacing(password, with: "<redacted>") }
+        redacted = shown
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(url, &errorMessage) else {
             var message = errorMessage.map { String(cString: $0) } ?? "unparseable"
@@ -76,6 +79,19 @@ struct PostgresURL: Sendable, CustomStringConvertible {
             }
         }
         return found + found.compactMap(percentDecoded).filter { !found.contains($0) }
+    }
+
+    /// `url` with the password of its userinfo set to `password` (for tests that need a wrong one).
+    static func replacingPassword(in url: String, with password: String) -> String {
+        var text = url
+        guard let schemeEnd = text.firstRange(of: "://") else { return url }
+        let afterScheme = schemeEnd.upperBound
+        let authorityEnd = text[afterScheme...].firstIndex { $0 == "/" || $0 == "?" } ?? text.endIndex
+        guard let at = text[afterScheme..<authorityEnd].lastIndex(of: "@"),
+            let colon = text[afterScheme..<at].firstIndex(of: ":")
+        else { return url }
+        text.replaceSubrange(text.index(after: colon)..<at, with: password)
+        return text
     }
 
     /// `text` with the value of every `password=` query parameter replaced.

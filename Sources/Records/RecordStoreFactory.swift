@@ -13,11 +13,15 @@ public enum RecordStoreFactory {
         if url.hasPrefix("sqlite:") {
             var path = String(url.dropFirst("sqlite:".count))
             if path.hasPrefix("///") { path.removeFirst(2) }
-            guard !path.isEmpty else { throw .invalidURL("sqlite: URL without a path; use sqlite:/path/to/file.db") }
+            guard !path.isEmpty, !path.hasSuffix("/") else {
+                throw .invalidURL("sqlite: URL without a file path; use sqlite:/path/to/file.db")
+            }
             return try SQLiteRecordStore(path: path, readers: poolSize, busyTimeoutMs: busyTimeoutMs)
         }
-        let scheme = url.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        let shown = scheme.count <= 16 && scheme.allSatisfy { $0.isLetter || $0.isNumber || $0 == "+" } ? scheme : "?"
-        throw .invalidURL("unknown store URL scheme '\(shown)'; use sqlite:<path> or postgres://user@host:port/db")
+        // Show the scheme only when there is one: a URL without a colon may be a secret pasted by mistake.
+        let scheme = url.contains(":") ? String(url.prefix { $0 != ":" }) : ""
+        let plausible = !scheme.isEmpty && scheme.count <= 16 && scheme.allSatisfy { $0.isLetter || $0.isNumber || $0 == "+" }
+        throw .invalidURL(
+            "unknown store URL scheme '\(plausible ? scheme : "?")'; use sqlite:<path> or postgres://user@host:port/db")
     }
 }

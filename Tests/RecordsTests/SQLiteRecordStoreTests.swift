@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+@testable import Records
+
+/// What only the SQLite store does: the file, its settings, its integrity, and surviving a reopen.
+@Suite struct SQLiteRecordStoreTests {
+    /// A fresh path in a directory that does not exist yet.
+    func freshPath() -> (directory: String, path: String) {
+        let directory = NSTemporaryDirectory() + "records-sqlite-\(UUID().uuidString)"
+        return (directory, directory + "/nested/deeper/records.db")
+    }
+
+    @Test func createsTheFileAndItsDirectoriesWithWALAndFullSync() throws {
+        let (directory, path) = freshPath()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let store = try SQLiteRecordStore(path: path, readers: 2, busyTimeoutMs: 1000)
+        try store.migrate()
+        #expect(FileManager.default.fileExists(atPath: path))
+        let probe = try SQLiteConnection(path: path, create: false, readOnly: true, busyTimeoutMs: 1000)
+        #expect(try probe.scalarText("PRAGMA journal_mode") == "wal")
+        // synchronous is per connection: 2 = FULL, as every connection of the store sets it.
+        #expect(try probe.scalarText("PRAGMA synchronous") == "2")
+        #expect(try probe.scalarText("PRAGMA foreign_keys") == "1")
+        let tables = try probe.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", []) { $0.text(0) }
+        #expect(tables == ["intents", "records", "schema_version"])
+        let indexes = try probe.query("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name", []) {
+            $0.text(0)
+        }
+        #expect(indexes == ["intents_expires_at", "records_image_key", "records_owner_created", "records_owner_type_created"])
+    }
+
+    @Test func schemaVersionIsRecordedOnce() throws {
+        let (directory, path) = freshPath()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteRecordStore(path: path, readers: 1, busyTimeoutMs: 1000)
+        #expect(try store.schemaVersion() == 0)
+        try store.migrate()
+        try store.migrate()
+        try SQLiteRecordStore(path: path, readers: 1, busyTimeoutMs: 1000).migrate()
+        #expect(try store.schemaVersion() == 1)
+        let probe = try SQLiteConnection(path: path, create: false, readOnly: true, busyTimeoutMs: 1000)
+        #expect(try probe.scalarText("SELECT COUNT(*) FROM schema_version") == "1")
+    }
+
+    @Test func dataSurvivesReopeningAndTheFileIsSound() throws {
+        let (directory, path) = freshPath()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let records = (0..<50).map { Sample.record(createdAtMs: Int64($0)) }
+        do {
+            let store = try SQLiteRecordStore(path: path, readers: 2, busyTimeoutMs: 1000)
+            try store.migrate()
+            _ = try store.insertRecords(records)
+        }
+        let reopened = try SQLiteRecordStore(path: path, readers: 2, busyTimeoutMs: 1000)
+        try reopened.migrate()
+        for record in records { #expect(try reopened.record(imageKey: record.imageKey) == record) }
+        #expect(try reopened.integrityCheck() == "ok")
+    }
+
+    @Test func aFileThatIsNotADatabaseIsReportedCorrupt() throws {
+        let (directory, path) = freshPath()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
+        #expect {
+            let store = try SQLiteRecordStore(path: path, readers: 1, busyTimeoutMs: 100)
+            try store.migrate()
+        } throws: { error in
+            guard case .corrupt = error as? RecordsError else { return false }
+            return true
+        }
+    }
+
+    @Test func twoStoresOnOneFileSeeEachOthersWrites() throws {
+        let (directory, path) = freshPath()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try SQLiteRecordStore(path: path, readers: 2, busyTimeoutMs: 5000)
+        let second = try SQLiteRecordStore(path: path, readers: 2, busyTimeoutMs: 5000)
+        try first.migrate()
+        try second.migrate()
+        let record = Sample.record()
+        #expect(try first.insertRecords([record]) == [.inserted(record)])
+        #expect(try second.insertRecords([record]) == [.existing(record)])
+        #expect(try second.record(id: record.id, ownerId: record.ownerId) == record)
+    }
+}
