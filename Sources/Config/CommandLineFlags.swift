@@ -1,0 +1,68 @@
+/// The flags of one command line, parsed but not yet applied to the configuration.
+///
+/// Accepted: `--config PATH`, `--host ADDRESS`, `--port PORT` (each also as `--flag=value`),
+/// `--check-config`, `--version`, `--help` / `-h`. A repeated flag keeps its last value.
+struct CommandLineFlags {
+    /// `--config`: the config file to read.
+    var configPath: String?
+    /// `--host`: overrides `server.host`.
+    var host: String?
+    /// `--port`: overrides `server.port` (still text; parsed when applied).
+    var port: String?
+    /// `--check-config` was given.
+    var checkConfig = false
+    /// `--version` was given.
+    var version = false
+    /// `--help` or `-h` was given.
+    var help = false
+    /// Unknown flags, missing values, stray arguments.
+    var problems: [ConfigProblem] = []
+
+    /// Parses `arguments` (without the program name).
+    init(arguments: [String]) {
+        var position = 0
+        while position < arguments.count {
+            let argument = arguments[position]
+            position += 1
+            guard argument.hasPrefix("-"), argument != "-", argument != "--" else {
+                problems.append(ConfigProblem(keyPath: argument, message: "unexpected argument (flags start with --)"))
+                continue
+            }
+            var name = argument
+            var inlineValue: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            switch name {
+            case "--config", "--host", "--port":
+                var value = inlineValue
+                if value == nil, position < arguments.count, !arguments[position].hasPrefix("--") {
+                    value = arguments[position]
+                    position += 1
+                }
+                guard let value else {
+                    problems.append(ConfigProblem(keyPath: name, message: "requires a value"))
+                    continue
+                }
+                switch name {
+                case "--config": configPath = value
+                case "--host": host = value
+                default: port = value
+                }
+            case "--check-config", "--version", "--help", "-h":
+                guard inlineValue == nil else {
+                    problems.append(ConfigProblem(keyPath: name, message: "takes no value"))
+                    continue
+                }
+                switch name {
+                case "--check-config": checkConfig = true
+                case "--version": version = true
+                default: help = true
+                }
+            default:
+                problems.append(ConfigProblem(keyPath: name, message: "unknown flag (see --help)"))
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import JSON
+
+extension ConfigBuilder {
+    /// Limits for config files: generous, but a config file is never megabytes deep.
+    static let documentLimits = JSONParser.Limits(maxDepth: 16, maxBytes: 1 << 20)
+
+    /// Applies a config document (the built-in defaults or a file); `name` labels whole-document problems.
+    mutating func applyDocument(_ bytes: [UInt8], name: String) {
+        let document: JSONValue
+        do {
+            document = try JSONValue(parsing: bytes, limits: Self.documentLimits)
+        } catch {
+            return report(name, "not valid JSON: \(error.description)")
+        }
+        guard let root = document.objectValue else {
+            return report(name, "must hold a JSON object (got \(document.typeName))")
+        }
+        for section in root {
+            guard ConfigKey.sections.contains(section.key) else {
+                report(section.key, "unknown key (sections are \(ConfigKey.sections.joined(separator: ", ")))")
+                continue
+            }
+            guard let members = section.value.objectValue else {
+                report(section.key, "must be an object (got \(ConfigText.shown(section.value)))")
+                continue
+            }
+            if section.key == "types" {
+                applyTypes(members)
+            } else {
+                applySection(section.key, members)
+            }
+        }
+    }
+
+    /// Applies the members of one scalar section.
+    mutating func applySection(_ section: String, _ members: JSONObject) {
+        for member in members {
+            let path = "\(section).\(member.key)"
+            guard let key = ConfigKey.find(section: section, name: member.key) else {
+                report(path, "unknown key")
+                continue
+            }
+            let value = member.value
+            switch key.kind {
+            case .int(let property):
+                guard let number = value.numberValue, let integer = number.int else {
+                    report(path, "must be an integer (got \(ConfigText.shown(value)))")
+                    continue
+                }
+                config[keyPath: property] = integer
+            case .bool(let property):
+                guard let flag = value.boolValue else {
+                    report(path, "must be true or false (got \(ConfigText.shown(value)))")
+                    continue
+                }
+                config[keyPath: property] = flag
+            case .string(let property):
+                guard let text = value.stringValue else {
+                    report(
+                        path, "must be a string (got \(key.masksPassword ? value.typeName : ConfigText.shown(value)))")
+                    continue
+                }
+                config[keyPath: property] = text
+            case .secret:
+                let variable = key.environmentVariable
+                report(path, "secrets are not read from the config file; set \(variable) or \(variable)_FILE")
+                continue
+            }
+            origins[path] = nil
+        }
+    }
+
+    /// Applies `types`: a type already known is updated field by field, a new one is appended,
+    /// and `null` removes a type.
+    mutating func applyTypes(_ members: JSONObject) {
+        for member in members {
+            let path = "types.\(member.key)"
+            let existing = types.firstIndex { $0.name == member.key }
+            if member.value.isNull {
+                if let existing {
+                    types.remove(at: existing)
+                } else {
+                    report(path, "cannot remove a type that is not configured")
+                }
+                continue
+            }
+            guard let fields = member.value.objectValue else {
+                report(path, "must be an object, or null to remove the type (got \(ConfigText.shown(member.value)))")
+                continue
+            }
+            var draft = existing.map { types[$0] } ?? UploadTypeDraft(name: member.key)
+            for field in fields {
+                applyTypeField(field.key, field.value, to: &draft, path: "\(path).\(field.key)")
+            }
+            if let existing {
+                types[existing] = draft
+            } else {
+                types.append(draft)
+            }
+        }
+    }
+
+    /// Applies one field of a type object.
+    mutating func applyTypeField(_ name: String, _ value: JSONValue, to draft: inout UploadTypeDraft, path: String) {
+        func strings() -> [String]? {
+            guard let elements = value.arrayValue else {
+                report(path, "must be an array of strings (got \(ConfigText.shown(value)))")
+                return nil
+            }
+            let texts = elements.compactMap(\.stringValue)
+            guard texts.count == elements.count else {
+                report(path, "must be an array of strings")
+                return nil
+            }
+            return texts
+        }
+        func string() -> String? {
+            guard let text = value.stringValue else {
+                report(path, "must be a string (got \(ConfigText.shown(value)))")
+                return nil
+            }
+            return text
+        }
+        switch name {
+        case "extensions": if let list = strings() { draft.extensions = list }
+        case "contentTypes": if let list = strings() { draft.contentTypes = list }
+        case "keyTemplate": if let text = string() { draft.keyTemplate = text }
+        case "permanentKeyTemplate": if let text = string() { draft.permanentKeyTemplate = text }
+        case "maxBytes":
+            guard let bytes = value.int64Value else {
+                return report(path, "must be an integer (got \(ConfigText.shown(value)))")
+            }
+            draft.maxBytes = bytes
+        case "expiresSeconds":
+            guard let seconds = value.intValue else {
+                return report(path, "must be an integer (got \(ConfigText.shown(value)))")
+            }
+            draft.expiresSeconds = seconds
+        case "requiresChatroomId":
+            guard let flag = value.boolValue else {
+                return report(path, "must be true or false (got \(ConfigText.shown(value)))")
+            }
+            draft.requiresChatroomId = flag
+        default:
+            report(path, "unknown key (a type has \(UploadTypeDraft.fieldNames.joined(separator: ", ")))")
+        }
+    }
+}

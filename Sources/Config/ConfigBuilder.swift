@@ -1,0 +1,78 @@
+import Crypto
+import JSON
+
+/// The configuration under construction: each layer is applied on top of the previous one and
+/// every problem is collected, so one run reports them all.
+struct ConfigBuilder {
+    /// The scalar settings so far (types are kept apart as drafts until `finish`).
+    var config = PresigndConfig()
+    /// Upload types so far, in order.
+    var types: [UploadTypeDraft] = []
+    /// Where a key's current value came from, when that was a variable or a flag (for messages).
+    var origins: [String: String] = [:]
+    /// Everything found wrong so far.
+    var problems: [ConfigProblem] = []
+
+    /// Records a problem.
+    mutating func report(_ keyPath: String, _ message: String) {
+        problems.append(ConfigProblem(keyPath: keyPath, message: message))
+    }
+
+    /// Sets `key` from text given by a variable or a flag called `origin`, typed by the key's kind.
+    ///
+    /// Integers are strict decimal (`-?(0|[1-9][0-9]*)`), Booleans `true`, `false`, `1` or `0`.
+    mutating func set(_ key: ConfigKey, text: String, origin: String) {
+        switch key.kind {
+        case .int(let property):
+            guard let value = Self.strictInt(text) else {
+                return report(key.path, "must be an integer (got \(ConfigText.quoted(text)) from \(origin))")
+            }
+            config[keyPath: property] = value
+        case .bool(let property):
+            switch text {
+            case "true", "1": config[keyPath: property] = true
+            case "false", "0": config[keyPath: property] = false
+            default:
+                return report(
+                    key.path, "must be true, false, 1 or 0 (got \(ConfigText.quoted(text)) from \(origin))")
+            }
+        case .string(let property):
+            config[keyPath: property] = text
+        case .secret(let property):
+            config[keyPath: property] = Secret(text)
+        }
+        origins[key.path] = origin
+    }
+
+    /// A decimal integer with no sign other than a leading `-`, no spaces and no leading zeros.
+    static func strictInt(_ text: String) -> Int? {
+        let utf8 = Array(text.utf8)
+        let digits = utf8.first == UInt8(ascii: "-") ? utf8.dropFirst() : utf8[...]
+        guard let first = digits.first, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        if first == UInt8(ascii: "0") && digits.count > 1 { return nil }
+        return Int(text)
+    }
+
+    /// Applies the command-line overrides (`--host`, `--port`).
+    mutating func apply(_ flags: CommandLineFlags) {
+        if let host = flags.host, let key = ConfigKey.find(section: "server", name: "host") {
+            set(key, text: host, origin: "--host")
+        }
+        if let port = flags.port, let key = ConfigKey.find(section: "server", name: "port") {
+            set(key, text: port, origin: "--port")
+        }
+    }
+
+    /// Turns the drafts into types and returns the configuration (problems stay in `problems`).
+    mutating func finish() -> PresigndConfig {
+        var result = config
+        result.types = []
+        for draft in types {
+            switch draft.resolve(defaultExpiresSeconds: config.presign.expiresSeconds) {
+            case .success(let type): result.types.append(type)
+            case .failure(let error): problems += error.problems
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,69 @@
+extension ConfigKey {
+    /// Every scalar setting, in the order of the config file.
+    static var all: [ConfigKey] {
+        [
+            ConfigKey(section: "server", name: "host", kind: .string(\.server.host)),
+            ConfigKey(section: "server", name: "port", kind: .int(\.server.port)),
+            ConfigKey(section: "server", name: "eventLoops", kind: .int(\.server.eventLoops)),
+            ConfigKey(section: "server", name: "workerThreads", kind: .int(\.server.workerThreads)),
+            ConfigKey(section: "server", name: "maxConnections", kind: .int(\.server.maxConnections)),
+            ConfigKey(section: "server", name: "headerTimeoutMs", kind: .int(\.server.headerTimeoutMs)),
+            ConfigKey(section: "server", name: "bodyTimeoutMs", kind: .int(\.server.bodyTimeoutMs)),
+            ConfigKey(section: "server", name: "idleTimeoutMs", kind: .int(\.server.idleTimeoutMs)),
+            ConfigKey(section: "server", name: "drainTimeoutMs", kind: .int(\.server.drainTimeoutMs)),
+            ConfigKey(section: "server", name: "maxPipelinedPerRead", kind: .int(\.server.maxPipelinedPerRead)),
+            ConfigKey(section: "server", name: "maxJsonBodyBytes", kind: .int(\.server.maxJsonBodyBytes)),
+            ConfigKey(section: "server", name: "metricsPort", kind: .int(\.server.metricsPort)),
+
+            ConfigKey(section: "log", name: "level", kind: .string(\.log.level)),
+            ConfigKey(section: "log", name: "accessLog", kind: .bool(\.log.accessLog)),
+
+            ConfigKey(section: "auth", name: "mode", kind: .string(\.auth.mode)),
+            ConfigKey(section: "auth", name: "devUserHeader", kind: .string(\.auth.devUserHeader)),
+            ConfigKey(section: "auth", name: "devDefaultUserId", kind: .string(\.auth.devDefaultUserId)),
+            ConfigKey(
+                section: "auth", name: "hs256Secret", kind: .secret(\.auth.hs256Secret), allowsFileVariable: true),
+
+            ConfigKey(section: "s3", name: "endpoint", kind: .string(\.s3.endpoint)),
+            ConfigKey(section: "s3", name: "publicEndpoint", kind: .string(\.s3.publicEndpoint)),
+            ConfigKey(section: "s3", name: "region", kind: .string(\.s3.region)),
+            ConfigKey(section: "s3", name: "bucket", kind: .string(\.s3.bucket)),
+            ConfigKey(section: "s3", name: "addressing", kind: .string(\.s3.addressing)),
+            ConfigKey(
+                section: "s3", name: "accessKeyId", kind: .string(\.s3.accessKeyId), allowsFileVariable: true,
+                fallbackVariable: "AWS_ACCESS_KEY_ID"),
+            ConfigKey(
+                section: "s3", name: "secretAccessKey", kind: .secret(\.s3.secretAccessKey),
+                allowsFileVariable: true, fallbackVariable: "AWS_SECRET_ACCESS_KEY"),
+            ConfigKey(
+                section: "s3", name: "sessionToken", kind: .secret(\.s3.sessionToken), allowsFileVariable: true,
+                fallbackVariable: "AWS_SESSION_TOKEN"),
+            ConfigKey(section: "s3", name: "requestTimeoutMs", kind: .int(\.s3.requestTimeoutMs)),
+            ConfigKey(section: "s3", name: "maxRetries", kind: .int(\.s3.maxRetries)),
+            ConfigKey(section: "s3", name: "verifyUploads", kind: .bool(\.s3.verifyUploads)),
+
+            ConfigKey(section: "presign", name: "expiresSeconds", kind: .int(\.presign.expiresSeconds)),
+            ConfigKey(section: "presign", name: "defaultPostType", kind: .string(\.presign.defaultPostType)),
+            ConfigKey(section: "presign", name: "readUrlExpiresSeconds", kind: .int(\.presign.readUrlExpiresSeconds)),
+            ConfigKey(section: "presign", name: "cdnBaseUrl", kind: .string(\.presign.cdnBaseUrl)),
+
+            ConfigKey(
+                section: "records", name: "url", kind: .string(\.records.url), allowsFileVariable: true,
+                masksPassword: true),
+            ConfigKey(section: "records", name: "intentBatchSize", kind: .int(\.records.intentBatchSize)),
+            ConfigKey(section: "records", name: "intentFlushMs", kind: .int(\.records.intentFlushMs)),
+            ConfigKey(section: "records", name: "groupCommitMaxBatch", kind: .int(\.records.groupCommitMaxBatch)),
+            ConfigKey(section: "records", name: "poolSize", kind: .int(\.records.poolSize)),
+            ConfigKey(section: "records", name: "janitorIntervalMs", kind: .int(\.records.janitorIntervalMs)),
+            ConfigKey(section: "records", name: "janitorBatchSize", kind: .int(\.records.janitorBatchSize)),
+            ConfigKey(
+                section: "records", name: "deleteUnconfirmedObjects", kind: .bool(\.records.deleteUnconfirmedObjects)),
+            ConfigKey(section: "records", name: "busyTimeoutMs", kind: .int(\.records.busyTimeoutMs)),
+        ]
+    }
+
+    /// The setting at `section.name`, if there is one.
+    static func find(section: String, name: String) -> ConfigKey? {
+        all.first { $0.section == section && $0.name == name }
+    }
+}

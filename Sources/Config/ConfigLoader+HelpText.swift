@@ -1,0 +1,28 @@
+extension ConfigLoader {
+    /// The text printed by `--help`.
+    public static let helpText = """
+        Usage: presignd [options]
+
+        Issues S3 presigned upload URLs and keeps the records that follow an upload.
+
+        Options:
+          --config PATH    read the JSON config file PATH (default: PRESIGN_CONFIG, else none)
+          --host ADDRESS   listen address (overrides server.host / PRESIGN_SERVER_HOST)
+          --port PORT      listen port (overrides server.port / PRESIGN_SERVER_PORT)
+          --check-config   validate the configuration, print it with secrets redacted, exit
+          --version        print the version and exit
+          --help, -h       print this help and exit
+
+        Configuration layers, each overriding the one before:
+          built-in defaults < config file < PRESIGN_<SECTION>_<KEY> variables < flags
+          e.g. server.maxConnections is PRESIGN_SERVER_MAX_CONNECTIONS.
+
+        Secrets are read only from the environment, or from the file a *_FILE variable names:
+          PRESIGN_S3_ACCESS_KEY_ID, PRESIGN_S3_SECRET_ACCESS_KEY, PRESIGN_S3_SESSION_TOKEN
+          (else AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN),
+          PRESIGN_AUTH_HS256_SECRET, PRESIGN_RECORDS_URL.
+
+        Exit status: 0 success, 2 configuration problems (all of them are printed).
+        Every key is described in docs/operations.md.
+        """
+}

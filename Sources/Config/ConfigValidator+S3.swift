@@ -1,0 +1,122 @@
+extension ConfigValidator {
+    /// The `s3` section, including that credentials come as a pair.
+    mutating func validateS3() {
+        let s3 = config.s3
+        if let reason = Self.httpURLProblem(s3.endpoint, allowsPath: false) {
+            report("s3.endpoint", "must be http(s)://host[:port]: \(reason)", got: ConfigText.quoted(s3.endpoint))
+        }
+        if !s3.publicEndpoint.isEmpty, let reason = Self.httpURLProblem(s3.publicEndpoint, allowsPath: false) {
+            report(
+                "s3.publicEndpoint", "must be empty or http(s)://host[:port]: \(reason)",
+                got: ConfigText.quoted(s3.publicEndpoint))
+        }
+        if s3.region.isEmpty || s3.region.count > 64
+            || !s3.region.unicodeScalars.allSatisfy({ Self.lowerAlphanumerics.contains(Character($0)) || $0 == "-" })
+        {
+            report("s3.region", "must be 1-64 characters of a-z 0-9 -", got: ConfigText.quoted(s3.region))
+        }
+        if let reason = Self.bucketNameProblem(s3.bucket) {
+            report("s3.bucket", "must be a valid S3 bucket name: \(reason)", got: ConfigText.quoted(s3.bucket))
+        }
+        check("s3.addressing", s3.addressing, oneOf: ["path", "virtual", "auto"])
+        if s3.accessKeyId.count > 128
+            || !s3.accessKeyId.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "/" })
+        {
+            report(
+                "s3.accessKeyId", "must be up to 128 printable ASCII characters without spaces or /",
+                got: ConfigText.quoted(s3.accessKeyId))
+        }
+        if !s3.accessKeyId.isEmpty && s3.secretAccessKey == nil {
+            report(
+                "s3.secretAccessKey",
+                "is required with s3.accessKeyId (set PRESIGN_S3_SECRET_ACCESS_KEY or PRESIGN_S3_SECRET_ACCESS_KEY_FILE)"
+            )
+        }
+        if s3.accessKeyId.isEmpty && s3.secretAccessKey != nil {
+            report("s3.accessKeyId", "is required with s3.secretAccessKey")
+        }
+        if s3.sessionToken != nil && (s3.accessKeyId.isEmpty || s3.secretAccessKey == nil) {
+            report("s3.sessionToken", "is used only with s3.accessKeyId and s3.secretAccessKey")
+        }
+        check("s3.requestTimeoutMs", s3.requestTimeoutMs, in: 1...600_000)
+        check("s3.maxRetries", s3.maxRetries, in: 0...10)
+    }
+
+    /// a-z and 0-9.
+    static let lowerAlphanumerics = Set("abcdefghijklmnopqrstuvwxyz0123456789")
+
+    /// Why `url` is not `http(s)://host[:port]` (plus `/path` when `allowsPath`), or nil when it is.
+    ///
+    /// The host is a DNS name, an IPv4 address or a bracketed IPv6 address; no user info, query or fragment.
+    static func httpURLProblem(_ url: String, allowsPath: Bool) -> String? {
+        let rest: Substring
+        if url.hasPrefix("http://") {
+            rest = url.dropFirst("http://".count)
+        } else if url.hasPrefix("https://") {
+            rest = url.dropFirst("https://".count)
+        } else {
+            return "the scheme must be http or https"
+        }
+        if rest.contains("?") || rest.contains("#") { return "no query or fragment" }
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let path = rest[authorityEnd...]
+        if !path.isEmpty {
+            guard allowsPath else { return "no path, not even a trailing /" }
+            if path.hasSuffix("/") { return "no trailing /" }
+            let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/%")
+            if !path.allSatisfy({ allowed.contains($0) }) { return "the path has characters that need encoding" }
+        }
+        if authority.contains("@") { return "no user info" }
+        var host = authority
+        var port: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return "unclosed [ in the host" }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let afterClose = authority[authority.index(after: close)...]
+            if !afterClose.isEmpty {
+                guard afterClose.hasPrefix(":") else { return "bad text after the IPv6 address" }
+                port = afterClose.dropFirst()
+            }
+            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+                return "bad IPv6 address"
+            }
+        } else {
+            if let colon = authority.lastIndex(of: ":") {
+                host = authority[..<colon]
+                port = authority[authority.index(after: colon)...]
+            }
+            let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+            let labelCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
+            guard !host.isEmpty, host.count <= 253,
+                labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 && $0.allSatisfy { labelCharacters.contains($0) } })
+            else { return "bad host name" }
+        }
+        if let port {
+            guard let number = ConfigBuilder.strictInt(String(port)), (1...65535).contains(number) else {
+                return "the port must be 1...65535"
+            }
+        }
+        return nil
+    }
+
+    /// Why `name` breaks the S3 general purpose bucket naming rules, or nil when it follows them.
+    static func bucketNameProblem(_ name: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-")
+        if name.count < 3 || name.count > 63 { return "3-63 characters" }
+        if !name.allSatisfy({ allowed.contains($0) }) { return "only a-z 0-9 . -" }
+        guard let first = name.first, let last = name.last, lowerAlphanumerics.contains(first),
+            lowerAlphanumerics.contains(last)
+        else { return "starting and ending with a letter or digit" }
+        if name.contains("..") { return "no two adjacent periods" }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4 && parts.allSatisfy({ $0.allSatisfy(\.isNumber) }) {
+            return "not formatted as an IP address"
+        }
+        for prefix in ["xn--", "sthree-"] where name.hasPrefix(prefix) { return "not starting with \(prefix)" }
+        for suffix in ["-s3alias", "--ol-s3", "--x-s3"] where name.hasSuffix(suffix) {
+            return "not ending with \(suffix)"
+        }
+        return nil
+    }
+}

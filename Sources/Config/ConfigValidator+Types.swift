@@ -1,0 +1,119 @@
+extension ConfigValidator {
+    /// The variables a key template may use.
+    static let templateVariables: Set<String> = ["userId", "uuid", "epochMillis", "ext", "chatroomId", "imageKey"]
+
+    /// Literal characters a key template may hold.
+    static let templateLiterals = Set("abcdefghijklmnopqrstuvwxyz0123456789/_.-")
+
+    /// Largest S3 object: 5 TiB.
+    static let maxObjectBytes: Int64 = 5 << 40
+
+    /// Every upload type.
+    mutating func validateTypes() {
+        if config.types.isEmpty { report("types", "must hold at least one type") }
+        for type in config.types { validate(type) }
+    }
+
+    /// One upload type.
+    mutating func validate(_ type: UploadTypeConfig) {
+        let path = "types.\(type.name)"
+        let nameCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+        if type.name.isEmpty || type.name.count > 64 || !type.name.allSatisfy({ nameCharacters.contains($0) })
+            || type.name.first?.isLetter != true
+        {
+            report(path, "a type name must be 1-64 characters of A-Z 0-9 _, starting with a letter")
+        }
+        var seen: Set<String> = []
+        for ext in type.extensions {
+            if ext.isEmpty || ext.count > 10 || !ext.allSatisfy({ Self.lowerAlphanumerics.contains($0) }) {
+                report("\(path).extensions", "each must be 1-10 characters of a-z 0-9", got: ConfigText.quoted(ext))
+            } else if !seen.insert(ext).inserted {
+                report("\(path).extensions", "lists an extension twice", got: ConfigText.quoted(ext))
+            }
+        }
+        if type.contentTypes.isEmpty { report("\(path).contentTypes", "must list at least one content type") }
+        seen = []
+        for contentType in type.contentTypes {
+            if !Self.isMediaType(contentType) {
+                report(
+                    "\(path).contentTypes", "each must be a lower-case type/subtype",
+                    got: ConfigText.quoted(contentType))
+            } else if !seen.insert(contentType).inserted {
+                report("\(path).contentTypes", "lists a content type twice", got: ConfigText.quoted(contentType))
+            }
+        }
+        let keyVariables = checkTemplate(type.keyTemplate, keyPath: "\(path).keyTemplate", type: type)
+        if let keyVariables, !keyVariables.contains("uuid") && !keyVariables.contains("imageKey") {
+            report("\(path).keyTemplate", "must use {uuid} or {imageKey} so that every upload gets its own key")
+        }
+        if !type.permanentKeyTemplate.isEmpty {
+            _ = checkTemplate(type.permanentKeyTemplate, keyPath: "\(path).permanentKeyTemplate", type: type)
+            if type.permanentKeyTemplate == type.keyTemplate {
+                report("\(path).permanentKeyTemplate", "must differ from keyTemplate (or be empty: no promotion)")
+            }
+        }
+        if type.maxBytes < 1 || type.maxBytes > Self.maxObjectBytes {
+            report("\(path).maxBytes", "must be 1...\(Self.maxObjectBytes) (5 TiB)", got: "\(type.maxBytes)")
+        }
+        check("\(path).expiresSeconds", type.expiresSeconds, in: 1...Self.maxExpiresSeconds)
+    }
+
+    /// Checks one key template and returns the variables it uses (nil when a brace is unclosed).
+    ///
+    /// Literals `[a-z0-9/_.-]`, known `{variables}`, no `..`, no `//`, no leading or trailing `/`;
+    /// `{chatroomId}` needs `requiresChatroomId`, `{ext}` needs extensions.
+    mutating func checkTemplate(_ template: String, keyPath: String, type: UploadTypeConfig) -> Set<String>? {
+        let got = ConfigText.quoted(template)
+        guard !template.isEmpty else {
+            report(keyPath, "must not be empty")
+            return nil
+        }
+        if template.count > 512 { report(keyPath, "must be at most 512 characters") }
+        var variables: Set<String> = []
+        var wellFormed = true
+        var badLiteral = false
+        var rest = Substring(template)
+        while let character = rest.first {
+            if character == "{" {
+                guard let close = rest.firstIndex(of: "}") else {
+                    report(keyPath, "has a { without }", got: got)
+                    wellFormed = false
+                    break
+                }
+                let name = String(rest[rest.index(after: rest.startIndex)..<close])
+                if Self.templateVariables.contains(name) {
+                    variables.insert(name)
+                } else {
+                    report(
+                        keyPath,
+                        "uses unknown variable {\(name)} (known: {userId} {uuid} {epochMillis} {ext} {chatroomId} {imageKey})",
+                        got: got)
+                }
+                rest = rest[rest.index(after: close)...]
+            } else {
+                if !Self.templateLiterals.contains(character) { badLiteral = true }
+                rest = rest.dropFirst()
+            }
+        }
+        if badLiteral { report(keyPath, "has a literal character outside a-z 0-9 / _ . -", got: got) }
+        if template.contains("..") { report(keyPath, "must not contain ..", got: got) }
+        if template.contains("//") { report(keyPath, "must not contain //", got: got) }
+        if template.hasPrefix("/") { report(keyPath, "must not start with /", got: got) }
+        if template.hasSuffix("/") { report(keyPath, "must not end with /", got: got) }
+        if variables.contains("chatroomId") && !type.requiresChatroomId {
+            report(keyPath, "uses {chatroomId}, so requiresChatroomId must be true")
+        }
+        if variables.contains("ext") && type.extensions.isEmpty {
+            report(keyPath, "uses {ext}, so extensions must not be empty")
+        }
+        return wellFormed ? variables : nil
+    }
+
+    /// A lower-case `type/subtype` made of RFC 9110 token characters.
+    static func isMediaType(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$&^_.+-")
+        return text.count <= 127 && parts.count == 2
+            && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { allowed.contains($0) } }
+    }
+}

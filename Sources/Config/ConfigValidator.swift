@@ -1,0 +1,163 @@
+/// Checks a merged configuration and collects every problem, each with its key path.
+struct ConfigValidator {
+    /// The configuration under check.
+    let config: PresigndConfig
+    /// Where values came from, when a variable or flag set them (added to messages).
+    let origins: [String: String]
+    /// Everything found wrong.
+    var problems: [ConfigProblem] = []
+
+    /// Upper bound of every URL lifetime: seven days, the SigV4 query-string maximum.
+    static let maxExpiresSeconds = 604_800
+
+    /// Makes a validator for `config`.
+    init(config: PresigndConfig, origins: [String: String]) {
+        self.config = config
+        self.origins = origins
+    }
+
+    /// Records `message` for `keyPath`, with the value shown as `got` and its origin when not a file.
+    mutating func report(_ keyPath: String, _ message: String, got: String? = nil) {
+        var detail: [String] = []
+        if let got { detail.append("got \(got)") }
+        if let origin = origins[keyPath] { detail.append("from \(origin)") }
+        let suffix = detail.isEmpty ? "" : " (" + detail.joined(separator: " ") + ")"
+        problems.append(ConfigProblem(keyPath: keyPath, message: message + suffix))
+    }
+
+    /// Checks that `value` lies in `range`.
+    mutating func check(_ keyPath: String, _ value: Int, in range: ClosedRange<Int>) {
+        if !range.contains(value) {
+            report(keyPath, "must be \(range.lowerBound)...\(range.upperBound)", got: "\(value)")
+        }
+    }
+
+    /// Checks that `value` is one of `choices`.
+    mutating func check(_ keyPath: String, _ value: String, oneOf choices: [String]) {
+        if !choices.contains(value) {
+            report(keyPath, "must be one of \(choices.joined(separator: ", "))", got: ConfigText.quoted(value))
+        }
+    }
+
+    /// Runs every check.
+    mutating func validate() {
+        validateServer()
+        validateLog()
+        validateAuth()
+        validateS3()
+        validatePresign()
+        validateTypes()
+        validateRecords()
+    }
+
+    /// The `server` section.
+    mutating func validateServer() {
+        let server = config.server
+        if server.host.isEmpty || server.host.utf8.count > 253
+            || !server.host.unicodeScalars.allSatisfy({ $0.isASCII && Self.hostCharacters.contains(Character($0)) })
+        {
+            report("server.host", "must be an IP address or a host name", got: ConfigText.quoted(server.host))
+        }
+        check("server.port", server.port, in: 0...65535)  // 0: any free port, for tests
+        check("server.eventLoops", server.eventLoops, in: 0...256)
+        check("server.workerThreads", server.workerThreads, in: 1...1024)
+        check("server.maxConnections", server.maxConnections, in: 1...1_000_000)
+        check("server.headerTimeoutMs", server.headerTimeoutMs, in: 1...3_600_000)
+        check("server.bodyTimeoutMs", server.bodyTimeoutMs, in: 1...3_600_000)
+        check("server.idleTimeoutMs", server.idleTimeoutMs, in: 1...3_600_000)
+        check("server.drainTimeoutMs", server.drainTimeoutMs, in: 1...3_600_000)
+        check("server.maxPipelinedPerRead", server.maxPipelinedPerRead, in: 1...1024)
+        check("server.maxJsonBodyBytes", server.maxJsonBodyBytes, in: 1...16_777_216)
+        check("server.metricsPort", server.metricsPort, in: 0...65535)
+        if server.metricsPort != 0 && server.metricsPort == server.port {
+            report("server.metricsPort", "must differ from server.port (0 serves metrics on the main port)")
+        }
+    }
+
+    /// Characters of a listening address: host names, IPv4 and IPv6 literals, an IPv6 zone.
+    static let hostCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:-_%")
+
+    /// The `log` section.
+    mutating func validateLog() {
+        check("log.level", config.log.level, oneOf: ["debug", "info", "warn", "error"])
+    }
+
+    /// The `auth` section.
+    mutating func validateAuth() {
+        let auth = config.auth
+        check("auth.mode", auth.mode, oneOf: ["dev", "none"])
+        if auth.devUserHeader.isEmpty || auth.devUserHeader.count > 64
+            || !auth.devUserHeader.unicodeScalars.allSatisfy({
+                $0.isASCII && Self.tokenCharacters.contains(Character($0))
+            })
+        {
+            report(
+                "auth.devUserHeader", "must be an HTTP header name (1-64 token characters)",
+                got: ConfigText.quoted(auth.devUserHeader))
+        }
+        if auth.devDefaultUserId.isEmpty || auth.devDefaultUserId.count > 64
+            || !auth.devDefaultUserId.unicodeScalars.allSatisfy({
+                $0.isASCII && Self.userIdCharacters.contains(Character($0))
+            })
+        {
+            report(
+                "auth.devDefaultUserId", "must be 1-64 characters of A-Z a-z 0-9 _ -",
+                got: ConfigText.quoted(auth.devDefaultUserId))
+        }
+        if let secret = auth.hs256Secret, secret.count < 32 {
+            report("auth.hs256Secret", "must be at least 32 bytes (RFC 7518, section 3.2)")
+        }
+    }
+
+    /// `tchar` of RFC 9110, section 5.6.2.
+    static let tokenCharacters = Set("!#$%&'*+-.^_`|~abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+    /// Characters of a user id: it becomes part of object keys.
+    static let userIdCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+    /// The `presign` section (its type reference is checked with the types).
+    mutating func validatePresign() {
+        let presign = config.presign
+        check("presign.expiresSeconds", presign.expiresSeconds, in: 1...Self.maxExpiresSeconds)
+        check("presign.readUrlExpiresSeconds", presign.readUrlExpiresSeconds, in: 1...Self.maxExpiresSeconds)
+        if !presign.cdnBaseUrl.isEmpty, let reason = Self.httpURLProblem(presign.cdnBaseUrl, allowsPath: true) {
+            report(
+                "presign.cdnBaseUrl", "must be empty or http(s)://host[:port][/path]: \(reason)",
+                got: ConfigText.quoted(presign.cdnBaseUrl))
+        }
+        if let type = config.type(named: presign.defaultPostType) {
+            if type.requiresChatroomId {
+                report(
+                    "presign.defaultPostType", "must name a type that does not require chatroomId (POST sends none)",
+                    got: ConfigText.quoted(presign.defaultPostType))
+            }
+        } else {
+            report(
+                "presign.defaultPostType", "must name a type in types", got: ConfigText.quoted(presign.defaultPostType))
+        }
+    }
+
+    /// The `records` section.
+    mutating func validateRecords() {
+        let records = config.records
+        let url = records.url
+        let validURL: Bool
+        if url.hasPrefix("sqlite:") {
+            validURL = url.count > "sqlite:".count
+        } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            validURL = !url.hasSuffix("://")
+        } else {
+            validURL = false
+        }
+        if !validURL {
+            report("records.url", "must be sqlite:<path> or postgres://…", got: ConfigText.quoted(records.maskedURL))
+        }
+        check("records.intentBatchSize", records.intentBatchSize, in: 1...65536)
+        check("records.intentFlushMs", records.intentFlushMs, in: 1...60000)
+        check("records.groupCommitMaxBatch", records.groupCommitMaxBatch, in: 1...65536)
+        check("records.poolSize", records.poolSize, in: 1...256)
+        check("records.janitorIntervalMs", records.janitorIntervalMs, in: 1000...86_400_000)
+        check("records.janitorBatchSize", records.janitorBatchSize, in: 1...100_000)
+        check("records.busyTimeoutMs", records.busyTimeoutMs, in: 0...600_000)
+    }
+}

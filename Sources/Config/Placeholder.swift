@@ -1,1 +1,0 @@
-// Config module: placeholder until its first file lands.

@@ -1,0 +1,55 @@
+import JSON
+
+extension PresigndConfig: CustomStringConvertible {
+    /// The effective configuration as pretty JSON, secrets shown as `"<redacted>"` (or `null` when
+    /// unset) and the password of `records.url` masked: what `--check-config` prints.
+    public func redactedJSON() -> String {
+        jsonValue(includingSecretKeys: true).prettyPrinted()
+    }
+
+    /// `redactedJSON()`, so that printing a configuration never shows a secret.
+    public var description: String { redactedJSON() }
+
+    /// The configuration in config-file form; secret keys appear (redacted) only when asked for.
+    func jsonValue(includingSecretKeys: Bool) -> JSONValue {
+        var root = JSONObject()
+        for section in ConfigKey.sections {
+            if section == "types" {
+                var types = JSONObject()
+                for type in self.types { types[type.name] = type.jsonValue }
+                root[section] = .object(types)
+                continue
+            }
+            var members = JSONObject()
+            for key in ConfigKey.all where key.section == section {
+                switch key.kind {
+                case .int(let property): members[key.name] = .number(JSONNumber(self[keyPath: property]))
+                case .bool(let property): members[key.name] = .bool(self[keyPath: property])
+                case .string(let property):
+                    let value = self[keyPath: property]
+                    members[key.name] = .string(key.masksPassword ? RecordsConfig.maskPassword(in: value) : value)
+                case .secret(let property):
+                    guard includingSecretKeys else { continue }
+                    members[key.name] = self[keyPath: property] == nil ? .null : .string("<redacted>")
+                }
+            }
+            root[section] = .object(members)
+        }
+        return .object(root)
+    }
+}
+
+extension UploadTypeConfig {
+    /// The type as a member of the config file's `types` object (the name is the member's key).
+    var jsonValue: JSONValue {
+        .object([
+            "extensions": .array(extensions.map(JSONValue.string)),
+            "contentTypes": .array(contentTypes.map(JSONValue.string)),
+            "keyTemplate": .string(keyTemplate),
+            "permanentKeyTemplate": .string(permanentKeyTemplate),
+            "maxBytes": .number(JSONNumber(maxBytes)),
+            "expiresSeconds": .number(JSONNumber(expiresSeconds)),
+            "requiresChatroomId": .bool(requiresChatroomId),
+        ])
+    }
+}

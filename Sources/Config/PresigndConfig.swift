@@ -1,0 +1,49 @@
+/// The whole, validated configuration of presignd.
+///
+/// Made by `ConfigLoader.load` from defaults < config file < environment < flags. Its
+/// `description` is `redactedJSON()`, so printing it never shows a secret.
+public struct PresigndConfig: Sendable, Equatable {
+    /// Listening and HTTP limits.
+    public var server: ServerConfig
+    /// Logging.
+    public var log: LogConfig
+    /// Caller identification.
+    public var auth: AuthConfig
+    /// The object store.
+    public var s3: S3Config
+    /// URL lifetimes.
+    public var presign: PresignConfig
+    /// Upload types, in file order.
+    public var types: [UploadTypeConfig]
+    /// The database.
+    public var records: RecordsConfig
+
+    /// A configuration from its sections; unvalidated (use `ConfigLoader` for checked values).
+    public init(
+        server: ServerConfig = ServerConfig(), log: LogConfig = LogConfig(), auth: AuthConfig = AuthConfig(),
+        s3: S3Config = S3Config(), presign: PresignConfig = PresignConfig(), types: [UploadTypeConfig] = [],
+        records: RecordsConfig = RecordsConfig()
+    ) {
+        self.server = server
+        self.log = log
+        self.auth = auth
+        self.s3 = s3
+        self.presign = presign
+        self.types = types
+        self.records = records
+    }
+
+    /// The upload type called `name` (exact match), if configured.
+    public func type(named name: String) -> UploadTypeConfig? {
+        types.first { $0.name == name }
+    }
+
+    /// The built-in defaults (config/presignd.json), with no file, environment or flags applied.
+    public static let defaults: PresigndConfig = {
+        switch ConfigLoader.load(arguments: [], environment: [:], readFile: { _ in [] }) {
+        case .success(.run(let config)): return config
+        case .success(let action): preconditionFailure("built-in defaults gave \(action)")
+        case .failure(let error): preconditionFailure("built-in defaults are invalid: \(error)")
+        }
+    }()
+}

@@ -1,0 +1,40 @@
+/// The `records` section: the database of intents and records, and its background work.
+///
+/// `url` may carry a password, so `description` and reflection (`dump`) show it masked.
+public struct RecordsConfig: Sendable, Equatable {
+    /// `sqlite:<path>` or `postgres://…` / `postgresql://…`.
+    public var url: String
+    /// Most intents written in one batch.
+    public var intentBatchSize: Int
+    /// Longest wait before a partial batch of intents is written, in milliseconds.
+    public var intentFlushMs: Int
+    /// Most confirmations grouped into one durable commit.
+    public var groupCommitMaxBatch: Int
+    /// Database connections (PostgreSQL) or reader handles (SQLite).
+    public var poolSize: Int
+    /// Period of the janitor that expires old intents, in milliseconds.
+    public var janitorIntervalMs: Int
+    /// Most intents the janitor handles per pass.
+    public var janitorBatchSize: Int
+    /// Whether the janitor deletes objects uploaded but never confirmed.
+    public var deleteUnconfirmedObjects: Bool
+    /// SQLite busy timeout, in milliseconds.
+    public var busyTimeoutMs: Int
+
+    /// Records settings; every argument defaults to the documented default.
+    public init(
+        url: String = "sqlite:data/presignd.sqlite3", intentBatchSize: Int = 256, intentFlushMs: Int = 20,
+        groupCommitMaxBatch: Int = 256, poolSize: Int = 8, janitorIntervalMs: Int = 60000,
+        janitorBatchSize: Int = 500, deleteUnconfirmedObjects: Bool = false, busyTimeoutMs: Int = 5000
+    ) {
+        self.url = url
+        self.intentBatchSize = intentBatchSize
+        self.intentFlushMs = intentFlushMs
+        self.groupCommitMaxBatch = groupCommitMaxBatch
+        self.poolSize = poolSize
+        self.janitorIntervalMs = janitorIntervalMs
+        self.janitorBatchSize = janitorBatchSize
+        self.deleteUnconfirmedObjects = deleteUnconfirmedObjects
+        self.busyTimeoutMs = busyTimeoutMs
+    }
+}

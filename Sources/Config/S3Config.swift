@@ -1,0 +1,50 @@
+import Crypto
+
+/// The `s3` section: the object store and the credentials that sign for it.
+public struct S3Config: Sendable, Equatable {
+    /// Base URL the server itself calls (HEAD, COPY, DELETE): `http(s)://host[:port]`.
+    public var endpoint: String
+    /// Base URL put into presigned URLs for clients; empty means `endpoint`.
+    public var publicEndpoint: String
+    /// Signing region, e.g. `us-east-1`, `kr-standard`.
+    public var region: String
+    /// Bucket that receives uploads.
+    public var bucket: String
+    /// `path` (`host/bucket/key`), `virtual` (`bucket.host/key`) or `auto`.
+    public var addressing: String
+    /// Access key id (not secret; may come from the file or the environment).
+    public var accessKeyId: String
+    /// Secret access key; only from the environment.
+    public var secretAccessKey: Secret?
+    /// Session token of temporary credentials; only from the environment.
+    public var sessionToken: Secret?
+    /// Timeout of one call to the store, in milliseconds.
+    public var requestTimeoutMs: Int
+    /// Retries of a failed idempotent call to the store.
+    public var maxRetries: Int
+    /// Whether a confirmation checks the object with a signed HEAD.
+    public var verifyUploads: Bool
+
+    /// The endpoint clients are given: `publicEndpoint`, or `endpoint` when that is empty.
+    public var effectivePublicEndpoint: String { publicEndpoint.isEmpty ? endpoint : publicEndpoint }
+
+    /// S3 settings; every argument defaults to the documented default.
+    public init(
+        endpoint: String = "http://127.0.0.1:9000", publicEndpoint: String = "", region: String = "us-east-1",
+        bucket: String = "uploads", addressing: String = "path", accessKeyId: String = "",
+        secretAccessKey: Secret? = nil, sessionToken: Secret? = nil, requestTimeoutMs: Int = 5000,
+        maxRetries: Int = 2, verifyUploads: Bool = true
+    ) {
+        self.endpoint = endpoint
+        self.publicEndpoint = publicEndpoint
+        self.region = region
+        self.bucket = bucket
+        self.addressing = addressing
+        self.accessKeyId = accessKeyId
+        self.secretAccessKey = secretAccessKey
+        self.sessionToken = sessionToken
+        self.requestTimeoutMs = requestTimeoutMs
+        self.maxRetries = maxRetries
+        self.verifyUploads = verifyUploads
+    }
+}

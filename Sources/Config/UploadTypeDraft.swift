@@ -1,0 +1,47 @@
+/// An upload type as the layers describe it so far: any field may still be missing.
+struct UploadTypeDraft {
+    /// The type name (the key in `types`).
+    var name: String
+    /// `extensions`, if given.
+    var extensions: [String]?
+    /// `contentTypes`, if given.
+    var contentTypes: [String]?
+    /// `keyTemplate`, if given.
+    var keyTemplate: String?
+    /// `permanentKeyTemplate`, if given.
+    var permanentKeyTemplate: String?
+    /// `maxBytes`, if given.
+    var maxBytes: Int64?
+    /// `expiresSeconds`, if given.
+    var expiresSeconds: Int?
+    /// `requiresChatroomId`, if given.
+    var requiresChatroomId: Bool?
+
+    /// The field names a type object may hold, in file order.
+    static let fieldNames = [
+        "extensions", "contentTypes", "keyTemplate", "permanentKeyTemplate", "maxBytes", "expiresSeconds",
+        "requiresChatroomId",
+    ]
+
+    /// The finished type, or the problems of the required fields that are missing.
+    ///
+    /// Optional fields default to: no extensions, no promotion, `presign.expiresSeconds`, no chat room.
+    func resolve(defaultExpiresSeconds: Int) -> Result<UploadTypeConfig, ConfigError> {
+        var missing: [ConfigProblem] = []
+        func require(_ field: String, _ present: Bool) {
+            if !present { missing.append(ConfigProblem(keyPath: "types.\(name).\(field)", message: "is required")) }
+        }
+        require("contentTypes", contentTypes != nil)
+        require("keyTemplate", keyTemplate != nil)
+        require("maxBytes", maxBytes != nil)
+        guard missing.isEmpty, let contentTypes, let keyTemplate, let maxBytes else {
+            return .failure(ConfigError(problems: missing))
+        }
+        return .success(
+            UploadTypeConfig(
+                name: name, extensions: extensions ?? [], contentTypes: contentTypes, keyTemplate: keyTemplate,
+                permanentKeyTemplate: permanentKeyTemplate ?? "", maxBytes: maxBytes,
+                expiresSeconds: expiresSeconds ?? defaultExpiresSeconds,
+                requiresChatroomId: requiresChatroomId ?? false))
+    }
+}

@@ -1,0 +1,37 @@
+import Config
+
+/// Loads with an in-memory file system: `files` maps paths to contents; other paths fail to open.
+func load(
+    _ arguments: [String] = [], environment: [String: String] = [:], files: [String: String] = [:]
+) -> Result<CommandLineAction, ConfigError> {
+    ConfigLoader.load(arguments: arguments, environment: environment) { path in
+        guard let text = files[path] else {
+            throw FileReadError.cannotOpen(path: path, reason: "No such file or directory")
+        }
+        return Array(text.utf8)
+    }
+}
+
+/// The configuration of a `.run` result, or nil.
+func runConfig(_ result: Result<CommandLineAction, ConfigError>) -> PresigndConfig? {
+    if case .success(.run(let config)) = result { return config }
+    return nil
+}
+
+/// The problems of a failed result (empty when it succeeded).
+func problems(_ result: Result<CommandLineAction, ConfigError>) -> [ConfigProblem] {
+    if case .failure(let error) = result { return error.problems }
+    return []
+}
+
+/// The key paths of a failed result's problems.
+func keyPaths(_ result: Result<CommandLineAction, ConfigError>) -> [String] {
+    problems(result).map(\.keyPath)
+}
+
+/// The repository root, found from this file's path (Tests/ConfigTests/ConfigTestSupport.swift).
+func repositoryPath(_ relative: String, filePath: String = #filePath) -> String {
+    var components = filePath.split(separator: "/", omittingEmptySubsequences: false)
+    components.removeLast(3)
+    return components.joined(separator: "/") + "/" + relative
+}
