@@ -140,7 +140,8 @@ struct ClientPFlowTests {
 
         // Expired: a 1-second URL used after 2 seconds.
         let profile = try JSONValue(parsing: Self.issue(server, query: "type=PROFILE&ext=jpg").body)
-        rebuilt = try #require(Self.rebuildLikeClientP(try #require(profile["presignedUrl"]?.stringValue)))
+        let profileURL = try #require(profile["presignedUrl"]?.stringValue)
+        rebuilt = try #require(Self.rebuildLikeClientP(profileURL))
         #expect(rebuilt.query.contains("X-Amz-Expires=1&"))
         sleep(2)
         #expect(try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 403)
