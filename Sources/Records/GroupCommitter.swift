@@ -1,8 +1,9 @@
+import Dispatch
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Dispatch
-import Foundation
 
 /// Makes record inserts durable in groups: many concurrent callers share one transaction (one fsync).
 ///

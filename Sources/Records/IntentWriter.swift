@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Foundation
 
 /// Writes upload intents to the store in batches from its own thread, so issuing a URL never waits for
 /// the database.
@@ -46,7 +47,10 @@ public final class IntentWriter: Sendable {
 
     /// Starts a writer thread for `store`: batches of up to `batchSize`, written at the latest
     /// `flushIntervalMs` after the oldest queued intent arrived.
-    public init(store: any RecordStore, batchSize: Int, flushIntervalMs: Int, onError: @escaping @Sendable (RecordsError) -> Void) {
+    public init(
+        store: any RecordStore, batchSize: Int, flushIntervalMs: Int,
+        onError: @escaping @Sendable (RecordsError) -> Void
+    ) {
         precondition(batchSize >= 1, "batchSize must be at least 1")
         precondition(flushIntervalMs >= 0, "flushIntervalMs must not be negative")
         self.store = store
@@ -162,7 +166,9 @@ public final class IntentWriter: Sendable {
     }
 
     /// Writes one batch, retrying a database outage twice and splitting a batch that holds a bad intent.
-    private static func write(_ intents: [UploadIntent], to store: any RecordStore, onError: @Sendable (RecordsError) -> Void) {
+    private static func write(
+        _ intents: [UploadIntent], to store: any RecordStore, onError: @Sendable (RecordsError) -> Void
+    ) {
         var lastError: RecordsError?
         for delayMs in [0, 20, 100] {
             if delayMs > 0 { usleep(UInt32(delayMs * 1000)) }

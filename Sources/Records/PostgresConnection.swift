@@ -93,7 +93,8 @@ final class PostgresConnection: @unchecked Sendable {
         if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK { return owned }
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
         let detail = PQresultErrorMessage(result).map { String(cString: $0) } ?? ""
-        let message = "PostgreSQL \(context): \(url.scrub(detail.isEmpty ? String(cString: PQerrorMessage(handle)) : detail))"
+        let message =
+            "PostgreSQL \(context): \(url.scrub(detail.isEmpty ? String(cString: PQerrorMessage(handle)) : detail))"
             + (state.isEmpty ? "" : " (SQLSTATE \(state))")
         if state.hasPrefix("23") || state.hasPrefix("22") { throw .constraint(message) }
         if state == "XX001" || state == "XX002" { throw .corrupt(message) }

@@ -8,15 +8,21 @@ enum PostgresQueries {
     static let rowsPerStatement = 500
 
     /// Casts of the intent columns, in `Schema.intentColumns` order.
-    private static let intentCasts = ["text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint"]
+    private static let intentCasts = [
+        "text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint",
+    ]
 
     /// Casts of the record columns, in `Schema.recordColumns` order.
-    private static let recordCasts = ["text", "text", "text", "text", "text", "text", "bigint", "text", "text", "bigint"]
+    private static let recordCasts = [
+        "text", "text", "text", "text", "text", "text", "bigint", "text", "text", "bigint",
+    ]
 
     /// `($1::text, ...), (...)` for `rows` rows of `casts`.
     private static func valuesList(rows: Int, casts: [String]) -> String {
         (0..<rows).map { row in
-            "(" + casts.enumerated().map { "$\(row * casts.count + $0.offset + 1)::\($0.element)" }.joined(separator: ", ")
+            "("
+                + casts.enumerated().map { "$\(row * casts.count + $0.offset + 1)::\($0.element)" }.joined(
+                    separator: ", ")
                 + ")"
         }.joined(separator: ", ")
     }

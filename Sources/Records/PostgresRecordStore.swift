@@ -46,7 +46,8 @@ public final class PostgresRecordStore: RecordStore {
                 let current = try connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")
                 let version = Int(try current.int64(0, 0))
                 guard version <= Schema.latestVersion else {
-                    throw .unavailable("schema version \(version) is newer than this build knows (\(Schema.latestVersion))")
+                    throw .unavailable(
+                        "schema version \(version) is newer than this build knows (\(Schema.latestVersion))")
                 }
                 for migration in Schema.migrations where migration.version > version {
                     for statement in migration.postgres { try connection.execute(statement) }
@@ -153,7 +154,8 @@ public final class PostgresRecordStore: RecordStore {
         var stored: [String: ImageRecord] = [:]
         for start in stride(from: 0, to: taken.count, by: PostgresQueries.rowsPerStatement) {
             let keys = taken[start..<min(start + PostgresQueries.rowsPerStatement, taken.count)]
-            let result = try connection.execute(PostgresQueries.recordsByKeys(count: keys.count), keys.map { .text($0) })
+            let result = try connection.execute(
+                PostgresQueries.recordsByKeys(count: keys.count), keys.map { .text($0) })
             for row in 0..<result.rowCount {
                 let record = try record(result, row)
                 stored[record.imageKey] = record
@@ -165,7 +167,8 @@ public final class PostgresRecordStore: RecordStore {
     /// The owner's record with `id`.
     public func record(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
         try run { (connection) throws(RecordsError) in
-            let result = try connection.executePrepared(PostgresQueries.recordByIdAndOwner, [.text(id), .text(ownerId)])
+            let result = try connection.executePrepared(
+                PostgresQueries.recordByIdAndOwner, [.text(id), .text(ownerId)])
             return result.rowCount == 0 ? nil : try Self.record(result, 0)
         }
     }
@@ -207,7 +210,8 @@ public final class PostgresRecordStore: RecordStore {
     public func expiredIntents(nowMs: Int64, limit: Int) throws(RecordsError) -> [UploadIntent] {
         try RecordStoreLimits.checkBatchLimit(limit)
         return try run { (connection) throws(RecordsError) in
-            let result = try connection.executePrepared(PostgresQueries.expiredIntents, [.int(nowMs), .int(Int64(limit))])
+            let result = try connection.executePrepared(
+                PostgresQueries.expiredIntents, [.int(nowMs), .int(Int64(limit))])
             return try (0..<result.rowCount).map { (row) throws(RecordsError) in try Self.intent(result, row) }
         }
     }

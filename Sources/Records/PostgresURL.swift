@@ -113,7 +113,8 @@ struct PostgresURL: Sendable, CustomStringConvertible {
                 bytes.append(byte)
                 continue
             }
-            guard iterator.count >= 2, let high = hexValue(iterator.removeFirst()), let low = hexValue(iterator.removeFirst())
+            guard iterator.count >= 2, let high = hexValue(iterator.removeFirst()),
+                let low = hexValue(iterator.removeFirst())
             else { return nil }
             bytes.append(high << 4 | low)
         }

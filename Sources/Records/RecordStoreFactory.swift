@@ -20,7 +20,8 @@ public enum RecordStoreFactory {
         }
         // Show the scheme only when there is one: a URL without a colon may be a secret pasted by mistake.
         let scheme = url.contains(":") ? String(url.prefix { $0 != ":" }) : ""
-        let plausible = !scheme.isEmpty && scheme.count <= 16 && scheme.allSatisfy { $0.isLetter || $0.isNumber || $0 == "+" }
+        let plausible =
+            !scheme.isEmpty && scheme.count <= 16 && scheme.allSatisfy { $0.isLetter || $0.isNumber || $0 == "+" }
         throw .invalidURL(
             "unknown store URL scheme '\(plausible ? scheme : "?")'; use sqlite:<path> or postgres://user@host:port/db")
     }

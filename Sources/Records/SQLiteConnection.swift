@@ -14,8 +14,8 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Prepared statements by SQL text, kept for the life of the connection.
     private var statements: [String: SQLiteStatement] = [:]
 
-    /// Opens (creating if `create`) the database file at `path`.
-    init(path: String, create: Bool, readOnly: Bool, busyTimeoutMs: Int) throws(RecordsError) {
+    /// Opens (creating if `create`) the database file at `path`, with a page cache of `cacheKiB`.
+    init(path: String, create: Bool, readOnly: Bool, busyTimeoutMs: Int, cacheKiB: Int = 2048) throws(RecordsError) {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE
         if create { flags |= SQLITE_OPEN_CREATE }
         var database: OpaquePointer?
@@ -31,6 +31,8 @@ final class SQLiteConnection: @unchecked Sendable {
         if readOnly { try execute("PRAGMA query_only = ON") }
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA synchronous = FULL")
+        // A negative cache_size is in KiB.
+        try execute("PRAGMA cache_size = -\(max(64, cacheKiB))")
     }
 
     deinit {

@@ -11,6 +11,13 @@ import Synchronization
 /// write lock; the busy timeout covers other processes); reads use a small pool of read-only connections,
 /// which WAL lets run beside the writer. Every statement is prepared once per connection and cached.
 public final class SQLiteRecordStore: RecordStore {
+    /// The writer's page cache: image keys and ids are random UUIDs, so each batch dirties pages all over
+    /// the two unique indexes; with SQLite's default 2 MiB cache they are read back from the file on
+    /// every batch (64 MiB raised group-commit throughput from about 6,500 to 10,700 records/s here).
+    static let writerCacheKiB = 65_536
+    /// Each reader's page cache.
+    static let readerCacheKiB = 8_192
+
     /// The database file.
     public let path: String
     /// The one connection that writes.
@@ -27,7 +34,8 @@ public final class SQLiteRecordStore: RecordStore {
             throw .invalidURL("SQLite needs a file path, not '\(path)'")
         }
         try Self.createParentDirectory(of: path)
-        let first = try SQLiteConnection(path: path, create: true, readOnly: false, busyTimeoutMs: busyTimeoutMs)
+        let first = try SQLiteConnection(
+            path: path, create: true, readOnly: false, busyTimeoutMs: busyTimeoutMs, cacheKiB: Self.writerCacheKiB)
         let mode = try first.scalarText("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
             throw .unavailable("SQLite database \(path) refused WAL mode (journal_mode is \(mode ?? "unknown"))")
@@ -38,13 +46,17 @@ public final class SQLiteRecordStore: RecordStore {
             maxSize: 1,
             connect: { () throws(RecordsError) -> SQLiteConnection in
                 if let connection = opened.withLock({ $0.take() }) { return connection }
-                return try SQLiteConnection(path: path, create: true, readOnly: false, busyTimeoutMs: busyTimeoutMs)
+                return try SQLiteConnection(
+                    path: path, create: true, readOnly: false, busyTimeoutMs: busyTimeoutMs,
+                    cacheKiB: Self.writerCacheKiB)
             },
             isBroken: { _ in false })
         self.readers = ConnectionPool(
             maxSize: max(1, readers),
             connect: { () throws(RecordsError) -> SQLiteConnection in
-                try SQLiteConnection(path: path, create: false, readOnly: true, busyTimeoutMs: busyTimeoutMs)
+                try SQLiteConnection(
+                    path: path, create: false, readOnly: true, busyTimeoutMs: busyTimeoutMs,
+                    cacheKiB: Self.readerCacheKiB)
             },
             isBroken: { _ in false })
     }
@@ -56,7 +68,8 @@ public final class SQLiteRecordStore: RecordStore {
     public func migrate() throws(RecordsError) {
         try write { (connection) throws(RecordsError) in
             try connection.execute(Schema.sqliteVersionTable)
-            let current = Int(try connection.scalarText("SELECT COALESCE(MAX(version), 0) FROM schema_version") ?? "0") ?? 0
+            let current =
+                Int(try connection.scalarText("SELECT COALESCE(MAX(version), 0) FROM schema_version") ?? "0") ?? 0
             guard current <= Schema.latestVersion else {
                 throw .unavailable("schema version \(current) is newer than this build knows (\(Schema.latestVersion))")
             }
@@ -131,8 +144,10 @@ public final class SQLiteRecordStore: RecordStore {
     /// The owner's record with `id`.
     public func record(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
         try read { (connection) throws(RecordsError) in
-            try connection.query(SQLiteQueries.recordByIdAndOwner, [.text(id), .text(ownerId)], row: Self.record(from:))
-                .first
+            try connection.query(
+                SQLiteQueries.recordByIdAndOwner, [.text(id), .text(ownerId)], row: Self.record(from:)
+            )
+            .first
         }
     }
 
@@ -169,7 +184,8 @@ public final class SQLiteRecordStore: RecordStore {
     public func expiredIntents(nowMs: Int64, limit: Int) throws(RecordsError) -> [UploadIntent] {
         try RecordStoreLimits.checkBatchLimit(limit)
         return try read { (connection) throws(RecordsError) in
-            try connection.query(SQLiteQueries.expiredIntents, [.int(nowMs), .int(Int64(limit))], row: Self.intent(from:))
+            try connection.query(
+                SQLiteQueries.expiredIntents, [.int(nowMs), .int(Int64(limit))], row: Self.intent(from:))
         }
     }
 

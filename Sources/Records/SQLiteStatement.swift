@@ -58,7 +58,9 @@ final class SQLiteStatement {
                     }
                 }
             }
-            guard code == SQLITE_OK else { throw SQLiteConnection.error(code: code, database: database, context: "bind") }
+            guard code == SQLITE_OK else {
+                throw SQLiteConnection.error(code: code, database: database, context: "bind")
+            }
         }
     }
 

@@ -110,7 +110,8 @@ import Testing
         #expect(try byKey[good1.imageKey]?.get() == .inserted(good1))
         #expect(try byKey[good2.imageKey]?.get() == .inserted(good2))
         guard case .failure(.constraint) = byKey[clash.imageKey] else {
-            Issue.record("the clashing record should fail with .constraint, got \(String(describing: byKey[clash.imageKey]))")
+            Issue.record(
+                "the clashing record should fail with .constraint, got \(String(describing: byKey[clash.imageKey]))")
             return
         }
     }

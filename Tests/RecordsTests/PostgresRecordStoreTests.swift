@@ -9,7 +9,10 @@ import Testing
     static let redactions: [(url: String, redacted: String)] = [
         ("postgres://app:s3cret@db.internal:5432/presignd", "postgres://app:<redacted>@db.internal:5432/presignd"),
         ("postgresql://app:p%40ss%2Fw@h/db?sslmode=require", "postgresql://app:<redacted>@h/db?sslmode=require"),
-        ("postgres://app@h/db?password=s3cret&sslmode=disable", "postgres://app@h/db?password=<redacted>&sslmode=disable"),
+        (
+            "postgres://app@h/db?password=s3cret&sslmode=disable",
+            "postgres://app@h/db?password=<redacted>&sslmode=disable"
+        ),
         ("postgres://h/db", "postgres://h/db"),
         ("postgres://app:s3cret@/db?host=/run/postgresql", "postgres://app:<redacted>@/db?host=/run/postgresql"),
     ]
@@ -32,7 +35,8 @@ import Testing
 
     @Test func aRefusedConnectionIsUnavailableWithoutThePassword() {
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.
-        let store = try? PostgresRecordStore(url: "postgres://app:s3cret@127.0.0.1:1/db", poolSize: 1, connectTimeoutMs: 2000)
+        let store = try? PostgresRecordStore(
+            url: "postgres://app:s3cret@127.0.0.1:1/db", poolSize: 1, connectTimeoutMs: 2000)
         #expect(store != nil)
         #expect {
             try store?.ping()

@@ -6,8 +6,10 @@ import Testing
 /// independently with Python's `base64.urlsafe_b64encode` (RFC 4648 section 5), padding removed.
 @Suite struct RecordCursorTests {
     static let vectors: [(createdAtMs: Int64, id: String, token: String)] = [
-        (1_700_000_000_000, "0b7c3f0e-6c1e-4a8e-9d2f-3b1f6a2c9e11",
-         "MToxNzAwMDAwMDAwMDAwOjBiN2MzZjBlLTZjMWUtNGE4ZS05ZDJmLTNiMWY2YTJjOWUxMQ"),
+        (
+            1_700_000_000_000, "0b7c3f0e-6c1e-4a8e-9d2f-3b1f6a2c9e11",
+            "MToxNzAwMDAwMDAwMDAwOjBiN2MzZjBlLTZjMWUtNGE4ZS05ZDJmLTNiMWY2YTJjOWUxMQ"
+        ),
         (0, "a", "MTowOmE"),
         (42, "ab", "MTo0MjphYg"),
     ]
@@ -23,10 +25,11 @@ import Testing
     @Test func tokensAreURLSafe() {
         for ms: Int64 in [0, 1, 999_999_999_999_999, Int64(1) << 52] {
             let token = RecordCursor(createdAtMs: ms, id: Sample.uuid()).token
-            #expect(token.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-            })
+            #expect(
+                token.utf8.allSatisfy { byte in
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                        || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                })
             #expect(RecordCursor(token: token)?.createdAtMs == ms)
         }
     }

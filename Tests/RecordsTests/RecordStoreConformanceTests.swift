@@ -19,7 +19,9 @@ import Testing
         try again.migrate()
         #expect(try again.record(imageKey: record.imageKey) == record)
         if let sqlite = again as? SQLiteRecordStore { #expect(try sqlite.schemaVersion() == Schema.latestVersion) }
-        if let postgres = again as? PostgresRecordStore { #expect(try postgres.schemaVersion() == Schema.latestVersion) }
+        if let postgres = again as? PostgresRecordStore {
+            #expect(try postgres.schemaVersion() == Schema.latestVersion)
+        }
     }
 
     @Test(arguments: StoreKind.kinds)
@@ -174,7 +176,8 @@ import Testing
         ]
         let suffix = Sample.uuid()
         let records = specs.map {
-            Sample.record(owner: owner, id: String(suffix.prefix(24)) + $0.id.suffix(12), type: $0.type, createdAtMs: $0.ms)
+            Sample.record(
+                owner: owner, id: String(suffix.prefix(24)) + $0.id.suffix(12), type: $0.type, createdAtMs: $0.ms)
         }
         _ = try store.insertRecords(records)
         _ = try store.insertRecords([Sample.record(owner: "someone-else", createdAtMs: 4_500)])
@@ -204,9 +207,13 @@ import Testing
         defer { test.close() }
         let store = test.store
         let owner = "owner-\(Sample.uuid())"
-        _ = try store.insertRecords([Sample.record(owner: owner, createdAtMs: 1), Sample.record(owner: owner, createdAtMs: 2)])
+        _ = try store.insertRecords([
+            Sample.record(owner: owner, createdAtMs: 1), Sample.record(owner: owner, createdAtMs: 2),
+        ])
         for bad in [0, -1, RecordStoreLimits.maxListLimit + 1, Int.max] {
-            #expect(throws: RecordsError.self) { try store.listRecords(ownerId: owner, type: nil, limit: bad, after: nil) }
+            #expect(throws: RecordsError.self) {
+                try store.listRecords(ownerId: owner, type: nil, limit: bad, after: nil)
+            }
         }
         let one = try store.listRecords(ownerId: owner, type: nil, limit: 1, after: nil)
         #expect(one.records.count == 1 && one.records[0].createdAtMs == 2 && one.next != nil)

@@ -5,7 +5,9 @@ import Testing
 
 /// Choosing a store from its URL, and refusing URLs without echoing secrets.
 @Suite struct RecordStoreFactoryTests {
-    @Test(arguments: ["sqlite:", "sqlite:///", "sqlite::memory:", "mysql://u:hunter2@h/db", "hunter2", "file:/tmp/x.db"])
+    @Test(arguments: [
+        "sqlite:", "sqlite:///", "sqlite::memory:", "mysql://u:hunter2@h/db", "hunter2", "file:/tmp/x.db",
+    ])
     func unusableURLsAreRefused(url: String) {
         #expect {
             _ = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 100)
@@ -22,7 +24,8 @@ import Testing
         try plain.migrate()
         let record = Sample.record()
         _ = try plain.insertRecords([record])
-        let tripleSlash = try RecordStoreFactory.open(url: "sqlite://\(directory)/a.db", poolSize: 2, busyTimeoutMs: 100)
+        let tripleSlash = try RecordStoreFactory.open(
+            url: "sqlite://\(directory)/a.db", poolSize: 2, busyTimeoutMs: 100)
         #expect(tripleSlash is SQLiteRecordStore)
         #expect(try tripleSlash.record(imageKey: record.imageKey) == record)
     }

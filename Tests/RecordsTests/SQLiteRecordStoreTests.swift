@@ -23,12 +23,19 @@ import Testing
         // synchronous is per connection: 2 = FULL, as every connection of the store sets it.
         #expect(try probe.scalarText("PRAGMA synchronous") == "2")
         #expect(try probe.scalarText("PRAGMA foreign_keys") == "1")
-        let tables = try probe.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", []) { $0.text(0) }
-        #expect(tables == ["intents", "records", "schema_version"])
-        let indexes = try probe.query("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name", []) {
+        let tables = try probe.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", []) {
             $0.text(0)
         }
-        #expect(indexes == ["intents_expires_at", "records_image_key", "records_owner_created", "records_owner_type_created"])
+        #expect(tables == ["intents", "records", "schema_version"])
+        let indexes = try probe.query(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name", []
+        ) {
+            $0.text(0)
+        }
+        #expect(
+            indexes == [
+                "intents_expires_at", "records_image_key", "records_owner_created", "records_owner_type_created",
+            ])
     }
 
     @Test func schemaVersionIsRecordedOnce() throws {

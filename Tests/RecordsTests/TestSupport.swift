@@ -108,7 +108,8 @@ enum Sample {
     /// An intent of `owner` for `key`.
     static func intent(
         owner: String = "owner-\(uuid())", key: String = uuid(), expiresAtMs: Int64 = 2_000_000_000_000,
-        permanentKey: String? = nil, contentType: String? = "image/jpeg", allowed: [String] = ["image/jpeg", "image/png"]
+        permanentKey: String? = nil, contentType: String? = "image/jpeg",
+        allowed: [String] = ["image/jpeg", "image/png"]
     ) -> UploadIntent {
         UploadIntent(
             ownerId: owner, imageKey: key, objectKey: "temp/\(key).jpg", permanentKey: permanentKey, type: "PROFILE",
