@@ -31,4 +31,9 @@ static inline int presignd_SHA256_Update(SHA256_CTX *c, const void *data, size_t
 }
 static inline int presignd_SHA256_Final(unsigned char *md, SHA256_CTX *c) { return SHA256_Final(md, c); }
 #pragma clang diagnostic pop
+/* ObjectStore's TLS client: host-name check flags live in x509v3.h as macros. */
+#include <openssl/x509v3.h>
+static inline unsigned int presignd_X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS(void) {
+    return X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS;
+}
 #endif

@@ -1,1 +1,0 @@
-// ObjectStore module: placeholder until its first file lands.

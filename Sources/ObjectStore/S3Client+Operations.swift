@@ -1,0 +1,108 @@
+import Crypto
+
+extension S3Client {
+    /// HeadObject: the object's size, type and ETag, or nil when there is no such key (404).
+    public func head(key: String) throws(ObjectStoreError) -> ObjectInfo? {
+        try perform("HEAD", key: key) { (response) throws(ObjectStoreError) -> ObjectInfo? in
+            switch response.status {
+            case 200: return try Self.objectInfo(from: response)
+            case 404: return nil
+            default: throw Self.statusError(response)
+            }
+        }
+    }
+
+    /// HeadBucket: succeeds when the bucket exists and the credentials may use it (readiness).
+    public func headBucket() throws(ObjectStoreError) {
+        try perform("HEAD", key: "") { (response) throws(ObjectStoreError) in
+            guard response.status == 200 else { throw Self.statusError(response) }
+        }
+    }
+
+    /// CopyObject within the bucket: `source` to `destination`, metadata copied (`COPY`), or
+    /// replaced by `contentType` when given (`REPLACE`, which also drops `x-amz-meta-*`).
+    ///
+    /// With `expecting` (the source's HEAD result) the copy is conditional on the source's ETag
+    /// (`x-amz-copy-source-if-match`: a source overwritten since that HEAD fails with 412
+    /// `PreconditionFailed`) and the result is built from it and the new ETag; without it, the
+    /// destination is read back with a HEAD. S3 may answer 200 with an `<Error>` body: that is a
+    /// failure, `.status(200, code:)`.
+    @discardableResult
+    public func copy(
+        from source: String, to destination: String, contentType: String? = nil, expecting: ObjectInfo? = nil
+    )
+        throws(ObjectStoreError) -> ObjectInfo
+    {
+        var copySource = [UInt8]()
+        Self.appendURIEncoded("/" + options.bucket + "/", keepingSlash: true, to: &copySource)
+        Self.appendURIEncoded(source, keepingSlash: true, to: &copySource)
+        var headers: [(name: String, value: String)] = [
+            ("x-amz-copy-source", String(decoding: copySource, as: UTF8.self))
+        ]
+        if let contentType {
+            headers.append(("x-amz-metadata-directive", "REPLACE"))
+            headers.append(("Content-Type", contentType))
+        } else {
+            headers.append(("x-amz-metadata-directive", "COPY"))
+        }
+        if let expecting { headers.append(("x-amz-copy-source-if-match", "\"\(expecting.etag)\"")) }
+        let etag = try perform("PUT", key: destination, headers: headers) {
+            (response) throws(ObjectStoreError) -> String in
+            guard response.status == 200 else { throw Self.statusError(response) }
+            let root = S3XML.rootElementName(response.body)
+            if root == "Error" { throw .status(200, code: S3XML.errorCode(response.body)) }
+            guard root == "CopyObjectResult", let etag = S3XML.firstElementText("ETag", in: response.body) else {
+                throw .malformedResponse("a copy answered 200 without a CopyObjectResult ETag")
+            }
+            return Self.unquote(etag)
+        }
+        if let expecting {
+            return ObjectInfo(size: expecting.size, contentType: contentType ?? expecting.contentType, etag: etag)
+        }
+        guard let copied = try head(key: destination) else {
+            throw .malformedResponse("the copy of an object is missing right after the copy")
+        }
+        return copied
+    }
+
+    /// DeleteObject; a missing key is not an error (S3 answers 204 either way, some stores 404).
+    public func delete(key: String) throws(ObjectStoreError) {
+        try perform("DELETE", key: key) { (response) throws(ObjectStoreError) in
+            guard response.status == 204 || response.status == 200 || response.status == 404 else {
+                throw Self.statusError(response)
+            }
+        }
+    }
+
+    /// GetObject, the whole object or the inclusive byte `range` (`Range: bytes=a-b`, answered 206).
+    ///
+    /// The body is bounded by `maxResponseBytes`; `info.size` is the whole object's size.
+    public func get(key: String, range: ClosedRange<Int64>? = nil) throws(ObjectStoreError)
+        -> (bytes: [UInt8], info: ObjectInfo)
+    {
+        var headers: [(name: String, value: String)] = []
+        if let range {
+            precondition(range.lowerBound >= 0, "a byte range starts at 0 or later")
+            headers.append(("Range", "bytes=\(range.lowerBound)-\(range.upperBound)"))
+        }
+        return try perform("GET", key: key, headers: headers) { (response) throws(ObjectStoreError) in
+            guard response.status == 200 || response.status == 206 else { throw Self.statusError(response) }
+            return (response.body, try Self.objectInfo(from: response))
+        }
+    }
+
+    /// PutObject of `bytes` (for tests and tools; uploads from apps go straight to the store),
+    /// signed with the body's real SHA-256. Returns what was stored.
+    @discardableResult
+    public func put(key: String, bytes: [UInt8], contentType: String? = nil) throws(ObjectStoreError) -> ObjectInfo {
+        let payloadHash = SHA256.hash(bytes).hex
+        var headers: [(name: String, value: String)] = []
+        if let contentType { headers.append(("Content-Type", contentType)) }
+        return try perform("PUT", key: key, headers: headers, body: bytes, payloadHash: payloadHash) {
+            (response) throws(ObjectStoreError) -> ObjectInfo in
+            guard response.status == 200 else { throw Self.statusError(response) }
+            guard let etag = response.header("ETag") else { throw .malformedResponse("a PUT answered without an ETag") }
+            return ObjectInfo(size: Int64(bytes.count), contentType: contentType, etag: Self.unquote(etag))
+        }
+    }
+}

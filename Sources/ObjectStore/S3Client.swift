@@ -1,0 +1,94 @@
+import SigV4
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The server's own signed calls to S3-compatible storage: HEAD, COPY, DELETE, ranged GET, PUT.
+///
+/// Blocking: call it from worker threads, never from an event loop. Every operation is
+/// idempotent, so each is retried (`maxRetries`, jittered exponential backoff) on 5xx, 429,
+/// `SlowDown`, timeouts and broken connections, and re-signed for each attempt.
+public final class S3Client: Sendable {
+    /// Endpoint, bucket and limits.
+    public let options: ObjectStoreOptions
+    /// When to retry.
+    public let retryPolicy: RetryPolicy
+    /// The transport (its pool is shared by every call).
+    public let http: HTTPClient
+    /// Signs each attempt; built for `options.endpoint`.
+    let signer: Presigner
+    /// The clock for `X-Amz-Date`, in epoch seconds.
+    let now: @Sendable () -> Int64
+    /// A random integer in `0...upperBound`, for the backoff jitter.
+    let random: @Sendable (_ upperBound: Int) -> Int
+    /// Waits that many milliseconds before a retry.
+    let sleep: @Sendable (_ milliseconds: Int) -> Void
+
+    /// A client for `options.bucket` at `options.endpoint`.
+    ///
+    /// `signer` must be built for the internal endpoint `options.endpoint` (not the public one
+    /// presigned URLs are made for): the `Host` it signs is the host connected to. `random` and
+    /// `sleep` drive the backoff; tests pass deterministic ones.
+    public init(
+        options: ObjectStoreOptions, signer: Presigner, now: @escaping @Sendable () -> Int64,
+        random: @escaping @Sendable (_ upperBound: Int) -> Int = { Int.random(in: 0...max(0, $0)) },
+        sleep: @escaping @Sendable (_ milliseconds: Int) -> Void = S3Client.sleep(milliseconds:)
+    ) {
+        precondition(signer.endpoint == options.endpoint, "the signer must be built for the endpoint the client calls")
+        self.options = options
+        self.retryPolicy = RetryPolicy(maxRetries: options.maxRetries)
+        self.http = HTTPClient(options: options.httpClientOptions)
+        self.signer = signer
+        self.now = now
+        self.random = random
+        self.sleep = sleep
+    }
+
+    /// Signs and sends one request, retrying per `retryPolicy`; `handle` turns a response into a
+    /// result or an error (its errors are retried too when retryable, e.g. a 503).
+    func perform<Result>(
+        _ method: String, key: String, query: [(name: String, value: String)] = [],
+        headers: [(name: String, value: String)] = [], body: [UInt8] = [], payloadHash: String? = nil,
+        handle: (HTTPResponse) throws(ObjectStoreError) -> Result
+    ) throws(ObjectStoreError) -> Result {
+        var retries = 0
+        while true {
+            do throws(ObjectStoreError) {
+                let signed: SignedRequest
+                do throws(SigV4Error) {
+                    signed = try signer.signHeaders(
+                        method: method, bucket: options.bucket, key: key, query: query, headers: headers,
+                        payloadHash: payloadHash, now: now())
+                } catch {
+                    throw ObjectStoreError.signing(String(describing: error))
+                }
+                let request = HTTPRequest(method: method, target: signed.target, headers: signed.headers, body: body)
+                let response = try http.send(request, to: address(of: signed))
+                return try handle(response)
+            } catch {
+                guard retryPolicy.shouldRetry(after: error, retriesSoFar: retries) else { throw error }
+                retries += 1
+                sleep(retryPolicy.delay(beforeRetry: retries, random: random))
+            }
+        }
+    }
+
+    /// Where to connect for `signed`: the host it signed (`bucket.host` when virtual-hosted) on
+    /// the endpoint's scheme and port.
+    private func address(of signed: SignedRequest) -> ServerAddress {
+        let endpoint = options.endpoint
+        var host = signed.headers.first { $0.name == "Host" }?.value ?? endpoint.host
+        if let port = endpoint.port, host.hasSuffix(":\(port)") { host.removeLast(":\(port)".count) }
+        return ServerAddress(
+            usesTLS: endpoint.scheme == "https", host: host, port: endpoint.port ?? endpoint.defaultPort)
+    }
+
+    /// Blocks the calling thread for `milliseconds` (`nanosleep`, resumed after signals).
+    public static func sleep(milliseconds: Int) {
+        guard milliseconds > 0 else { return }
+        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}

@@ -1,0 +1,81 @@
+import Crypto
+import Foundation
+import ObjectStore
+import SigV4
+import Synchronization
+
+/// The real Ceph RGW the S3 tests run against, from the environment the test command exports.
+struct RGWEnvironment {
+    /// `http://127.0.0.1:19000`.
+    var endpoint: Endpoint
+    /// The access key ID.
+    var accessKey: String
+    /// The secret access key.
+    var secretKey: String
+    /// The bucket the tests write into.
+    var bucket: String
+    /// The signing region.
+    var region: String
+
+    /// True when the S3 tests are switched off on purpose (`PRESIGN_SKIP_S3=1`).
+    static var skipped: Bool { ProcessInfo.processInfo.environment["PRESIGN_SKIP_S3"] == "1" }
+
+    /// The environment, or an error that says how to provide it.
+    static func current() throws -> RGWEnvironment {
+        let environment = ProcessInfo.processInfo.environment
+        guard let endpoint = environment["PRESIGN_TEST_S3_ENDPOINT"], !endpoint.isEmpty else {
+            throw RGWEnvironmentError(
+                message: """
+                    PRESIGN_TEST_S3_ENDPOINT is not set: these tests need a real S3 (Ceph RGW). Start one with \
+                    `eval "$(S3_PORT=19000 bash scripts/start-s3.sh)"` and export PRESIGN_TEST_S3_ENDPOINT, \
+                    PRESIGN_TEST_S3_ACCESS_KEY, PRESIGN_TEST_S3_SECRET_KEY, PRESIGN_TEST_S3_BUCKET and \
+                    PRESIGN_TEST_S3_REGION from its output, or set PRESIGN_SKIP_S3=1 to skip them.
+                    """)
+        }
+        func require(_ name: String) throws -> String {
+            guard let value = environment[name], !value.isEmpty else {
+                throw RGWEnvironmentError(message: "\(name) is not set (PRESIGN_TEST_S3_ENDPOINT is)")
+            }
+            return value
+        }
+        return RGWEnvironment(
+            endpoint: try Endpoint(parsing: endpoint), accessKey: try require("PRESIGN_TEST_S3_ACCESS_KEY"),
+            secretKey: try require("PRESIGN_TEST_S3_SECRET_KEY"), bucket: try require("PRESIGN_TEST_S3_BUCKET"),
+            region: environment["PRESIGN_TEST_S3_REGION"].flatMap { $0.isEmpty ? nil : $0 } ?? "us-east-1")
+    }
+
+    /// A signer for this RGW, with `secret` in place of the real secret when given.
+    func signer(secret: String? = nil) throws -> Presigner {
+        try Presigner(
+            credentials: Credentials(accessKeyId: accessKey, secretAccessKey: Secret(secret ?? secretKey)),
+            region: region, endpoint: endpoint, addressing: .path)
+    }
+}
+
+/// Why the RGW tests cannot run.
+struct RGWEnvironmentError: Error, CustomStringConvertible {
+    /// What to do about it.
+    var message: String
+    /// The message.
+    var description: String { message }
+}
+
+/// Records the retry waits an `S3Client` asks for, instead of sleeping.
+final class SleepRecorder: Sendable {
+    /// The waits, in milliseconds.
+    private let waits = Mutex<[Int]>([])
+
+    /// The waits asked for so far.
+    var recorded: [Int] { waits.withLock { $0 } }
+
+    /// A sleep function that records and returns at once.
+    var sleep: @Sendable (Int) -> Void { { [self] milliseconds in waits.withLock { $0.append(milliseconds) } } }
+}
+
+/// The wall clock in epoch seconds (the clock the signer is given in tests).
+@Sendable func wallClockSeconds() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+/// A prefix no other run uses, so concurrent runs against one RGW do not collide.
+func uniquePrefix(_ name: String) -> String {
+    "objectstore-tests/\(name)-\(UUID().uuidString.lowercased())/"
+}
