@@ -132,6 +132,7 @@ import Testing
         #expect(copied == ObjectInfo(size: 42, contentType: "image/png", etag: "new"))
         #expect(server.requests.count == 1)
         #expect(server.requests[0].contains("x-amz-copy-source-if-match: \"old\"\r\n"))
+        #expect(server.requests[0].contains("x-amz-copy-if-match: \"old\"\r\n"))
     }
 
     @Test func signingErrorsAreReportedNotSent() throws {
