@@ -9,7 +9,7 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     public static let byteCount = 32
 
     /// The 32 bytes, in order, as raw memory (the integers are only storage).
-    private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    @usableFromInline var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
     /// A digest of 32 zero bytes, to be filled through `withUnsafeMutableBytes`.
     init() {}
@@ -23,6 +23,7 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Calls `body` with the 32 bytes; the pointer must not escape.
+    @inlinable
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try Swift.withUnsafeBytes(of: storage, body)
     }

@@ -18,6 +18,8 @@ public struct AmzDate: Sendable, Equatable {
     public let minute: Int
     /// Second, 0...59 (epoch time has no leap seconds).
     public let second: Int
+    /// `YYYYMMDDTHHMMSSZ` as 16 bytes, written once (the signer copies it five times per URL).
+    private var text: (UInt64, UInt64) = (0, 0)
 
     /// The UTC date and time of `epochSeconds` (0...`maximumEpochSeconds`; the clock is the caller's).
     public init(epochSeconds: Int64) {
@@ -41,6 +43,23 @@ public struct AmzDate: Sendable, Equatable {
         day = Int(dayOfYear - (153 * marchMonth + 2) / 5 + 1)
         month = Int(marchMonth < 10 ? marchMonth + 3 : marchMonth - 9)
         year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        let (year, month, day, hour, minute, second) = (year, month, day, hour, minute, second)
+        withUnsafeMutableBytes(of: &text) { text in
+            /// Writes `value` (0...99) as two digits at `position`.
+            func twoDigits(_ value: Int, at position: Int) {
+                text[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10)
+                text[position + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+            }
+            twoDigits(year / 100, at: 0)
+            twoDigits(year % 100, at: 2)
+            twoDigits(month, at: 4)
+            twoDigits(day, at: 6)
+            text[8] = UInt8(ascii: "T")
+            twoDigits(hour, at: 9)
+            twoDigits(minute, at: 11)
+            twoDigits(second, at: 13)
+            text[15] = UInt8(ascii: "Z")
+        }
     }
 
     /// `YYYYMMDDTHHMMSSZ` and `YYYYMMDD` for `epochSeconds`.
@@ -51,27 +70,25 @@ public struct AmzDate: Sendable, Equatable {
         return (String(decoding: bytes, as: UTF8.self), String(decoding: bytes[0..<8], as: UTF8.self))
     }
 
-    /// Appends `YYYYMMDDTHHMMSSZ` (16 bytes).
-    func appendTimestamp(to output: inout [UInt8]) {
-        appendDay(to: &output)
-        output.append(UInt8(ascii: "T"))
-        Self.appendTwoDigits(hour, to: &output)
-        Self.appendTwoDigits(minute, to: &output)
-        Self.appendTwoDigits(second, to: &output)
-        output.append(UInt8(ascii: "Z"))
+    /// Writes `YYYYMMDDTHHMMSSZ` (16 bytes).
+    @inline(__always)
+    func appendTimestamp(to output: inout some ByteSink) {
+        withUnsafeBytes(of: text) {
+            output.write(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: 16))
+        }
     }
 
-    /// Appends `YYYYMMDD` (8 bytes).
-    func appendDay(to output: inout [UInt8]) {
-        Self.appendTwoDigits(year / 100, to: &output)
-        Self.appendTwoDigits(year % 100, to: &output)
-        Self.appendTwoDigits(month, to: &output)
-        Self.appendTwoDigits(day, to: &output)
+    /// Writes `YYYYMMDDT` up to the day: `YYYYMMDD` (8 bytes).
+    @inline(__always)
+    func appendDay(to output: inout some ByteSink) {
+        withUnsafeBytes(of: text) {
+            output.write(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: 8))
+        }
     }
 
-    /// Appends `value` (0...99) as two decimal digits.
-    private static func appendTwoDigits(_ value: Int, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10))
-        output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10))
+    /// Equal dates have equal fields (the text follows from them).
+    public static func == (lhs: AmzDate, rhs: AmzDate) -> Bool {
+        lhs.daysSinceEpoch == rhs.daysSinceEpoch && lhs.hour == rhs.hour && lhs.minute == rhs.minute
+            && lhs.second == rhs.second
     }
 }

@@ -4,53 +4,98 @@ struct CanonicalHeader: Sendable {
     let name: String
     /// The normalised value, which is also what the client must send.
     let value: String
+    /// True when the name sorts before `host` (where `host` goes among the signed headers).
+    let sortsBeforeHost: Bool
 
-    /// Names the signer sets itself, which a caller may not pass.
-    static let reservedNames: Set<String> = [
-        "host", "authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "x-amz-algorithm",
-        "x-amz-credential", "x-amz-expires", "x-amz-signedheaders", "x-amz-signature",
-    ]
+    /// True for the names the signer sets itself, which a caller may not pass.
+    static func isReserved(_ name: String) -> Bool {
+        // Every reserved name starts with h, a or x: most names are ruled out by one byte.
+        guard let first = name.utf8.first,
+            first == UInt8(ascii: "h") || first == UInt8(ascii: "a") || first == UInt8(ascii: "x")
+        else { return false }
+        switch name {
+        case "host", "authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "x-amz-algorithm",
+            "x-amz-credential", "x-amz-expires", "x-amz-signedheaders", "x-amz-signature":
+            return true
+        default:
+            return false
+        }
+    }
 
     /// Lower-cases and checks the name, normalises and checks the value.
     ///
     /// Names are `a-z 0-9 - _ .` (every S3 header, and none of them needs URI encoding in
     /// `X-Amz-SignedHeaders`). Values are visible ASCII and spaces: a CR, LF or other control
     /// character could split the header the client sends, so it is refused rather than encoded.
+    /// Leading and trailing spaces and tabs go, inner runs become one space (SigV4's "Trimall").
     init(name rawName: String, value rawValue: String) throws(SigV4Error) {
-        let name = rawName.lowercased()
-        guard !name.isEmpty,
-            name.utf8.allSatisfy({
-                Endpoint.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
-                    || $0 == UInt8(ascii: ".")
-            })
-        else { throw .invalidHeader(name: rawName, reason: "a header name is made of a-z, 0-9, -, _ and .") }
-        guard !Self.reservedNames.contains(name) else {
+        var hasUpperCase = false
+        for byte in rawName.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
+                UInt8(ascii: "_"), UInt8(ascii: "."):
+                continue
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                hasUpperCase = true
+            default:
+                throw .invalidHeader(name: rawName, reason: "a header name is made of a-z, 0-9, -, _ and .")
+            }
+        }
+        guard !rawName.isEmpty else { throw .invalidHeader(name: rawName, reason: "empty name") }
+        let name = hasUpperCase ? rawName.lowercased() : rawName
+        guard !Self.isReserved(name) else {
             throw .invalidHeader(name: rawName, reason: "set by the signer itself")
         }
+        self.name = name
+        self.value = try Self.normalize(rawValue, name: rawName)
+        self.sortsBeforeHost = name.utf8.lexicographicallyPrecedes("host".utf8)
+    }
+
+    /// A header the signer builds itself, taken as given.
+    init(trustedName: String, value: String) {
+        self.name = trustedName
+        self.value = value
+        self.sortsBeforeHost = trustedName.utf8.lexicographicallyPrecedes("host".utf8)
+    }
+
+    /// `value` trimmed and with inner runs of spaces and tabs collapsed; the same string when it
+    /// is already so (the usual case, which then allocates nothing).
+    private static func normalize(_ value: String, name: String) throws(SigV4Error) -> String {
+        var alreadyNormal = true
+        var previousWasSpace = true  // a leading space is not normal
+        for byte in value.utf8 {
+            if byte == UInt8(ascii: " ") {
+                if previousWasSpace { alreadyNormal = false }
+                previousWasSpace = true
+            } else if byte == UInt8(ascii: "\t") {
+                alreadyNormal = false
+                previousWasSpace = true
+            } else if byte >= 0x21 && byte <= 0x7e {
+                previousWasSpace = false
+            } else {
+                throw .invalidHeader(name: name, reason: "values are visible ASCII and spaces only")
+            }
+        }
+        if previousWasSpace && !value.isEmpty { alreadyNormal = false }
+        if alreadyNormal { return value }
         var normalized = [UInt8]()
         var pendingSpace = false
-        for byte in rawValue.utf8 {
+        for byte in value.utf8 {
             if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
                 pendingSpace = !normalized.isEmpty
                 continue
-            }
-            guard byte >= 0x21 && byte <= 0x7e else {
-                throw .invalidHeader(name: rawName, reason: "values are visible ASCII and spaces only")
             }
             if pendingSpace { normalized.append(UInt8(ascii: " ")) }
             pendingSpace = false
             normalized.append(byte)
         }
-        self.name = name
-        self.value = String(decoding: normalized, as: UTF8.self)
+        return String(decoding: normalized, as: UTF8.self)
     }
 
-    /// `headers` canonicalised and sorted by name, with `host` added; duplicates are refused.
-    static func canonicalize(_ headers: [(name: String, value: String)], host: String) throws(SigV4Error)
-        -> [CanonicalHeader]
-    {
+    /// `headers` checked, normalised and sorted by name; duplicates are refused. `host` is not added.
+    static func canonicalize(_ headers: [(name: String, value: String)]) throws(SigV4Error) -> [CanonicalHeader] {
         var result = [CanonicalHeader]()
-        result.reserveCapacity(headers.count + 1)
+        result.reserveCapacity(headers.count + 4)
         for (name, value) in headers {
             let header = try CanonicalHeader(name: name, value: value)
             guard !result.contains(where: { $0.name == header.name }) else {
@@ -58,23 +103,41 @@ struct CanonicalHeader: Sendable {
             }
             result.append(header)
         }
-        result.append(CanonicalHeader(trustedName: "host", value: host))
-        result.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        sort(&result)
         return result
     }
 
-    /// A header the signer builds itself, taken as given.
-    init(trustedName: String, value: String) {
-        self.name = trustedName
-        self.value = value
+    /// Sorts `headers` by the bytes of their names (insertion sort: the lists hold a handful).
+    static func sort(_ headers: inout [CanonicalHeader]) {
+        guard headers.count > 1 else { return }
+        for index in 1..<headers.count {
+            var position = index
+            while position > 0 && headers[position].sortsBefore(headers[position - 1].name) {
+                headers.swapAt(position, position - 1)
+                position -= 1
+            }
+        }
+    }
+
+    /// True when this header's name sorts before `other` byte by byte.
+    func sortsBefore(_ other: String) -> Bool {
+        name.utf8.lexicographicallyPrecedes(other.utf8)
     }
 
     /// The name in the casing clients usually send: `Content-Type`, `Content-MD5`, `If-None-Match`;
     /// `x-amz-*` names stay lower case as AWS writes them.
     var displayName: String {
-        if name.hasPrefix("x-amz-") { return name }
-        return name.split(separator: "-", omittingEmptySubsequences: false).map { part in
-            part == "md5" ? "MD5" : part.prefix(1).uppercased() + part.dropFirst()
-        }.joined(separator: "-")
+        switch name {
+        case "content-type": return "Content-Type"
+        case "content-length": return "Content-Length"
+        case "content-md5": return "Content-MD5"
+        case "if-none-match": return "If-None-Match"
+        case "range": return "Range"
+        default:
+            if name.hasPrefix("x-amz-") { return name }
+            return name.split(separator: "-", omittingEmptySubsequences: false).map { part in
+                part == "md5" ? "MD5" : part.prefix(1).uppercased() + part.dropFirst()
+            }.joined(separator: "-")
+        }
     }
 }

@@ -26,14 +26,19 @@ enum ObjectKey {
     private static func isValid(_ bytes: UnsafeBufferPointer<UInt8>, allowingEmpty: Bool) -> Bool {
         if bytes.isEmpty { return allowingEmpty }
         guard bytes.count <= maximumLength else { return false }
-        var segmentStart = 0
-        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-            let length = index - segmentStart
-            if length == 1 && bytes[segmentStart] == UInt8(ascii: ".") { return false }
-            if length == 2 && bytes[segmentStart] == UInt8(ascii: ".") && bytes[segmentStart + 1] == UInt8(ascii: ".") {
-                return false
+        let dot = UInt8(ascii: ".")
+        let slash = UInt8(ascii: "/")
+        var index = 0
+        while index < bytes.count {
+            // Here `index` starts a segment: is it "." or ".."?
+            if bytes[index] == dot {
+                let next = index + 1
+                if next == bytes.count || bytes[next] == slash { return false }
+                if bytes[next] == dot && (next + 1 == bytes.count || bytes[next + 1] == slash) { return false }
             }
-            segmentStart = index + 1
+            // Skip to the start of the next segment.
+            while index < bytes.count && bytes[index] != slash { index += 1 }
+            index += 1
         }
         return true
     }

@@ -14,18 +14,17 @@ extension Presigner {
         method: String, bucket: String, key: String, query: [(name: String, value: String)] = [],
         headers: [(name: String, value: String)] = [], payloadHash: String? = nil, now: Int64
     ) throws(SigV4Error) -> SignedRequest {
-        var scratch = [UInt8]()
-        return try signHeaders(
+        try signHeaders(
             method: method, bucket: bucket, key: key, query: query, headers: headers, payloadHash: payloadHash,
             now: now,
-            canonicalRequest: &scratch)
+            inspect: nil)
     }
 
-    /// `signHeaders`, also leaving the canonical request and the string to sign in `buffer`.
+    /// `signHeaders`, showing `inspect` the canonical request and the string to sign.
     func signHeaders(
         method: String, bucket: String, key: String, query: [(name: String, value: String)],
         headers extraHeaders: [(name: String, value: String)], payloadHash: String?, now: Int64,
-        canonicalRequest buffer: inout [UInt8]
+        inspect: ((String, String) -> Void)?
     ) throws(SigV4Error) -> SignedRequest {
         try Self.validateMethod(method)
         try BucketName.validate(bucket)
@@ -41,20 +40,21 @@ extension Presigner {
         date.appendTimestamp(to: &timestamp)
         let amzDate = String(decoding: timestamp, as: UTF8.self)
 
-        var canonicalHeaders = try CanonicalHeader.canonicalize(extraHeaders, host: host)
+        var canonicalHeaders = try CanonicalHeader.canonicalize(extraHeaders)
+        canonicalHeaders.append(CanonicalHeader(trustedName: "host", value: host))
         canonicalHeaders.append(CanonicalHeader(trustedName: "x-amz-date", value: amzDate))
         canonicalHeaders.append(CanonicalHeader(trustedName: "x-amz-content-sha256", value: payload))
         if let sessionToken {
             canonicalHeaders.append(
                 CanonicalHeader(trustedName: "x-amz-security-token", value: sessionToken.unredacted))
         }
-        canonicalHeaders.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        CanonicalHeader.sort(&canonicalHeaders)
         let signedNames = canonicalHeaders.map(\.name).joined(separator: ";")
         let encodedQuery = try Self.encodeQuery(query)
 
         // SigV4 task 1: the canonical request.
-        buffer.removeAll(keepingCapacity: true)
-        buffer.append(utf8: method)
+        var buffer = [UInt8]()
+        buffer.write(utf8: method)
         buffer.append(UInt8(ascii: "\n"))
         var path = [UInt8]()
         appendPath(bucket: bucket, key: key, virtual: virtual, to: &path)
@@ -65,18 +65,23 @@ extension Presigner {
         buffer.append(contentsOf: queryText)
         buffer.append(UInt8(ascii: "\n"))
         for header in canonicalHeaders {
-            buffer.append(utf8: header.name)
+            buffer.write(utf8: header.name)
             buffer.append(UInt8(ascii: ":"))
-            buffer.append(utf8: header.value)
+            buffer.write(utf8: header.value)
             buffer.append(UInt8(ascii: "\n"))
         }
         buffer.append(UInt8(ascii: "\n"))
-        buffer.append(utf8: signedNames)
+        buffer.write(utf8: signedNames)
         buffer.append(UInt8(ascii: "\n"))
-        buffer.append(utf8: payload)
+        buffer.write(utf8: payload)
 
         // Tasks 2 to 4.
-        let signature = sign(canonicalRequestIn: &buffer, from: 0, date: date)
+        let end = buffer.count
+        let hash = buffer.withUnsafeBytes { SHA256.hash($0) }
+        appendStringToSign(date: date, canonicalRequestHash: hash, to: &buffer)
+        let signingKey = keyCache.key(for: date)
+        let signature = buffer.withUnsafeBytes { signingKey.authenticate(UnsafeRawBufferPointer(rebasing: $0[end...])) }
+        inspect?(String(decoding: buffer[..<end], as: UTF8.self), String(decoding: buffer[end...], as: UTF8.self))
         var day = [UInt8]()
         date.appendDay(to: &day)
         let scope = String(decoding: day + scopeSuffix, as: UTF8.self)

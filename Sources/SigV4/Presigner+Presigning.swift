@@ -8,140 +8,162 @@ extension Presigner {
     /// X-Amz-Signature`) after any extra parameters; the canonical query that is signed is sorted.
     /// Every value is URI-encoded, so no value holds a raw `=`, `&` or `/`.
     public func presign(_ request: PresignRequest, now: Int64) throws(SigV4Error) -> PresignedURL {
-        var scratch = [UInt8]()
-        return try presign(request, now: now, canonicalRequest: &scratch)
+        try presign(request, now: now, inspect: nil)
     }
 
-    /// `presign`, also leaving the canonical request and the string to sign in `buffer`, separated by
-    /// the `AWS4-HMAC-SHA256` line (for tests and diagnostics).
-    func presign(_ request: PresignRequest, now: Int64, canonicalRequest buffer: inout [UInt8]) throws(SigV4Error)
+    /// `presign`, showing `inspect` the canonical request and the string to sign.
+    ///
+    /// The canonical request and the string to sign are written into one block sized in advance
+    /// from the input lengths, and the URL straight into its `String`: two allocations in all when
+    /// only `host` is signed.
+    func presign(_ request: PresignRequest, now: Int64, inspect: ((String, String) -> Void)?) throws(SigV4Error)
         -> PresignedURL
     {
         guard (1...604_800).contains(request.expires) else { throw .invalidExpiry(request.expires) }
         try Self.validateMethod(request.method)
         try BucketName.validate(request.bucket)
         try ObjectKey.validate(request.key, allowingEmpty: false)
+        let headers = request.signedHeaders.isEmpty ? [] : try CanonicalHeader.canonicalize(request.signedHeaders)
+        let extraQuery = request.query.isEmpty ? [] : try Self.encodeQuery(request.query)
         let virtual = usesVirtualHosting(request.bucket)
         let date = AmzDate(epochSeconds: now)
 
-        // Headers: `host` alone (the common case) needs no list.
-        var headers: [CanonicalHeader] = []
-        var signedNames: [UInt8] = Array("host".utf8)
-        var encodedSignedNames: [UInt8] = signedNames
-        let virtualHost: String? = virtual ? request.bucket + "." + endpoint.authority : nil
-        if !request.signedHeaders.isEmpty {
-            headers = try CanonicalHeader.canonicalize(
-                request.signedHeaders, host: virtualHost ?? endpoint.authority)
-            signedNames = []
-            encodedSignedNames = []
-            for (index, header) in headers.enumerated() {
-                if index > 0 {
-                    signedNames.append(UInt8(ascii: ";"))
-                    encodedSignedNames.append(contentsOf: [UInt8(ascii: "%"), UInt8(ascii: "3"), UInt8(ascii: "B")])
-                }
-                signedNames.append(utf8: header.name)
-                encodedSignedNames.append(utf8: header.name)
-            }
-        }
-        let extraQuery = request.query.isEmpty ? [] : try Self.encodeQuery(request.query)
+        // Upper bounds of what is written; every input length is in them.
+        var headerBytes = 0
+        for header in headers { headerBytes += 5 * header.name.utf8.count + header.value.utf8.count + 8 }
+        var queryBytes = 0
+        for pair in extraQuery { queryBytes += pair.name.count + pair.value.count + 2 }
+        let hostBytes = authority.count + (virtual ? request.bucket.utf8.count + 1 : 0)
+        let pathBytes =
+            2 + URIEncoding.maximumEncodedCount(request.bucket) + URIEncoding.maximumEncodedCount(request.key)
+        let queryFixedBytes =
+            160 + credentialPrefix.count + encodedScopeSuffix.count + (encodedSessionToken?.count ?? 0) + 20
+            + headerBytes + queryBytes
+        let canonicalBytes =
+            request.method.utf8.count + pathBytes + queryFixedBytes + hostBytes + headerBytes + 64
+            + stringToSignMaximumCount
+        let urlBytes = schemePrefix.count + hostBytes + pathBytes + queryFixedBytes + 128
 
-        // SigV4 task 1: the canonical request.
-        buffer.removeAll(keepingCapacity: true)
-        buffer.reserveCapacity(512 + request.key.utf8.count * 3 + request.signedHeaders.count * 128)
-        buffer.append(utf8: request.method)
-        buffer.append(UInt8(ascii: "\n"))
-        let pathStart = buffer.count
-        appendPath(bucket: request.bucket, key: request.key, virtual: virtual, to: &buffer)
-        let pathEnd = buffer.count
-        buffer.append(UInt8(ascii: "\n"))
-        if extraQuery.isEmpty {
-            appendCanonicalAuthQuery(
-                date: date, expires: request.expires, encodedSignedNames: encodedSignedNames, to: &buffer)
-        } else {
-            var pairs = extraQuery
-            pairs.append(
-                contentsOf: authQueryPairs(date: date, expires: request.expires, encodedSignedNames: encodedSignedNames)
-            )
-            Self.appendSortedQuery(pairs, to: &buffer)
-        }
-        buffer.append(UInt8(ascii: "\n"))
-        if headers.isEmpty {
-            buffer.append(utf8: "host:")
-            if let virtualHost { buffer.append(utf8: virtualHost) } else { buffer.append(contentsOf: authority) }
-            buffer.append(UInt8(ascii: "\n"))
-        } else {
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: canonicalBytes) { memory in
+            // SigV4 task 1: the canonical request.
+            var canonical = ByteWriter(memory)
+            canonical.write(utf8: request.method)
+            canonical.write(UInt8(ascii: "\n"))
+            let pathStart = canonical.count
+            appendPath(bucket: request.bucket, key: request.key, virtual: virtual, to: &canonical)
+            let pathEnd = canonical.count
+            canonical.write(UInt8(ascii: "\n"))
+            if extraQuery.isEmpty {
+                appendCanonicalAuthQuery(date: date, expires: request.expires, headers: headers, to: &canonical)
+            } else {
+                var pairs = extraQuery
+                pairs.append(contentsOf: authQueryPairs(date: date, expires: request.expires, headers: headers))
+                Self.appendSortedQuery(pairs, to: &canonical)
+            }
+            canonical.write(UInt8(ascii: "\n"))
+            var hostWritten = false
             for header in headers {
-                buffer.append(utf8: header.name)
-                buffer.append(UInt8(ascii: ":"))
-                buffer.append(utf8: header.value)
-                buffer.append(UInt8(ascii: "\n"))
+                if !hostWritten && !header.sortsBeforeHost {
+                    appendHostLine(bucket: request.bucket, virtual: virtual, to: &canonical)
+                    hostWritten = true
+                }
+                canonical.write(utf8: header.name)
+                canonical.write(UInt8(ascii: ":"))
+                canonical.write(utf8: header.value)
+                canonical.write(UInt8(ascii: "\n"))
             }
-        }
-        buffer.append(UInt8(ascii: "\n"))
-        buffer.append(contentsOf: signedNames)
-        buffer.append(utf8: "\nUNSIGNED-PAYLOAD")
+            if !hostWritten { appendHostLine(bucket: request.bucket, virtual: virtual, to: &canonical) }
+            canonical.write(UInt8(ascii: "\n"))
+            Self.appendSignedNames(headers, separator: ";", to: &canonical)
+            canonical.write(ascii: "\nUNSIGNED-PAYLOAD")
 
-        // Tasks 2 to 4: string to sign, signature.
-        let signature = sign(canonicalRequestIn: &buffer, from: 0, date: date)
+            // Tasks 2 to 4: string to sign, signature.
+            let signature = sign(canonicalRequestIn: &canonical, date: date, inspect: inspect)
 
-        // The URL, in client P's order.
-        var url = [UInt8]()
-        url.reserveCapacity(pathEnd - pathStart + 400 + (encodedSessionToken?.count ?? 0) + request.bucket.utf8.count)
-        url.append(contentsOf: schemePrefix)
-        if let virtualHost { url.append(utf8: virtualHost) } else { url.append(contentsOf: authority) }
-        buffer.withUnsafeBufferPointer {
-            url.append(contentsOf: UnsafeBufferPointer(rebasing: $0[pathStart..<pathEnd]))
+            // The URL, in client P's order.
+            let url = String(unsafeUninitializedCapacity: urlBytes) { memory in
+                var url = ByteWriter(memory)
+                url.write(schemePrefix)
+                appendHost(bucket: request.bucket, virtual: virtual, to: &url)
+                url.write(UnsafeBufferPointer(rebasing: canonical.buffer[pathStart..<pathEnd]))
+                url.write(UInt8(ascii: "?"))
+                for pair in extraQuery {
+                    url.write(pair.name)
+                    url.write(UInt8(ascii: "="))
+                    url.write(pair.value)
+                    url.write(UInt8(ascii: "&"))
+                }
+                url.write(ascii: "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=")
+                date.appendTimestamp(to: &url)
+                url.write(ascii: "&X-Amz-SignedHeaders=")
+                Self.appendSignedNames(headers, separator: "%3B", to: &url)
+                url.write(ascii: "&X-Amz-Credential=")
+                appendEncodedCredential(day: date, to: &url)
+                url.write(ascii: "&X-Amz-Expires=")
+                url.write(decimal: request.expires)
+                if let encodedSessionToken {
+                    url.write(ascii: "&X-Amz-Security-Token=")
+                    url.write(encodedSessionToken)
+                }
+                url.write(ascii: "&X-Amz-Signature=")
+                url.write(hex: signature)
+                return url.count
+            }
+            let sendHeaders = headers.map { (name: $0.displayName, value: $0.value) }
+            return PresignedURL(url: url, headers: sendHeaders, expiresAt: now + Int64(request.expires))
         }
-        url.append(UInt8(ascii: "?"))
-        for pair in extraQuery {
-            url.append(contentsOf: pair.name)
-            url.append(UInt8(ascii: "="))
-            url.append(contentsOf: pair.value)
-            url.append(UInt8(ascii: "&"))
-        }
-        url.append(utf8: "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=")
-        date.appendTimestamp(to: &url)
-        url.append(utf8: "&X-Amz-SignedHeaders=")
-        url.append(contentsOf: encodedSignedNames)
-        url.append(utf8: "&X-Amz-Credential=")
-        appendEncodedCredential(day: date, to: &url)
-        url.append(utf8: "&X-Amz-Expires=")
-        url.append(decimal: request.expires)
-        if let encodedSessionToken {
-            url.append(utf8: "&X-Amz-Security-Token=")
-            url.append(contentsOf: encodedSessionToken)
-        }
-        url.append(utf8: "&X-Amz-Signature=")
-        signature.appendHex(to: &url)
+    }
 
-        let sendHeaders = headers.compactMap { header in
-            header.name == "host" ? nil : (name: header.displayName, value: header.value)
+    /// Writes `host:<host>\n`.
+    private func appendHostLine(bucket: String, virtual: Bool, to output: inout ByteWriter) {
+        output.write(ascii: "host:")
+        appendHost(bucket: bucket, virtual: virtual, to: &output)
+        output.write(UInt8(ascii: "\n"))
+    }
+
+    /// Writes the signed header names, `host` in its sorted place, joined by `separator`.
+    static func appendSignedNames(_ headers: [CanonicalHeader], separator: StaticString, to output: inout some ByteSink)
+    {
+        var hostWritten = false
+        var first = true
+        for header in headers {
+            if !hostWritten && !header.sortsBeforeHost {
+                if !first { output.write(ascii: separator) }
+                output.write(ascii: "host")
+                hostWritten = true
+                first = false
+            }
+            if !first { output.write(ascii: separator) }
+            output.write(utf8: header.name)
+            first = false
         }
-        return PresignedURL(
-            url: String(decoding: url, as: UTF8.self), headers: sendHeaders, expiresAt: now + Int64(request.expires))
+        if !hostWritten {
+            if !first { output.write(ascii: separator) }
+            output.write(ascii: "host")
+        }
     }
 
     /// The canonical (sorted) query of the authentication parameters alone: Algorithm, Credential,
     /// Date, Expires, Security-Token, SignedHeaders.
     private func appendCanonicalAuthQuery(
-        date: AmzDate, expires: Int, encodedSignedNames: [UInt8], to output: inout [UInt8]
+        date: AmzDate, expires: Int, headers: [CanonicalHeader], to output: inout ByteWriter
     ) {
-        output.append(utf8: "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=")
+        output.write(ascii: "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=")
         appendEncodedCredential(day: date, to: &output)
-        output.append(utf8: "&X-Amz-Date=")
+        output.write(ascii: "&X-Amz-Date=")
         date.appendTimestamp(to: &output)
-        output.append(utf8: "&X-Amz-Expires=")
-        output.append(decimal: expires)
+        output.write(ascii: "&X-Amz-Expires=")
+        output.write(decimal: expires)
         if let encodedSessionToken {
-            output.append(utf8: "&X-Amz-Security-Token=")
-            output.append(contentsOf: encodedSessionToken)
+            output.write(ascii: "&X-Amz-Security-Token=")
+            output.write(encodedSessionToken)
         }
-        output.append(utf8: "&X-Amz-SignedHeaders=")
-        output.append(contentsOf: encodedSignedNames)
+        output.write(ascii: "&X-Amz-SignedHeaders=")
+        Self.appendSignedNames(headers, separator: "%3B", to: &output)
     }
 
     /// The authentication parameters as encoded pairs, to be sorted with extra parameters.
-    private func authQueryPairs(date: AmzDate, expires: Int, encodedSignedNames: [UInt8]) -> [(
+    private func authQueryPairs(date: AmzDate, expires: Int, headers: [CanonicalHeader]) -> [(
         name: [UInt8], value: [UInt8]
     )] {
         var credential = [UInt8]()
@@ -149,13 +171,15 @@ extension Presigner {
         var timestamp = [UInt8]()
         date.appendTimestamp(to: &timestamp)
         var lifetime = [UInt8]()
-        lifetime.append(decimal: expires)
+        lifetime.write(decimal: expires)
+        var names = [UInt8]()
+        Self.appendSignedNames(headers, separator: "%3B", to: &names)
         var pairs: [(name: [UInt8], value: [UInt8])] = [
             (Array("X-Amz-Algorithm".utf8), Array("AWS4-HMAC-SHA256".utf8)),
             (Array("X-Amz-Credential".utf8), credential),
             (Array("X-Amz-Date".utf8), timestamp),
             (Array("X-Amz-Expires".utf8), lifetime),
-            (Array("X-Amz-SignedHeaders".utf8), encodedSignedNames),
+            (Array("X-Amz-SignedHeaders".utf8), names),
         ]
         if let encodedSessionToken { pairs.append((Array("X-Amz-Security-Token".utf8), encodedSessionToken)) }
         return pairs

@@ -66,7 +66,7 @@ public final class Presigner: Sendable, CustomReflectable {
         self.authority = Array(endpoint.authority.utf8)
         var credentialPrefix = [UInt8]()
         URIEncoding.append(accessKeyId, keepingSlash: false, to: &credentialPrefix)
-        credentialPrefix.append(utf8: "%2F")
+        credentialPrefix.write(ascii: "%2F")
         self.credentialPrefix = credentialPrefix
         self.scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
         self.encodedScopeSuffix = Array("%2F\(region)%2F\(service)%2Faws4_request".utf8)
@@ -117,42 +117,61 @@ public final class Presigner: Sendable, CustomReflectable {
 
     /// SigV4 task 1, the canonical URI: `/bucket/key` (path-style) or `/key` (virtual-hosted),
     /// each byte URI-encoded once with `/` kept; `/bucket` alone for a bucket-level request.
-    func appendPath(bucket: String, key: String, virtual: Bool, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "/"))
+    func appendPath(bucket: String, key: String, virtual: Bool, to output: inout some ByteSink) {
+        output.write(UInt8(ascii: "/"))
         if !virtual {
             URIEncoding.append(bucket, keepingSlash: false, to: &output)
             if key.isEmpty { return }
-            output.append(UInt8(ascii: "/"))
+            output.write(UInt8(ascii: "/"))
         }
         URIEncoding.append(key, keepingSlash: true, to: &output)
     }
 
-    /// Appends `day%2Fregion...`: the URI-encoded `X-Amz-Credential` value.
-    func appendEncodedCredential(day date: AmzDate, to output: inout [UInt8]) {
-        output.append(contentsOf: credentialPrefix)
+    /// Writes the host: `authority`, or `bucket.authority` when virtual-hosted.
+    func appendHost(bucket: String, virtual: Bool, to output: inout some ByteSink) {
+        if virtual {
+            output.write(utf8: bucket)
+            output.write(UInt8(ascii: "."))
+        }
+        output.write(authority)
+    }
+
+    /// Writes `AKID%2F<day>%2F<region>%2F<service>%2Faws4_request`: the encoded `X-Amz-Credential`.
+    func appendEncodedCredential(day date: AmzDate, to output: inout some ByteSink) {
+        output.write(credentialPrefix)
         date.appendDay(to: &output)
-        output.append(contentsOf: encodedScopeSuffix)
+        output.write(encodedScopeSuffix)
     }
 
     /// SigV4 task 2: `AWS4-HMAC-SHA256\n<amz date>\n<scope>\n<hex SHA-256 of the canonical request>`.
-    func appendStringToSign(date: AmzDate, canonicalRequestHash: SHA256Digest, to output: inout [UInt8]) {
-        output.append(utf8: "AWS4-HMAC-SHA256\n")
+    func appendStringToSign(date: AmzDate, canonicalRequestHash: SHA256Digest, to output: inout some ByteSink) {
+        output.write(ascii: "AWS4-HMAC-SHA256\n")
         date.appendTimestamp(to: &output)
-        output.append(UInt8(ascii: "\n"))
+        output.write(UInt8(ascii: "\n"))
         date.appendDay(to: &output)
-        output.append(contentsOf: scopeSuffix)
-        output.append(UInt8(ascii: "\n"))
-        canonicalRequestHash.appendHex(to: &output)
+        output.write(scopeSuffix)
+        output.write(UInt8(ascii: "\n"))
+        output.write(hex: canonicalRequestHash)
     }
 
-    /// SigV4 tasks 2 to 4 on a buffer holding the canonical request from `start` to its end: appends
-    /// the string to sign and returns the signature (the buffer keeps both, for diagnostics).
-    func sign(canonicalRequestIn buffer: inout [UInt8], from start: Int, date: AmzDate) -> SHA256Digest {
-        let end = buffer.count
-        let hash = buffer.withUnsafeBytes { SHA256.hash(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
-        appendStringToSign(date: date, canonicalRequestHash: hash, to: &buffer)
-        let signingKey = keyCache.key(for: date)
-        return buffer.withUnsafeBytes { signingKey.authenticate(UnsafeRawBufferPointer(rebasing: $0[end...])) }
+    /// The most bytes `appendStringToSign` writes.
+    var stringToSignMaximumCount: Int { 17 + 16 + 1 + 8 + scopeSuffix.count + 1 + 64 }
+
+    /// SigV4 tasks 2 to 4 on a writer holding the canonical request: writes the string to sign after
+    /// it and returns the signature. `inspect` sees both texts (tests and diagnostics).
+    func sign(canonicalRequestIn output: inout ByteWriter, date: AmzDate, inspect: ((String, String) -> Void)?)
+        -> SHA256Digest
+    {
+        let end = output.count
+        let hash = SHA256.hash(UnsafeRawBufferPointer(output.written()))
+        appendStringToSign(date: date, canonicalRequestHash: hash, to: &output)
+        let signature = keyCache.key(for: date).authenticate(UnsafeRawBufferPointer(output.written(from: end)))
+        if let inspect {
+            inspect(
+                String(decoding: UnsafeBufferPointer(rebasing: output.written()[..<end]), as: UTF8.self),
+                String(decoding: output.written(from: end), as: UTF8.self))
+        }
+        return signature
     }
 
     /// Encoded query pairs, checked: no `X-Amz-` names (those are the signer's), no duplicates.
@@ -177,14 +196,14 @@ public final class Presigner: Sendable, CustomReflectable {
         return encoded
     }
 
-    /// Appends `name=value&...` for `pairs` sorted by name (SigV4's canonical query order).
-    static func appendSortedQuery(_ pairs: [(name: [UInt8], value: [UInt8])], to output: inout [UInt8]) {
+    /// Writes `name=value&...` for `pairs` sorted by name (SigV4's canonical query order).
+    static func appendSortedQuery(_ pairs: [(name: [UInt8], value: [UInt8])], to output: inout some ByteSink) {
         let sorted = pairs.sorted { $0.name.lexicographicallyPrecedes($1.name) }
         for (index, pair) in sorted.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: "&")) }
-            output.append(contentsOf: pair.name)
-            output.append(UInt8(ascii: "="))
-            output.append(contentsOf: pair.value)
+            if index > 0 { output.write(UInt8(ascii: "&")) }
+            output.write(pair.name)
+            output.write(UInt8(ascii: "="))
+            output.write(pair.value)
         }
     }
 }

@@ -19,30 +19,34 @@ public enum URIEncoding {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// Appends `text` encoded to `output`.
-    static func append(_ text: String, keepingSlash: Bool, to output: inout [UInt8]) {
+    /// Writes `text` encoded to `output`.
+    static func append(_ text: String, keepingSlash: Bool, to output: inout some ByteSink) {
         let done: Void? = text.utf8.withContiguousStorageIfAvailable {
             append(bytes: $0, keepingSlash: keepingSlash, to: &output)
         }
         if done == nil {
-            var copy = text
-            copy.makeContiguousUTF8()
-            copy.utf8.withContiguousStorageIfAvailable { append(bytes: $0, keepingSlash: keepingSlash, to: &output) }
+            Array(text.utf8).withUnsafeBufferPointer { append(bytes: $0, keepingSlash: keepingSlash, to: &output) }
         }
     }
 
-    /// Appends `bytes` encoded to `output`.
-    static func append(bytes: UnsafeBufferPointer<UInt8>, keepingSlash: Bool, to output: inout [UInt8]) {
-        output.reserveCapacity(output.count + bytes.count * 3)
+    /// The most bytes `append` writes for `text`.
+    static func maximumEncodedCount(_ text: String) -> Int { text.utf8.count * 3 }
+
+    /// Writes `bytes` encoded to `output`: runs of kept bytes in one copy, others as `%XX`.
+    static func append(bytes: UnsafeBufferPointer<UInt8>, keepingSlash: Bool, to output: inout some ByteSink) {
         unreserved.withUnsafeBufferPointer { keep in
-            for byte in bytes {
-                if keep[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/")) {
-                    output.append(byte)
-                } else {
-                    output.append(UInt8(ascii: "%"))
-                    output.append(digits[Int(byte >> 4)])
-                    output.append(digits[Int(byte & 0x0f)])
+            digits.withUnsafeBufferPointer { digits in
+                var runStart = 0
+                for index in 0..<bytes.count {
+                    let byte = bytes[index]
+                    if keep[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/")) { continue }
+                    if runStart < index { output.write(UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+                    output.write(UInt8(ascii: "%"))
+                    output.write(digits[Int(byte >> 4)])
+                    output.write(digits[Int(byte & 0x0f)])
+                    runStart = index + 1
                 }
+                if runStart < bytes.count { output.write(UnsafeBufferPointer(rebasing: bytes[runStart...])) }
             }
         }
     }
