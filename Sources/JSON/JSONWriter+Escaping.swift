@@ -14,25 +14,41 @@ extension JSONWriter {
     }
 
     /// Appends the escaped form of `utf8`, without quotes, copying unescaped runs in one go.
+    ///
+    /// Runs are found eight bytes at a time (`ByteScan`), then byte by byte around an escape.
     static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+        guard let base = utf8.baseAddress else { return }
+        let count = utf8.count
         var runStart = 0
-        for position in 0..<utf8.count {
-            let byte = utf8[position]
+        var position = 0
+        while position < count {
+            if position + 8 <= count
+                && ByteScan.isEscapeFree(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            {
+                position += 8
+                continue
+            }
+            let byte = base[position]
+            position += 1
             if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { continue }
-            if runStart < position {
-                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+            if runStart < position - 1 {
+                buffer.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: position - 1 - runStart))
             }
             buffer.append(UInt8(ascii: "\\"))
             if byte >= 0x20 {
                 buffer.append(byte)
             } else {
-                buffer.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                buffer.append(UInt8(ascii: "u"))
+                buffer.append(UInt8(ascii: "0"))
+                buffer.append(UInt8(ascii: "0"))
                 buffer.append(hexDigits[Int(byte >> 4)])
                 buffer.append(hexDigits[Int(byte & 0x0F)])
             }
-            runStart = position + 1
+            runStart = position
         }
-        if runStart < utf8.count { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        if runStart < count {
+            buffer.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+        }
     }
 
     /// Lower-case hexadecimal digits.

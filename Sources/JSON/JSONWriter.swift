@@ -122,19 +122,21 @@ public struct JSONWriter: Sendable {
     /// `true` or `false`.
     public mutating func bool(_ value: Bool) {
         separate()
-        if value {
-            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])  // true
-        } else {
-            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])  // false
-        }
+        appendStatic(value ? "true" : "false")
         needsComma = true
     }
 
     /// `null`.
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+        appendStatic("null")
         needsComma = true
+    }
+
+    /// Appends the bytes of a literal without building an array.
+    @inline(__always)
+    private mutating func appendStatic(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// A value that is already encoded JSON, copied as is (the caller vouches for it).

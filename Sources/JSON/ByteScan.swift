@@ -1,0 +1,35 @@
+/// Eight-bytes-at-a-time tests for the string fast paths (SWAR: SIMD within a register).
+///
+/// The bit tricks are the exact "has zero byte" and "has byte less than n" tests (n ≤ 128) from
+/// Sean Anderson's *Bit Twiddling Hacks*; they answer for the whole word, in any byte order.
+enum ByteScan {
+    /// 0x01 in every byte.
+    static let ones: UInt64 = 0x0101_0101_0101_0101
+    /// 0x80 in every byte.
+    static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// True when some byte of `word` is below `limit` (`limit` ≤ 128).
+    @inline(__always)
+    static func hasByte(below limit: UInt8, in word: UInt64) -> Bool {
+        (word &- ones &* UInt64(limit)) & ~word & highBits != 0
+    }
+
+    /// True when some byte of `word` equals `value`.
+    @inline(__always)
+    static func hasByte(_ value: UInt8, in word: UInt64) -> Bool {
+        let difference = word ^ (ones &* UInt64(value))
+        return (difference &- ones) & ~difference & highBits != 0
+    }
+
+    /// True when no byte of `word` needs escaping in a JSON string (`"`, `\`, below 0x20).
+    @inline(__always)
+    static func isEscapeFree(_ word: UInt64) -> Bool {
+        !hasByte(below: 0x20, in: word) && !hasByte(0x22, in: word) && !hasByte(0x5C, in: word)
+    }
+
+    /// True when every byte of `word` is ASCII that a parser copies through unchanged inside a string.
+    @inline(__always)
+    static func isPlainASCII(_ word: UInt64) -> Bool {
+        word & highBits == 0 && isEscapeFree(word)
+    }
+}
