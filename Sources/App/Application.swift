@@ -2,6 +2,7 @@ import Config
 import Crypto
 import HTTP1
 import HTTPServer
+import ObjectStore
 import Records
 import SigV4
 
@@ -12,6 +13,8 @@ public final class Application: Sendable {
     /// The records store.
     public let store: any RecordStore
     private let intentWriter: IntentWriter
+    private let committer: GroupCommitter
+    private let janitor: Janitor
     private let log: LogSink
 
     /// Builds every part from `config`; nothing listens until `start()`.
@@ -26,16 +29,26 @@ public final class Application: Sendable {
         let publicEndpointText = config.s3.publicEndpoint.isEmpty ? config.s3.endpoint : config.s3.publicEndpoint
         let pathStyle: Presigner
         let configured: Presigner
+        let internalSigner: Presigner
+        let internalEndpoint: Endpoint
         do {
             let endpoint = try Endpoint(parsing: publicEndpointText)
+            internalEndpoint = try Endpoint(parsing: config.s3.endpoint)
             let style = AddressingStyle(rawValue: config.s3.addressing) ?? .path
             pathStyle = try Presigner(
                 credentials: credentials, region: config.s3.region, endpoint: endpoint, addressing: .path)
             configured = try Presigner(
                 credentials: credentials, region: config.s3.region, endpoint: endpoint, addressing: style)
+            internalSigner = try Presigner(
+                credentials: credentials, region: config.s3.region, endpoint: internalEndpoint, addressing: style)
         } catch {
             throw .startup("s3", "cannot sign for \(publicEndpointText): \(error)")
         }
+        let storage = S3Client(
+            options: ObjectStoreOptions(
+                endpoint: internalEndpoint, bucket: config.s3.bucket, requestTimeoutMs: config.s3.requestTimeoutMs,
+                maxRetries: config.s3.maxRetries),
+            signer: internalSigner, now: { env.nowMillis() / 1000 })
 
         let store: any RecordStore
         do {
@@ -59,8 +72,17 @@ public final class Application: Sendable {
             config: config, pathStyle: pathStyle, configured: configured, callers: callers, intents: intentWriter,
             env: env)
 
+        committer = GroupCommitter(store: store, maxBatch: config.records.groupCommitMaxBatch)
+        let images = ImagesService(
+            config: config, store: store, committer: committer, intents: intentWriter,
+            storage: config.s3.verifyUploads ? storage : nil, readSigner: configured, callers: callers, env: env)
+        janitor = Janitor(
+            store: store, storage: storage, deleteObjects: config.records.deleteUnconfirmedObjects,
+            batchSize: config.records.janitorBatchSize, intervalMs: config.records.janitorIntervalMs, env: env, log: log)
+
         var router = Router()
         for r in presign.routes() { router.add(r) }
+        for r in images.routes() { router.add(r) }
 
         var options = ServerOptions()
         options.host = config.server.host
@@ -77,7 +99,16 @@ public final class Application: Sendable {
 
         // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
         let metricsBox = MetricsBox()
-        let ops = OpsService(store: store, metrics: { metricsBox.render() }, storageCheck: nil)
+        let ops = OpsService(
+            store: store, metrics: { metricsBox.render() },
+            storageCheck: {
+                do {
+                    try storage.headBucket()
+                    return nil
+                } catch {
+                    return "unavailable"
+                }
+            })
         for r in ops.routes() { router.add(r) }
         do {
             server = try HTTPServer(options: options, router: router, logSink: log)
@@ -89,17 +120,24 @@ public final class Application: Sendable {
         server.metrics.register(name: "presignd_intents_pending", help: "Upload intents queued, not yet stored.") {
             writer.pendingCount
         }
+        let commits = committer
+        server.metrics.register(name: "presignd_record_batches_total", help: "Group-commit transactions of records.") {
+            commits.batchesCommitted
+        }
     }
 
     /// Starts serving.
     public func start() {
         server.start()
+        janitor.start()
     }
 
     /// Graceful stop: drain the server, then flush queued intents. Blocks until done.
     public func stop() {
         server.shutdown()
         server.wait()
+        janitor.stop()
+        committer.shutdown()
         intentWriter.shutdown()
     }
 

@@ -1,0 +1,251 @@
+import Foundation
+import JSON
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `POST /images` and the record routes, end to end: the real binary, a real RGW, and each records backend.
+@Suite("Records: confirm, read, list, delete", .serialized)
+struct ImagesFlowTests {
+    static func request(
+        _ server: ServerProcess, _ method: String, _ path: String, user: String, body: String? = nil
+    ) throws -> RawClient.Response {
+        let c = try RawClient(port: server.port, timeoutMs: 15_000)
+        var req = "\(method) \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n"
+        if let body { req += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)" }
+        else { req += "\r\n" }
+        c.send(req)
+        return try #require(c.readResponse(isHead: method == "HEAD"))
+    }
+
+    static func start(_ backend: Backend, extra: [String: String] = [:]) throws -> (ServerProcess, TestEnvironment.S3) {
+        let s3 = try TestEnvironment.s3()
+        let dir = TestEnvironment.tempDir()
+        var more = extra
+        more["PRESIGN_RECORDS_URL"] = try backend.recordsURL(dir: dir)
+        let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: more)
+        return (try ServerProcess(environment: env), s3)
+    }
+
+    /// Issues a client P URL and uploads `bytes` with `contentType` through it; returns the key.
+    static func uploadP(_ server: ServerProcess, _ s3: TestEnvironment.S3, user: String, type: String = "PROFILE",
+                        ext: String = "jpg", contentType: String = "image/jpeg", bytes: [UInt8]) throws -> String {
+        let r = try ClientPFlowTests.issue(server, query: "type=\(type)&ext=\(ext)", user: user)
+        let json = try JSONValue(parsing: r.body)
+        let url = try #require(json["presignedUrl"]?.stringValue)
+        let t = try #require(ClientPFlowTests.rebuildLikeClientP(url))
+        #expect(try ClientPFlowTests.put(s3, target: t.path + "?" + t.query, contentType: contentType, body: bytes) == 200)
+        return try #require(json["key"]?.stringValue)
+    }
+
+    @Test("client P: confirm promotes delete/... to .../origin/..., is idempotent, and reads back", arguments: Backend.allCases)
+    func clientPConfirm(backend: Backend) throws {
+        let (server, s3) = try Self.start(backend)
+        defer { server.stop() }
+        let bytes = Array("profile picture \(UUID())".utf8)
+        let key = try Self.uploadP(server, s3, user: "42", bytes: bytes)
+        let body = #"{"imageKey":"\#(key)","metadata":{"caption":"안녕 🌏","n":1.50}}"#
+        let r = try Self.request(server, "POST", "/images", user: "42", body: body)
+        #expect(r.status == 201, "\(r.text)")
+        let rec = try JSONValue(parsing: r.body)
+        let permanent = key.replacingOccurrences(of: "delete/profile/42/", with: "profile/42/origin/")
+        #expect(rec["key"]?.stringValue == permanent)
+        #expect(rec["imageKey"]?.stringValue == key)
+        #expect(rec["type"]?.stringValue == "PROFILE")
+        #expect(rec["size"]?.intValue == bytes.count)
+        #expect(rec["contentType"]?.stringValue == "image/jpeg")
+        #expect(rec["metadata"]?["caption"]?.stringValue == "안녕 🌏")
+        #expect(rec["etag"]?.stringValue?.isEmpty == false)
+        let id = try #require(rec["id"]?.stringValue)
+        // The temporary object is gone, the permanent one holds the bytes, and `url` reads it.
+        #expect(try ClientPFlowTests.get(s3, key: key).0 == 404)
+        #expect(try ClientPFlowTests.get(s3, key: permanent).1 == bytes)
+        let url = try #require(rec["url"]?.stringValue)
+        let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
+        let (host, port) = s3.hostPort
+        let c = try RawClient(port: port, host: host)
+        c.send("GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\n\r\n")
+        #expect(c.readResponse()?.body == bytes)
+        // Idempotent repeat.
+        let again = try Self.request(server, "POST", "/images", user: "42", body: body)
+        #expect(again.status == 200)
+        #expect(try JSONValue(parsing: again.body)["id"]?.stringValue == id)
+        // Another user: 409 for the recorded key.
+        #expect(try Self.request(server, "POST", "/images", user: "43", body: body).status == 409)
+        // Read, list, delete.
+        let got = try Self.request(server, "GET", "/images/\(id)", user: "42")
+        #expect(got.status == 200)
+        #expect(try JSONValue(parsing: got.body)["key"]?.stringValue == permanent)
+        #expect(try Self.request(server, "GET", "/images/\(id)", user: "43").status == 404)
+        #expect(try Self.request(server, "DELETE", "/images/\(id)", user: "43").status == 404)
+        #expect(try Self.request(server, "DELETE", "/images/\(id)", user: "42").status == 204)
+        #expect(try Self.request(server, "GET", "/images/\(id)", user: "42").status == 404)
+        #expect(try ClientPFlowTests.get(s3, key: permanent).0 == 404)
+    }
+
+    @Test("client B: confirm a lower-cased UUID with its signed content type", arguments: Backend.allCases)
+    func clientBConfirm(backend: Backend) throws {
+        let (server, s3) = try Self.start(backend)
+        defer { server.stop() }
+        let uuid = UUID().uuidString
+        let issued = try ClientBFlowTests.post(server, #"{"contentType":"image/png","imageKey":"\#(uuid)"}"#)
+        let url = try #require(try JSONValue(parsing: issued.body)["signedUrl"]?.stringValue)
+        let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
+        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: [1, 2, 3]) == 200)
+        // ClientBFlowTests.post uses user 9.
+        let r = try Self.request(server, "POST", "/images", user: "9", body: #"{"imageKey":"\#(uuid)"}"#)
+        #expect(r.status == 201, "\(r.text)")
+        let rec = try JSONValue(parsing: r.body)
+        #expect(rec["key"]?.stringValue == uuid.lowercased())
+        #expect(rec["imageKey"]?.stringValue == uuid.lowercased())
+        #expect(rec["contentType"]?.stringValue == "image/png")
+        #expect(rec["size"]?.intValue == 3)
+        #expect(rec["type"]?.stringValue == "IMAGE")
+        #expect(rec["metadata"]?.objectValue?.members.isEmpty == true)
+    }
+
+    @Test("error cases: no intent, another owner's intent, not uploaded, too large, wrong type, bad bodies")
+    func errors() throws {
+        let dir = TestEnvironment.tempDir()
+        let config = """
+            {"types": {"PROFILE": {"extensions": ["jpg", "gif"], "contentTypes": ["image/jpeg"],
+              "keyTemplate": "delete/profile/{userId}/{uuid}_{epochMillis}.{ext}",
+              "permanentKeyTemplate": "profile/{userId}/origin/{uuid}_{epochMillis}.{ext}",
+              "maxBytes": 10, "expiresSeconds": 600, "requiresChatroomId": false},
+              "IMAGE": {"extensions": [], "contentTypes": ["image/jpeg"], "keyTemplate": "{imageKey}",
+              "permanentKeyTemplate": "", "maxBytes": 1048576, "expiresSeconds": 600, "requiresChatroomId": false}}}
+            """
+        try config.write(toFile: dir + "/config.json", atomically: true, encoding: .utf8)
+        let s3 = try TestEnvironment.s3()
+        let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
+        let server = try ServerProcess(environment: env, arguments: ["--config", dir + "/config.json"])
+        defer { server.stop() }
+
+        let unknown = try Self.request(server, "POST", "/images", user: "1", body: #"{"imageKey":"\#(UUID())"}"#)
+        #expect(unknown.status == 404)
+        #expect(unknown.text.contains("INTENT_NOT_FOUND"))
+
+        let r = try ClientPFlowTests.issue(server, query: "type=PROFILE&ext=jpg", user: "1")
+        let key = try #require(try JSONValue(parsing: r.body)["key"]?.stringValue)
+        let notUploaded = try Self.request(server, "POST", "/images", user: "1", body: #"{"imageKey":"\#(key)"}"#)
+        #expect(notUploaded.status == 404)
+        #expect(notUploaded.text.contains("IMAGE_NOT_UPLOADED"))
+        #expect(try Self.request(server, "POST", "/images", user: "2", body: #"{"imageKey":"\#(key)"}"#).status == 403)
+
+        // Larger than the type's 10-byte limit: 422, and the object is deleted.
+        let big = try Self.uploadP(server, s3, user: "1", bytes: Array(repeating: 65, count: 11))
+        let tooLarge = try Self.request(server, "POST", "/images", user: "1", body: #"{"imageKey":"\#(big)"}"#)
+        #expect(tooLarge.status == 422)
+        #expect(tooLarge.text.contains("IMAGE_TOO_LARGE"))
+        #expect(try ClientPFlowTests.get(s3, key: big).0 == 404)
+
+        // A content type outside the type's list (client P signs only host, so RGW took it): 422, deleted.
+        let gif = try Self.uploadP(server, s3, user: "1", ext: "gif", contentType: "image/gif", bytes: [1])
+        let wrongType = try Self.request(server, "POST", "/images", user: "1", body: #"{"imageKey":"\#(gif)"}"#)
+        #expect(wrongType.status == 422)
+        #expect(wrongType.text.contains("CONTENT_TYPE_NOT_ALLOWED"))
+        #expect(try ClientPFlowTests.get(s3, key: gif).0 == 404)
+
+        for (body, status) in [
+            (#"{"imageKey":"../../etc/passwd"}"#, 422),
+            (#"{"imageKey":"delete//x"}"#, 422),
+            (#"{"imageKey":"delete/%2e%2e/x"}"#, 422),
+            (#"{"imageKey":7}"#, 422),
+            (#"{}"#, 422),
+            (#"{"imageKey":"\#(UUID())","metadata":[1]}"#, 422),
+            (#"{"imageKey":"\#(UUID())","metadata":{"x":""# + String(repeating: "a", count: 17_000) + #""}}"#, 422),
+            (#"{"imageKey":"#, 400),
+        ] {
+            let resp = try Self.request(server, "POST", "/images", user: "1", body: body)
+            #expect(resp.status == status, "\(body.prefix(60)) -> \(resp.status) \(resp.text)")
+        }
+        #expect(try Self.request(server, "GET", "/images/not-a-uuid", user: "1").status == 404)
+        #expect(try Self.request(server, "GET", "/images?limit=0", user: "1").status == 422)
+        #expect(try Self.request(server, "GET", "/images?limit=101", user: "1").status == 422)
+        #expect(try Self.request(server, "GET", "/images?cursor=garbage!", user: "1").status == 422)
+        #expect(try Self.request(server, "GET", "/images?type=NOPE", user: "1").status == 422)
+    }
+
+    @Test("concurrent confirmations of one key give one record", arguments: Backend.allCases)
+    func concurrentConfirmations(backend: Backend) throws {
+        let (server, s3) = try Self.start(backend)
+        defer { server.stop() }
+        let key = try Self.uploadP(server, s3, user: "5", type: "FEED", bytes: [9, 9, 9])
+        let results = ResultBox()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let r = try? Self.request(server, "POST", "/images", user: "5", body: #"{"imageKey":"\#(key)"}"#)
+            results.add(r?.status ?? -1, r.flatMap { try? JSONValue(parsing: $0.body)["id"]?.stringValue } ?? "")
+        }
+        let all = results.all
+        #expect(all.filter { $0.0 == 201 }.count == 1, "\(all)")
+        #expect(all.filter { $0.0 == 200 }.count == 7, "\(all)")
+        #expect(Set(all.map { $0.1 }).count == 1)
+    }
+
+    @Test("listing is newest first with an opaque cursor and a type filter", arguments: Backend.allCases)
+    func listing(backend: Backend) throws {
+        let (server, s3) = try Self.start(backend, extra: ["PRESIGN_S3_VERIFY_UPLOADS": "false"])
+        defer { server.stop() }
+        _ = s3
+        var ids: [String] = []
+        for i in 0..<5 {
+            let uuid = UUID().uuidString
+            #expect(try ClientBFlowTests.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#).status == 200)
+            let r = try Self.request(server, "POST", "/images", user: "9", body: #"{"imageKey":"\#(uuid)","metadata":{"i":\#(i)}}"#)
+            #expect(r.status == 201)
+            ids.append(try #require(try JSONValue(parsing: r.body)["id"]?.stringValue))
+            usleep(3_000)
+        }
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let path = "/images?limit=2&type=IMAGE" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let page = try JSONValue(parsing: Self.request(server, "GET", path, user: "9").body)
+            let items = try #require(page["items"]?.arrayValue)
+            #expect(items.count <= 2)
+            seen += items.compactMap { $0["id"]?.stringValue }
+            cursor = page["nextCursor"]?.stringValue
+        } while cursor != nil
+        #expect(seen == ids.reversed())
+        let other = try JSONValue(parsing: Self.request(server, "GET", "/images", user: "10").body)
+        #expect(other["items"]?.arrayValue?.isEmpty == true)
+        let profile = try JSONValue(parsing: Self.request(server, "GET", "/images?type=PROFILE", user: "9").body)
+        #expect(profile["items"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test("readyz reports the database and the storage endpoint")
+    func readiness() throws {
+        let (server, _) = try Self.start(.sqlite)
+        defer { server.stop() }
+        let r = try Self.request(server, "GET", "/readyz", user: "1")
+        #expect(r.status == 200)
+        let j = try JSONValue(parsing: r.body)
+        #expect(j["checks"]?["database"]?.stringValue == "ok")
+        #expect(j["checks"]?["storage"]?.stringValue == "ok")
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)  // storage endpoint 127.0.0.1:9: nothing there
+        let down = try ServerProcess(environment: env)
+        defer { down.stop() }
+        let d = try Self.request(down, "GET", "/readyz", user: "1")
+        #expect(d.status == 503)
+        #expect(try JSONValue(parsing: d.body)["checks"]?["storage"]?.stringValue == "unavailable")
+    }
+}
+
+/// Collects results from concurrent work.
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [(Int, String)] = []
+    func add(_ status: Int, _ id: String) {
+        lock.lock()
+        items.append((status, id))
+        lock.unlock()
+    }
+    var all: [(Int, String)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
