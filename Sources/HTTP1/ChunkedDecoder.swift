@@ -7,7 +7,7 @@
 /// The body limit is enforced from the chunk-size line, before any of the chunk's data is read.
 public struct ChunkedDecoder: Sendable {
     /// Where in the chunked grammar the next byte falls.
-    enum State: Sendable, Equatable {
+    enum State: UInt8, Sendable {
         case size
         case extensionBeforeName
         case extensionName
@@ -27,7 +27,7 @@ public struct ChunkedDecoder: Sendable {
         case trailerLF
         case finalLF
         case done
-        case failed(ParseError)
+        case failed
     }
 
     /// The largest decoded body accepted (over it: 413).
@@ -36,6 +36,8 @@ public struct ChunkedDecoder: Sendable {
     public let limits: ParserLimits
     /// The current grammar position.
     var state: State = .size
+    /// The error, once `state` is `.failed`.
+    var failure: ParseError? = nil
     /// The chunk size read so far (in `.size`), then the bytes of the chunk still to copy (in `.data`).
     var chunkRemaining = 0
     /// Hex digits read in the current chunk-size.
@@ -74,7 +76,7 @@ public struct ChunkedDecoder: Sendable {
     /// After `.complete` further calls return `.complete(consumed: 0)`; after `.failure` they return
     /// the same failure.
     public mutating func decode(_ bytes: UnsafeRawBufferPointer, into body: inout [UInt8]) -> Step {
-        if case .failed(let error) = state { return .failure(error) }
+        if let failure { return .failure(failure) }
         if state == .done { return .complete(consumed: 0) }
         var i = 0
         let count = bytes.count
@@ -88,7 +90,8 @@ public struct ChunkedDecoder: Sendable {
                 continue
             }
             if let error = step(bytes[i]) {
-                state = .failed(error)
+                state = .failed
+                failure = error
                 return .failure(error)
             }
             i &+= 1

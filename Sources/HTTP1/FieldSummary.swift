@@ -1,7 +1,10 @@
 /// What the framing-relevant fields of a head said, gathered line by line (RFC 9112 §6, §9.3, RFC 9110 §7.2).
 struct FieldSummary {
+    /// Whether a Host line was seen.
+    var hasHost = false
     /// The Host value's offsets, when one Host line was seen.
-    var host: Range<Int>? = nil
+    var hostStart = 0
+    var hostEnd = 0
     /// The validated Content-Length.
     var contentLength: Int? = nil
     /// How many Transfer-Encoding lines were seen.
@@ -22,28 +25,37 @@ struct FieldSummary {
         var expectsContinue: Bool
     }
 
-    /// Records one field line; rejects a second Host, a bad or second Content-Length, an invalid Host.
-    mutating func note(_ bytes: UnsafeRawBufferPointer, name: Range<Int>, value: Range<Int>) throws(ScanStop) {
-        let length = name.count
-        let start = name.lowerBound
-        switch length {
-        case 4 where ASCII.equalsIgnoringCase(bytes, start, length, "host"):
-            guard host == nil else { throw .bad("more than one Host header") }
-            guard !value.isEmpty else { throw .bad("empty Host header") }
-            for k in value where !ASCII.isHostChar(bytes[k]) {
-                throw .bad("invalid Host header")
+    /// Records one field line (name at `nameStart..<nameEnd`, trimmed value at `valueStart..<valueEnd`);
+    /// rejects a second Host, an invalid Host, a bad or second Content-Length.
+    @inline(__always)
+    mutating func note(
+        _ bytes: UnsafeRawBufferPointer, nameStart: Int, nameEnd: Int, valueStart: Int, valueEnd: Int
+    ) throws(ScanStop) {
+        let length = nameEnd &- nameStart
+        let valueLength = valueEnd &- valueStart
+        // Filter on length and first letter before comparing whole names.
+        switch (length, bytes[nameStart] | 0x20) {
+        case (4, UInt8(ascii: "h")) where ASCII.equalsIgnoringCase(bytes, nameStart, length, "host"):
+            guard !hasHost else { throw .bad("more than one Host header") }
+            guard valueLength > 0 else { throw .bad("empty Host header") }
+            var k = valueStart
+            while k < valueEnd {
+                guard ASCII.isHostChar(bytes[k]) else { throw .bad("invalid Host header") }
+                k &+= 1
             }
-            host = value
-        case 14 where ASCII.equalsIgnoringCase(bytes, start, length, "content-length"):
+            hasHost = true
+            hostStart = valueStart
+            hostEnd = valueEnd
+        case (14, UInt8(ascii: "c")) where ASCII.equalsIgnoringCase(bytes, nameStart, length, "content-length"):
             guard contentLength == nil else { throw .bad("more than one Content-Length") }
-            contentLength = try Self.parseContentLength(bytes, value)
-        case 17 where ASCII.equalsIgnoringCase(bytes, start, length, "transfer-encoding"):
+            contentLength = try Self.parseContentLength(bytes, valueStart, valueEnd)
+        case (17, UInt8(ascii: "t")) where ASCII.equalsIgnoringCase(bytes, nameStart, length, "transfer-encoding"):
             transferEncodingCount &+= 1
-            transferEncodingIsChunked = ASCII.equalsIgnoringCase(bytes, value.lowerBound, value.count, "chunked")
-        case 10 where ASCII.equalsIgnoringCase(bytes, start, length, "connection"):
-            noteConnection(bytes, value)
-        case 6 where ASCII.equalsIgnoringCase(bytes, start, length, "expect"):
-            if ASCII.equalsIgnoringCase(bytes, value.lowerBound, value.count, "100-continue") {
+            transferEncodingIsChunked = ASCII.equalsIgnoringCase(bytes, valueStart, valueLength, "chunked")
+        case (10, UInt8(ascii: "c")) where ASCII.equalsIgnoringCase(bytes, nameStart, length, "connection"):
+            noteConnection(bytes, valueStart, valueEnd)
+        case (6, UInt8(ascii: "e")) where ASCII.equalsIgnoringCase(bytes, nameStart, length, "expect"):
+            if ASCII.equalsIgnoringCase(bytes, valueStart, valueLength, "100-continue") {
                 expectContinue = true
             }
         default:
@@ -53,7 +65,7 @@ struct FieldSummary {
 
     /// Decides body framing and persistence once all lines are read (RFC 9112 §6.1-§6.3, §9.3).
     func framing(versionMinor: Int) throws(ScanStop) -> Framing {
-        if versionMinor == 1 && host == nil { throw .bad("missing Host header") }
+        if versionMinor == 1 && !hasHost { throw .bad("missing Host header") }
         if transferEncodingCount > 0 {
             if contentLength != nil { throw .bad("both Transfer-Encoding and Content-Length") }
             if versionMinor == 0 { throw .bad("Transfer-Encoding in an HTTP/1.0 request") }
@@ -67,35 +79,37 @@ struct FieldSummary {
     }
 
     /// Content-Length = 1*DIGIT (RFC 9110 §8.6): no sign, no list, no inner space, no overflow.
-    static func parseContentLength(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) throws(ScanStop) -> Int {
-        guard !value.isEmpty else { throw .bad("empty Content-Length") }
+    static func parseContentLength(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int) throws(ScanStop) -> Int {
+        guard end > start else { throw .bad("empty Content-Length") }
         var result = 0
-        for k in value {
+        var k = start
+        while k < end {
             let digit = bytes[k] &- 0x30
             guard digit < 10 else { throw .bad("invalid Content-Length") }
             let (times10, overflow1) = result.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times10.addingReportingOverflow(Int(digit))
             guard !overflow1 && !overflow2 else { throw .bad("Content-Length overflow") }
             result = sum
+            k &+= 1
         }
         return result
     }
 
     /// Notes the `close` and `keep-alive` options of a Connection list (RFC 9110 §7.6.1).
-    private mutating func noteConnection(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) {
-        var k = value.lowerBound
-        while k < value.upperBound {
-            while k < value.upperBound && (ASCII.isWhitespace(bytes[k]) || bytes[k] == ASCII.comma) { k &+= 1 }
+    private mutating func noteConnection(_ bytes: UnsafeRawBufferPointer, _ valueStart: Int, _ valueEnd: Int) {
+        var k = valueStart
+        while k < valueEnd {
+            while k < valueEnd && (ASCII.isWhitespace(bytes[k]) || bytes[k] == ASCII.comma) { k &+= 1 }
             let start = k
             var end = k
-            while k < value.upperBound && bytes[k] != ASCII.comma {
+            while k < valueEnd && bytes[k] != ASCII.comma {
                 if !ASCII.isWhitespace(bytes[k]) { end = k &+ 1 }
                 k &+= 1
             }
             let length = end &- start
-            if ASCII.equalsIgnoringCase(bytes, start, length, "close") {
+            if length == 5 && ASCII.equalsIgnoringCase(bytes, start, length, "close") {
                 connectionClose = true
-            } else if ASCII.equalsIgnoringCase(bytes, start, length, "keep-alive") {
+            } else if length == 10 && ASCII.equalsIgnoringCase(bytes, start, length, "keep-alive") {
                 connectionKeepAlive = true
             }
         }

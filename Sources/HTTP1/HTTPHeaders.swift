@@ -1,74 +1,99 @@
 /// The field lines of a request, in the order received, as (name, value) pairs.
 ///
-/// Names keep their received case; values are trimmed of surrounding whitespace. The bytes live in
-/// one buffer with one array of offsets, so a head costs two allocations however many fields it has;
-/// Strings are made only when a field is read.
+/// Names keep their received case; values are trimmed of surrounding whitespace. Everything lives in
+/// one byte buffer (a table of offsets, then the field bytes), so a head's fields cost one allocation
+/// however many there are; Strings are made only when a field is read.
 public struct HTTPHeaders: Sendable, Sequence {
-    /// Offsets of one field line's name and (trimmed) value inside `storage`.
-    struct Field: Sendable {
-        var nameStart: Int32
-        var nameLength: Int32
-        var valueStart: Int32
-        var valueLength: Int32
+    /// Offsets (from the start of `storage`) of one field line's name and trimmed value.
+    struct Field: Sendable, BitwiseCopyable {
+        var nameStart: UInt32
+        var nameLength: UInt32
+        var valueStart: UInt32
+        var valueLength: UInt32
     }
 
-    /// The bytes the fields' offsets point into.
+    /// `count` table entries of `MemoryLayout<Field>.size` bytes, then the bytes they point into.
     var storage: [UInt8]
-    /// One entry per field line.
-    var fields: [Field]
+    /// The number of field lines.
+    public private(set) var count: Int
 
     /// An empty set of fields.
     public init() {
         storage = []
-        fields = []
+        count = 0
     }
 
     /// Fields from (name, value) pairs, kept as given (for tests and for building requests).
     public init(_ pairs: some Sequence<(String, String)>) {
-        storage = []
-        fields = []
+        var text: [UInt8] = []
+        var fields: [Field] = []
         for (name, value) in pairs {
-            let nameStart = storage.count
-            storage.append(contentsOf: name.utf8)
-            let valueStart = storage.count
-            storage.append(contentsOf: value.utf8)
+            let nameStart = text.count
+            text.append(contentsOf: name.utf8)
+            let valueStart = text.count
+            text.append(contentsOf: value.utf8)
             fields.append(
                 Field(
-                    nameStart: Int32(nameStart), nameLength: Int32(valueStart - nameStart),
-                    valueStart: Int32(valueStart), valueLength: Int32(storage.count - valueStart)))
+                    nameStart: UInt32(nameStart), nameLength: UInt32(valueStart - nameStart),
+                    valueStart: UInt32(valueStart), valueLength: UInt32(text.count - valueStart)))
+        }
+        self = text.withUnsafeBytes { text in
+            fields.withUnsafeBufferPointer { HTTPHeaders(text: text, fields: $0) }
         }
     }
 
-    /// Wraps parser output: `storage` holds the header section, `fields` point into it.
-    init(storage: [UInt8], fields: [Field]) {
-        self.storage = storage
-        self.fields = fields
+    /// Copies `text` and a table of `fields` (offsets relative to `text`) into one buffer.
+    init(text: UnsafeRawBufferPointer, fields: UnsafeBufferPointer<Field>) {
+        let stride = MemoryLayout<Field>.size
+        let tableSize = fields.count * stride
+        let shift = UInt32(truncatingIfNeeded: tableSize)
+        count = fields.count
+        storage = [UInt8](unsafeUninitializedCapacity: tableSize + text.count) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            for (k, field) in fields.enumerated() {
+                var shifted = field
+                shifted.nameStart &+= shift
+                shifted.valueStart &+= shift
+                raw.storeBytes(of: shifted, toByteOffset: k * stride, as: Field.self)
+            }
+            if let source = text.baseAddress, !text.isEmpty {
+                raw.baseAddress!.advanced(by: tableSize).copyMemory(from: source, byteCount: text.count)
+            }
+            initialized = tableSize + text.count
+        }
     }
 
-    /// The number of field lines.
-    public var count: Int { fields.count }
+    /// The table entry of field line `index`.
+    @inline(__always)
+    func field(_ index: Int) -> Field {
+        precondition(index >= 0 && index < count, "header index out of range")
+        return storage.withUnsafeBytes {
+            $0.loadUnaligned(fromByteOffset: index * MemoryLayout<Field>.size, as: Field.self)
+        }
+    }
 
     /// Whether there are no field lines.
-    public var isEmpty: Bool { fields.isEmpty }
+    public var isEmpty: Bool { count == 0 }
 
     /// The field line at `index` (0-based, in received order).
     public subscript(index: Int) -> (name: String, value: String) {
-        let field = fields[index]
+        let field = field(index)
         return (string(field.nameStart, field.nameLength), string(field.valueStart, field.valueLength))
     }
 
     /// The value of the first field named `name` (ASCII case-insensitive), or nil.
     public func first(_ name: String) -> String? {
         guard let index = firstIndex(name) else { return nil }
-        let field = fields[index]
+        let field = field(index)
         return string(field.valueStart, field.valueLength)
     }
 
     /// The values of every field named `name` (ASCII case-insensitive), in received order.
     public func all(_ name: String) -> [String] {
         var values: [String] = []
-        for field in fields where nameMatches(field, name) {
-            values.append(string(field.valueStart, field.valueLength))
+        for index in 0..<count {
+            let field = field(index)
+            if nameMatches(field, name) { values.append(string(field.valueStart, field.valueLength)) }
         }
         return values
     }
@@ -90,7 +115,7 @@ public struct HTTPHeaders: Sendable, Sequence {
 
         /// The next pair, or nil at the end.
         public mutating func next() -> (name: String, value: String)? {
-            guard index < headers.fields.count else { return nil }
+            guard index < headers.count else { return nil }
             defer { index += 1 }
             return headers[index]
         }
@@ -98,39 +123,47 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// The index of the first field named `name`, or nil.
     private func firstIndex(_ name: String) -> Int? {
-        fields.firstIndex { nameMatches($0, name) }
+        for index in 0..<count where nameMatches(field(index), name) {
+            return index
+        }
+        return nil
     }
 
     /// Whether `field`'s name equals `name` ignoring ASCII case.
     private func nameMatches(_ field: Field, _ name: String) -> Bool {
-        let length = Int(field.nameLength)
-        guard name.utf8.count == length else { return false }
-        var k = Int(field.nameStart)
-        for byte in name.utf8 {
-            if ASCII.lower(storage[k]) != ASCII.lower(byte) { return false }
-            k += 1
+        guard name.utf8.count == Int(field.nameLength) else { return false }
+        return storage.withUnsafeBufferPointer { buffer in
+            var k = Int(field.nameStart)
+            for byte in name.utf8 {
+                if ASCII.lower(buffer[k]) != ASCII.lower(byte) { return false }
+                k += 1
+            }
+            return true
         }
-        return true
     }
 
     /// Decodes `storage[start..<start+length]` (invalid UTF-8 becomes U+FFFD).
-    private func string(_ start: Int32, _ length: Int32) -> String {
+    private func string(_ start: UInt32, _ length: UInt32) -> String {
         storage.withUnsafeBufferPointer { buffer in
             String(decoding: UnsafeBufferPointer(rebasing: buffer[Int(start)..<Int(start + length)]), as: UTF8.self)
         }
+    }
+
+    /// The bytes of `storage[start..<start+length]`.
+    private func slice(_ start: UInt32, _ length: UInt32) -> ArraySlice<UInt8> {
+        storage[Int(start)..<Int(start + length)]
     }
 }
 
 extension HTTPHeaders: Equatable {
     /// Two header sets are equal when they hold the same pairs, byte for byte, in the same order.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        guard lhs.fields.count == rhs.fields.count else { return false }
-        for (a, b) in zip(lhs.fields, rhs.fields) {
-            guard a.nameLength == b.nameLength, a.valueLength == b.valueLength,
-                lhs.storage[Int(a.nameStart)..<Int(a.nameStart + a.nameLength)]
-                    == rhs.storage[Int(b.nameStart)..<Int(b.nameStart + b.nameLength)],
-                lhs.storage[Int(a.valueStart)..<Int(a.valueStart + a.valueLength)]
-                    == rhs.storage[Int(b.valueStart)..<Int(b.valueStart + b.valueLength)]
+        guard lhs.count == rhs.count else { return false }
+        for index in 0..<lhs.count {
+            let a = lhs.field(index)
+            let b = rhs.field(index)
+            guard lhs.slice(a.nameStart, a.nameLength) == rhs.slice(b.nameStart, b.nameLength),
+                lhs.slice(a.valueStart, a.valueLength) == rhs.slice(b.valueStart, b.valueLength)
             else { return false }
         }
         return true

@@ -33,17 +33,13 @@ struct HeadScanner {
 
         // request-line = method SP request-target SP HTTP-version CRLF (RFC 9112 §3)
         let methodStart = i
-        while true {
-            try need(i)
-            let byte = bytes[i]
-            if byte == ASCII.sp { break }
-            guard ASCII.isTokenChar(byte) else {
-                if i == methodStart && (byte == ASCII.cr || byte == ASCII.lf) {
-                    throw .bad("more than one empty line before the request line")
-                }
-                throw .bad("invalid character in method")
+        i = skipTokenChars(from: i)
+        try need(i)
+        guard bytes[i] == ASCII.sp else {
+            if i == methodStart && (bytes[i] == ASCII.cr || bytes[i] == ASCII.lf) {
+                throw .bad("more than one empty line before the request line")
             }
-            i &+= 1
+            throw .bad("invalid character in method")
         }
         guard i > methodStart else { throw .bad("missing method") }
         let methodEnd = i
@@ -51,6 +47,7 @@ struct HeadScanner {
         i &+= 1
 
         let targetStart = i
+        i = ASCII.skipTargetText(bytes, from: i, to: min(bytes.count, targetStart &+ limits.maxTargetBytes))
         while true {
             guard i < bytes.count else { throw .incomplete }
             let byte = bytes[i]
@@ -77,10 +74,43 @@ struct HeadScanner {
         guard bytes[i &+ 1] == ASCII.lf else { throw .bad("bare CR in request line") }
         i &+= 2
 
-        // *( field-line CRLF ) CRLF (RFC 9112 §5)
+        // *( field-line CRLF ) CRLF (RFC 9112 §5); the offsets table lives on the stack while scanning
+        // (64 entries = 1 KiB, the size stack allocation takes without probing the stack's bounds).
         let sectionStart = i
-        var fields: [HTTPHeaders.Field] = []
-        fields.reserveCapacity(16)
+        let (headers, summary, headEnd) = try withUnsafeTemporaryAllocation(
+            of: HTTPHeaders.Field.self, capacity: 64
+        ) { table throws(ScanStop) in
+            try scanFields(from: sectionStart, into: table)
+        }
+
+        let framing = try summary.framing(versionMinor: versionMinor)
+        let target = string(targetStart, targetEnd)
+        let (path, query) = pathAndQuery(shape, target: target, start: targetStart, end: targetEnd)
+        let head = RequestHead(
+            method: method,
+            methodName: method?.name ?? string(methodStart, methodEnd),
+            target: target,
+            path: path,
+            query: query,
+            versionMinor: versionMinor,
+            headers: headers,
+            host: summary.hasHost ? string(summary.hostStart, summary.hostEnd) : nil,
+            contentLength: summary.contentLength,
+            isChunked: framing.isChunked,
+            keepAlive: framing.keepAlive,
+            expectsContinue: framing.expectsContinue)
+        return (head, headEnd)
+    }
+
+    /// Scans the field lines and the final CRLF starting at `sectionStart`, noting offsets in `table`
+    /// (and in a heap array once `table` is full); returns the fields, what they said about framing,
+    /// and the head's end.
+    private func scanFields(
+        from sectionStart: Int, into table: UnsafeMutableBufferPointer<HTTPHeaders.Field>
+    ) throws(ScanStop) -> (HTTPHeaders, FieldSummary, Int) {
+        var i = sectionStart
+        var count = 0
+        var overflow: [HTTPHeaders.Field] = []
         var summary = FieldSummary()
         while true {
             try need(i)
@@ -93,75 +123,69 @@ struct HeadScanner {
             }
             if first == ASCII.lf { throw .bad("bare LF in header section") }
             if ASCII.isWhitespace(first) {
-                throw .bad(fields.isEmpty ? "whitespace before the first header line" : "obsolete line folding")
+                throw .bad(count == 0 ? "whitespace before the first header line" : "obsolete line folding")
             }
-            guard fields.count < limits.maxHeaderLines else { throw .failure(.headerTooLarge) }
+            guard count < limits.maxHeaderLines else { throw .failure(.headerTooLarge) }
 
             let nameStart = i
-            while true {
-                try need(i)
-                let byte = bytes[i]
-                if byte == ASCII.colon { break }
-                guard ASCII.isTokenChar(byte) else {
-                    if ASCII.isWhitespace(byte) { throw .bad("whitespace before colon in header line") }
-                    if byte == ASCII.cr || byte == ASCII.lf { throw .bad("header line without colon") }
-                    throw .bad("invalid character in header name")
-                }
-                i &+= 1
+            i = skipTokenChars(from: i)
+            try need(i)
+            let stop = bytes[i]
+            guard stop == ASCII.colon else {
+                if ASCII.isWhitespace(stop) { throw .bad("whitespace before colon in header line") }
+                if stop == ASCII.cr || stop == ASCII.lf { throw .bad("header line without colon") }
+                throw .bad("invalid character in header name")
             }
             guard i > nameStart else { throw .bad("empty header name") }
             let nameEnd = i
             i &+= 1
 
-            while true {
-                try need(i)
-                guard ASCII.isWhitespace(bytes[i]) else { break }
-                i &+= 1
-            }
+            while i < available && ASCII.isWhitespace(bytes[i]) { i &+= 1 }
             let valueStart = i
-            var valueEnd = i
             while true {
+                i = ASCII.skipFieldText(bytes, from: i, to: available)
                 try need(i)
                 let byte = bytes[i]
                 if byte == ASCII.cr { break }
-                guard ASCII.isFieldValueByte(byte) else {
+                guard byte == ASCII.htab else {
                     throw .bad(byte == ASCII.lf ? "bare LF in header section" : "invalid character in header value")
                 }
                 i &+= 1
-                if !ASCII.isWhitespace(byte) { valueEnd = i }
             }
+            var valueEnd = i
+            while valueEnd > valueStart && ASCII.isWhitespace(bytes[valueEnd &- 1]) { valueEnd &-= 1 }
             try need(i &+ 1)
             guard bytes[i &+ 1] == ASCII.lf else { throw .bad("bare CR in header section") }
             i &+= 2
 
-            try summary.note(bytes, name: nameStart..<nameEnd, value: valueStart..<valueEnd)
-            fields.append(
-                HTTPHeaders.Field(
-                    nameStart: Int32(truncatingIfNeeded: nameStart &- sectionStart),
-                    nameLength: Int32(truncatingIfNeeded: nameEnd &- nameStart),
-                    valueStart: Int32(truncatingIfNeeded: valueStart &- sectionStart),
-                    valueLength: Int32(truncatingIfNeeded: valueEnd &- valueStart)))
+            try summary.note(bytes, nameStart: nameStart, nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd)
+            let field = HTTPHeaders.Field(
+                nameStart: UInt32(truncatingIfNeeded: nameStart &- sectionStart),
+                nameLength: UInt32(truncatingIfNeeded: nameEnd &- nameStart),
+                valueStart: UInt32(truncatingIfNeeded: valueStart &- sectionStart),
+                valueLength: UInt32(truncatingIfNeeded: valueEnd &- valueStart))
+            if count < table.count {
+                table[count] = field
+            } else {
+                overflow.append(field)
+            }
+            count &+= 1
         }
-        let headEnd = i
+        let text = UnsafeRawBufferPointer(rebasing: bytes[sectionStart..<(i &- 2)])
+        let inTable = UnsafeBufferPointer(rebasing: table[0..<min(count, table.count)])
+        if overflow.isEmpty {
+            return (HTTPHeaders(text: text, fields: inTable), summary, i)
+        }
+        let all = Array(inTable) + overflow
+        return (all.withUnsafeBufferPointer { HTTPHeaders(text: text, fields: $0) }, summary, i)
+    }
 
-        let framing = try summary.framing(versionMinor: versionMinor)
-        let storage = Array(UnsafeRawBufferPointer(rebasing: bytes[sectionStart..<(headEnd &- 2)]))
-        let target = string(targetStart, targetEnd)
-        let (path, query) = pathAndQuery(shape, target: target, start: targetStart, end: targetEnd)
-        let head = RequestHead(
-            method: method,
-            methodName: method?.name ?? string(methodStart, methodEnd),
-            target: target,
-            path: path,
-            query: query,
-            versionMinor: versionMinor,
-            headers: HTTPHeaders(storage: storage, fields: fields),
-            host: summary.host.map { string($0.lowerBound, $0.upperBound) },
-            contentLength: summary.contentLength,
-            isChunked: framing.isChunked,
-            keepAlive: framing.keepAlive,
-            expectsContinue: framing.expectsContinue)
-        return (head, headEnd)
+    /// The offset of the first non-tchar at or after `start` within the readable head (`available` if none).
+    @inline(__always)
+    private func skipTokenChars(from start: Int) -> Int {
+        var i = start
+        while i < available && ASCII.isTokenChar(bytes[i]) { i &+= 1 }
+        return i
     }
 
     /// Skips one empty line (CRLF) before the request line, as RFC 9112 §2.2 allows; returns the offset after it.

@@ -583,6 +583,60 @@ private func post(_ fields: String) -> String {
         #expect(RequestParser.parseHead(input[(used1 + used2)...]) == .incomplete)
     }
 
+    @Test("A forbidden byte is found at every position of a value and a target (8-byte scans)")
+    func forbiddenByteAtEveryOffset() {
+        let clean = Array(repeating: UInt8(ascii: "v"), count: 20)
+        for position in 0..<clean.count {
+            for (byte, context) in [
+                (UInt8(0x00), "invalid character in header value"), (0x01, "invalid character in header value"),
+                (0x1F, "invalid character in header value"), (0x7F, "invalid character in header value"),
+                (0x0A, "bare LF in header section"),
+            ] {
+                var value = clean
+                value[position] = byte
+                let input = bytes("GET / HTTP/1.1\r\nHost: a\r\nX: ") + value + bytes("\r\n\r\n")
+                #expect(RequestParser.parseHead(input) == .failure(.badRequest(context)), "0x\(byte) at \(position)")
+            }
+            var tabbed = clean
+            tabbed[position] = 0x09
+            let ok = bytes("GET / HTTP/1.1\r\nHost: a\r\nX: ") + tabbed + bytes("\r\n\r\n")
+            guard case .complete(let head, _) = RequestParser.parseHead(ok) else {
+                Issue.record("HTAB at \(position) rejected")
+                continue
+            }
+            var trimmed = tabbed[...]
+            while trimmed.first == 0x09 { trimmed.removeFirst() }
+            while trimmed.last == 0x09 { trimmed.removeLast() }
+            #expect(head.headers.first("x") == String(decoding: trimmed, as: UTF8.self))
+            for byte: UInt8 in [0x00, 0x09, 0x7F, 0x80, 0xFF, UInt8(ascii: "#")] {
+                var target = [UInt8(ascii: "/")] + clean
+                target[position + 1] = byte
+                let input = bytes("GET ") + target + bytes(" HTTP/1.1\r\nHost: a\r\n\r\n")
+                #expect(
+                    RequestParser.parseHead(input) == .failure(.badRequest("invalid character in request target")),
+                    "0x\(byte) at \(position)")
+            }
+        }
+    }
+
+    @Test("More than 64 field lines (beyond the stack table) keep order and content")
+    func manyFields() {
+        let fields = (1...99).map { "X\($0): value-\($0)\r\n" }.joined()
+        guard
+            case .complete(let head, _) = RequestParser.parseHead(
+                bytes("GET / HTTP/1.1\r\nHost: a\r\n" + fields + "\r\n"))
+        else {
+            Issue.record("not complete")
+            return
+        }
+        #expect(head.headers.count == 100)
+        #expect(head.headers[0].name == "Host")
+        #expect(head.headers[64] == (name: "X64", value: "value-64"))
+        #expect(head.headers[99] == (name: "X99", value: "value-99"))
+        #expect(head.headers.first("x70") == "value-70")
+        #expect(head.headers.map(\.name) == ["Host"] + (1...99).map { "X\($0)" })
+    }
+
     @Test("Empty input is incomplete")
     func emptyInput() {
         #expect(RequestParser.parseHead([]) == .incomplete)

@@ -1,0 +1,16 @@
+// swift-tools-version:5.9
+// libFuzzer harness for the HTTP1 module, kept in its own package so that `swift build` /
+// `swift test` of the main package never link the fuzz entry point (see docs in
+// ../../shared/docs/fuzzing.md). The main package's identity is its directory name, `main`.
+import PackageDescription
+
+let package = Package(
+    name: "FuzzTesting",
+    dependencies: [.package(path: "..")],
+    targets: [
+        .target(name: "CFuzzShim"),
+        .executableTarget(
+            name: "FuzzHTTP1",
+            dependencies: [.product(name: "HTTP1", package: "main"), "CFuzzShim"]),
+    ]
+)
