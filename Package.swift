@@ -4,7 +4,7 @@ import PackageDescription
 
 let package = Package(
     name: "presignd",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "presignd", targets: ["presignd"]),
         .library(name: "HTTP1", targets: ["HTTP1"]),

@@ -53,7 +53,12 @@ let env = AppEnvironment(
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     },
-    newUUID: { (try? UUIDv4.random()) ?? "00000000-0000-4000-8000-000000000000" })
+    newUUID: {
+        if let u = try? UUIDv4.random() { return u }
+        // OpenSSL's generator failed: fall back to the system's (getrandom), never to a fixed value.
+        var g = SystemRandomNumberGenerator()
+        return UUIDv4.format(randomBytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &g) })
+    })
 
 let app: Application
 do {
