@@ -23,6 +23,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "SigV4", dependencies: ["Crypto"]),
         .target(name: "Config", dependencies: ["JSON", "Crypto"]),
+        .target(name: "Auth", dependencies: ["Crypto", "JSON"]),
 
         // I/O shells
         .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "JSON"]),
@@ -32,7 +33,9 @@ let package = Package(
         // The application and the executables
         .target(
             name: "App",
-            dependencies: ["HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON"]),
+            dependencies: [
+                "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
+            ]),
         .executableTarget(name: "presignd", dependencies: ["App", "Config"]),
         .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto"]),
 
@@ -42,7 +45,8 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "Crypto"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ConfigTests", dependencies: ["Config"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "JSON", "Crypto"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "Crypto", "JSON"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "SigV4", "Crypto"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),

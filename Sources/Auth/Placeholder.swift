@@ -1,0 +1,1 @@
+// Auth module: placeholder until its first file lands.
