@@ -34,6 +34,8 @@ public final class IntentWriter: Sendable {
         var stopping = false
         /// Set by the writer thread as it exits.
         var exited = false
+        /// Intents refused because `maxPending` were already waiting.
+        var dropped = 0
     }
 
     /// The store intents are written to.
@@ -42,18 +44,24 @@ public final class IntentWriter: Sendable {
     private let monitor: Monitor<State>
     /// The largest batch.
     private let batchSize: Int
-    /// Called (from the writer thread, or from `enqueue` after shutdown) for every intent batch dropped.
+    /// Called (from the writer thread, or from `enqueue` after shutdown or when the queue is full) when
+    /// intents are dropped.
     private let onError: @Sendable (RecordsError) -> Void
+    /// The most intents queued or being written at once; beyond it `enqueue` drops (the database is down
+    /// or far behind, and memory must stay bounded).
+    public let maxPending: Int
 
     /// Starts a writer thread for `store`: batches of up to `batchSize`, written at the latest
-    /// `flushIntervalMs` after the oldest queued intent arrived.
+    /// `flushIntervalMs` after the oldest queued intent arrived, at most `maxPending` waiting.
     public init(
-        store: any RecordStore, batchSize: Int, flushIntervalMs: Int,
+        store: any RecordStore, batchSize: Int, flushIntervalMs: Int, maxPending: Int = 100_000,
         onError: @escaping @Sendable (RecordsError) -> Void
     ) {
         precondition(batchSize >= 1, "batchSize must be at least 1")
         precondition(flushIntervalMs >= 0, "flushIntervalMs must not be negative")
+        precondition(maxPending >= batchSize, "maxPending must be at least batchSize")
         self.store = store
+        self.maxPending = maxPending
         self.batchSize = batchSize
         self.onError = onError
         let monitor = Monitor(State())
@@ -71,18 +79,45 @@ public final class IntentWriter: Sendable {
     /// Queues `intent` for writing and returns at once (never blocks on the database).
     public func enqueue(_ intent: UploadIntent) {
         let now = Monitor<State>.nowNanos()
-        let (accepted, wake) = monitor.withLock { state -> (Bool, Bool) in
-            guard !state.stopping else { return (false, false) }
+        let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
+            guard !state.stopping else { return (.shutDown, false) }
+            guard state.unwritten < maxPending else {
+                state.dropped += 1
+                // Report the first drop and every 10,000th after it, not one line per request.
+                return (state.dropped % 10_000 == 1 ? .full(state.dropped) : .fullQuiet, false)
+            }
             let sequence = state.nextSequence
             state.nextSequence += 1
             state.queue.append((sequence, now, intent))
             state.pending[intent.imageKey] = (sequence, intent)
             state.unwritten += 1
             // The writer sleeps until the queue is non-empty, then until its deadline or a full batch.
-            return (true, state.queue.count == 1 || state.queue.count >= batchSize)
+            return (.queued, state.queue.count == 1 || state.queue.count >= batchSize)
         }
         if wake { monitor.broadcast() }
-        if !accepted { onError(.unavailable("the intent writer is shut down; intent \(intent.imageKey) dropped")) }
+        switch outcome {
+        case .queued, .fullQuiet: break
+        case .shutDown: onError(.unavailable("the intent writer is shut down; intent \(intent.imageKey) dropped"))
+        case .full(let count):
+            onError(.unavailable("\(maxPending) intents are waiting for the database; \(count) dropped so far"))
+        }
+    }
+
+    /// What `enqueue` did with an intent.
+    private enum EnqueueOutcome {
+        /// Queued for writing.
+        case queued
+        /// Dropped: the writer is shut down.
+        case shutDown
+        /// Dropped: the queue is full; report it (with the count so far).
+        case full(Int)
+        /// Dropped: the queue is full; already reported.
+        case fullQuiet
+    }
+
+    /// Intents dropped so far because the queue was full.
+    public var droppedCount: Int {
+        monitor.withLock { state in state.dropped }
     }
 
     /// The newest intent for `imageKey` that is enqueued but not yet committed, or nil.

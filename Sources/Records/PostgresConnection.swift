@@ -33,6 +33,11 @@ final class PostgresConnection: @unchecked Sendable {
         }
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
+        // A reply must mean a durable commit: refuse a server default of `off` for this session (`local`,
+        // `remote_write`, `on` and `remote_apply` all wait for the local WAL flush).
+        if try execute("SHOW synchronous_commit").text(0, 0) == "off" {
+            try execute("SET synchronous_commit = on")
+        }
     }
 
     deinit { PQfinish(handle) }

@@ -115,6 +115,24 @@ import Testing
         #expect(writer.pendingCount == 0)
     }
 
+    @Test func aFullQueueDropsAndReportsOnce() throws {
+        let gated = GatedStore(InMemoryRecordStore(), closed: true)
+        let errors = Collector<RecordsError>()
+        let writer = IntentWriter(store: gated, batchSize: 2, flushIntervalMs: 0, maxPending: 4) { errors.append($0) }
+        defer { writer.shutdown() }
+        let intents = (0..<10).map { _ in Sample.intent() }
+        for intent in intents { writer.enqueue(intent) }
+        #expect(writer.pendingCount == 4)
+        #expect(writer.droppedCount == 6)
+        #expect(errors.values == [.unavailable("4 intents are waiting for the database; 1 dropped so far")])
+        #expect(writer.pending(imageKey: intents[3].imageKey) == intents[3])
+        #expect(writer.pending(imageKey: intents[4].imageKey) == nil)
+        gated.open()
+        writer.flush()
+        #expect(try gated.intent(imageKey: intents[3].imageKey) == intents[3])
+        #expect(try gated.intent(imageKey: intents[4].imageKey) == nil)
+    }
+
     @Test func shutdownWritesWhatIsQueuedThenRefuses() throws {
         let store = InMemoryRecordStore()
         let errors = Collector<RecordsError>()

@@ -61,6 +61,18 @@ import Testing
         }
     }
 
+    @Test func synchronousCommitOffIsTurnedBackOn() throws {
+        if ProcessInfo.processInfo.environment["PRESIGN_SKIP_POSTGRES"] == "1" { return }
+        let url = PostgresTestDatabase.adding(
+            "options=-csynchronous_commit%3Doff", to: try PostgresTestDatabase.baseURL())
+        let connection = try PostgresConnection(url: PostgresURL(url), connectTimeoutSeconds: 5)
+        #expect(try connection.execute("SHOW synchronous_commit").text(0, 0) == "on")
+        let remote = PostgresTestDatabase.adding(
+            "options=-csynchronous_commit%3Dremote_apply", to: try PostgresTestDatabase.baseURL())
+        let kept = try PostgresConnection(url: PostgresURL(remote), connectTimeoutSeconds: 5)
+        #expect(try kept.execute("SHOW synchronous_commit").text(0, 0) == "remote_apply")
+    }
+
     @Test func aTerminatedConnectionIsReplaced() throws {
         if ProcessInfo.processInfo.environment["PRESIGN_SKIP_POSTGRES"] == "1" { return }
         let (schemaURL, cleanup) = try PostgresTestDatabase.freshSchema()
