@@ -24,6 +24,30 @@ enum Timestamp {
         return HTTPDate.iso8601Second(HTTPDate.civil(fromEpochSeconds: s)) + "Z"
     }
 
+    /// `"2026-11-29T08:59:31Z"` (quoted, for a JSON body) for epoch milliseconds, written without
+    /// string interpolation (it is on the presign route).
+    static func quotedISO8601(millis: Int64) -> [UInt8] {
+        let s = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
+        let c = HTTPDate.civil(fromEpochSeconds: s)
+        var out = [UInt8]()
+        out.reserveCapacity(22)
+        out.append(UInt8(ascii: "\""))
+        let y = c.year
+        out.append(UInt8(ascii: "0") + UInt8(y / 1000 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(y / 100 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(y / 10 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(y % 10))
+        for (sep, v) in [(UInt8(ascii: "-"), c.month), (UInt8(ascii: "-"), c.day), (UInt8(ascii: "T"), c.hour),
+                         (UInt8(ascii: ":"), c.minute), (UInt8(ascii: ":"), c.second)] {
+            out.append(sep)
+            out.append(UInt8(ascii: "0") + UInt8(v / 10))
+            out.append(UInt8(ascii: "0") + UInt8(v % 10))
+        }
+        out.append(UInt8(ascii: "Z"))
+        out.append(UInt8(ascii: "\""))
+        return out
+    }
+
     /// `2026-11-29T08:59:31.123Z` for epoch milliseconds.
     static func iso8601Millis(_ millis: Int64) -> String {
         let s = millis >= 0 ? millis / 1000 : (millis - 999) / 1000

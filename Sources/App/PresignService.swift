@@ -119,10 +119,8 @@ public final class PresignService: Sendable {
 
         let now = env.nowMillis()
         let uuid = env.newUUID()
-        var values: [KeyTemplate.Variable: String] = [
-            .userId: caller.userId, .uuid: uuid, .epochMillis: String(now), .ext: lowerExt,
-        ]
-        if let chatroomId { values[.chatroomId] = chatroomId }
+        let values = KeyTemplate.Values(
+            userId: caller.userId, uuid: uuid, epochMillis: String(now), ext: lowerExt, chatroomId: chatroomId)
         guard let key = type.key.render(values) else {
             return APIError.unprocessable([("type", "the key for this type cannot be built from these values")])
         }
@@ -158,7 +156,7 @@ public final class PresignService: Sendable {
         }
         w.endObject()
         w.key("expiresAt")
-        w.string(Timestamp.iso8601(millis: expiresAt))
+        w.raw(Timestamp.quotedISO8601(millis: expiresAt))
         w.endObject()
         return .json(200, w.bytes, extraHeaders: [("Cache-Control", "no-store")])
     }
@@ -232,10 +230,9 @@ public final class PresignService: Sendable {
             return APIError.unprocessable(errors.list)
         }
         let now = env.nowMillis()
-        let values: [KeyTemplate.Variable: String] = [
-            .userId: caller.userId, .uuid: imageKey, .imageKey: imageKey, .epochMillis: String(now),
-            .ext: PresignService.extensionFor(contentType),
-        ]
+        let values = KeyTemplate.Values(
+            userId: caller.userId, uuid: imageKey, epochMillis: String(now),
+            ext: PresignService.extensionFor(contentType), imageKey: imageKey)
         guard let key = type.key.render(values) else {
             return APIError.unprocessable([("type", "the key for this type cannot be built from these values")])
         }
@@ -277,7 +274,7 @@ public final class PresignService: Sendable {
         }
         w.endObject()
         w.key("expiresAt")
-        w.string(Timestamp.iso8601(millis: expiresAt))
+        w.raw(Timestamp.quotedISO8601(millis: expiresAt))
         w.endObject()
         return .json(200, w.bytes, extraHeaders: [("Cache-Control", "no-store")])
     }

@@ -1,3 +1,5 @@
+import JSON
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -57,21 +59,21 @@ struct AccessLog {
         buffer.append(UInt8(ascii: "0") + UInt8(ms / 100))
         buffer.append(UInt8(ascii: "0") + UInt8(ms / 10 % 10))
         buffer.append(UInt8(ascii: "0") + UInt8(ms % 10))
-        buffer.append(contentsOf: #"Z","level":"info","msg":"request","requestId":""#.utf8)
-        if let requestId { JSONEscape.append(requestId, to: &buffer) }
-        buffer.append(contentsOf: #"","method":""#.utf8)
-        JSONEscape.append(method, to: &buffer)
-        buffer.append(contentsOf: #"","route":""#.utf8)
-        JSONEscape.append(route, to: &buffer)
-        buffer.append(contentsOf: #"","status":"#.utf8)
+        buffer.append(contentsOf: #"Z","level":"info","msg":"request","requestId":"#.utf8)
+        JSONWriter.appendQuoted(requestId ?? "", to: &buffer)
+        buffer.append(contentsOf: #","method":"#.utf8)
+        JSONWriter.appendQuoted(method, to: &buffer)
+        buffer.append(contentsOf: #","route":"#.utf8)
+        JSONWriter.appendQuoted(route, to: &buffer)
+        buffer.append(contentsOf: #","status":"#.utf8)
         appendDecimal(status, to: &buffer)
         buffer.append(contentsOf: #","bytes":"#.utf8)
         appendDecimal(bytes, to: &buffer)
         buffer.append(contentsOf: #","durationUs":"#.utf8)
         appendDecimal(Int(max(0, micros)), to: &buffer)
-        buffer.append(contentsOf: #","peer":""#.utf8)
-        JSONEscape.append(peer, to: &buffer)
-        buffer.append(contentsOf: "\"}\n".utf8)
+        buffer.append(contentsOf: #","peer":"#.utf8)
+        JSONWriter.appendQuoted(peer, to: &buffer)
+        buffer.append(contentsOf: "}\n".utf8)
         if buffer.count > 60_000 { flush() }
     }
 

@@ -47,14 +47,41 @@ public enum QueryString {
     public static func parse(_ query: String) -> [(name: String, value: String)]? {
         var items: [(name: String, value: String)] = []
         if query.isEmpty { return items }
-        for part in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let eq = part.firstIndex(of: UInt8(ascii: "="))
-            let rawName = eq.map { part[part.startIndex..<$0] } ?? part[...]
-            let rawValue = eq.map { part[part.index(after: $0)...] } ?? part[part.endIndex...]
-            guard let n = percentDecode(rawName), let v = percentDecode(rawValue) else { return nil }
-            items.append((n, v))
+        var q = query
+        return q.withUTF8 { buf -> [(name: String, value: String)]? in
+            items.reserveCapacity(4)
+            var i = 0
+            let n = buf.count
+            while i < n {
+                var end = i
+                var eq = -1
+                while end < n && buf[end] != UInt8(ascii: "&") {
+                    if eq < 0 && buf[end] == UInt8(ascii: "=") { eq = end }
+                    end += 1
+                }
+                if end > i {
+                    let nameEnd = eq >= 0 ? eq : end
+                    let valueStart = eq >= 0 ? eq + 1 : end
+                    guard let name = decode(UnsafeBufferPointer(rebasing: buf[i..<nameEnd])),
+                        let value = decode(UnsafeBufferPointer(rebasing: buf[valueStart..<end]))
+                    else { return nil }
+                    items.append((name, value))
+                }
+                i = end + 1
+            }
+            return items
         }
-        return items
+    }
+
+    /// Decodes one name or value: plain ASCII is copied as is; otherwise percent-decoded and validated.
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var plain = true
+        for b in bytes where b == UInt8(ascii: "%") || b == UInt8(ascii: "+") || b >= 0x80 {
+            plain = false
+            break
+        }
+        if plain { return String(decoding: bytes, as: UTF8.self) }
+        return percentDecode(Array(bytes), plusIsSpace: true)
     }
 
     /// Percent-decodes bytes (`+` as space); nil on a malformed escape or invalid UTF-8.

@@ -1,3 +1,5 @@
+import JSON
+
 /// A response as a handler builds it. The server adds `Date`, `Content-Length`, `X-Request-Id` and,
 /// when it closes, `Connection: close`.
 public struct Response: Sendable {
@@ -26,31 +28,11 @@ public struct Response: Sendable {
     public static func error(_ status: Int, code: String, message: String) -> Response {
         var body: [UInt8] = []
         body.reserveCapacity(48 + message.utf8.count)
-        body.append(contentsOf: #"{"code":""#.utf8)
-        JSONEscape.append(code, to: &body)
-        body.append(contentsOf: #"","message":""#.utf8)
-        JSONEscape.append(message, to: &body)
-        body.append(contentsOf: #""}"#.utf8)
+        body.append(contentsOf: #"{"code":"#.utf8)
+        JSONWriter.appendQuoted(code, to: &body)
+        body.append(contentsOf: #","message":"#.utf8)
+        JSONWriter.appendQuoted(message, to: &body)
+        body.append(UInt8(ascii: "}"))
         return .json(status, body)
-    }
-}
-
-/// Minimal JSON string escaping for the server's own bodies (errors, logs).
-enum JSONEscape {
-    /// Appends `s` escaped for a JSON string (without the quotes).
-    static func append(_ s: String, to out: inout [UInt8]) {
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: out.append(b)
-            }
-        }
     }
 }

@@ -17,6 +17,16 @@ public final class ServerMetrics: Sendable {
         var buckets = [Int](repeating: 0, count: ServerMetrics.bucketBounds.count)
         var count = 0
         var sumMicros: Int64 = 0
+
+        /// Counts one observation, in place.
+        mutating func observe(micros: Int64) {
+            let seconds = Double(micros) / 1_000_000
+            var i = 0
+            while i < ServerMetrics.bucketBounds.count && seconds > ServerMetrics.bucketBounds[i] { i += 1 }
+            if i < buckets.count { buckets[i] += 1 }
+            count += 1
+            sumMicros += micros
+        }
     }
 
     struct Shard {
@@ -43,14 +53,7 @@ public final class ServerMetrics: Sendable {
     func record(shard: Int, route: String, method: String, status: Int, micros: Int64) {
         shards[shard].state.withLock { s in
             s.requests[Key(route: route, method: method, status: status), default: 0] += 1
-            var h = s.latency[route] ?? Histogram()
-            let seconds = Double(micros) / 1_000_000
-            var i = 0
-            while i < ServerMetrics.bucketBounds.count && seconds > ServerMetrics.bucketBounds[i] { i += 1 }
-            if i < h.buckets.count { h.buckets[i] += 1 }
-            h.count += 1
-            h.sumMicros += micros
-            s.latency[route] = h
+            s.latency[route, default: Histogram()].observe(micros: micros)
         }
     }
 

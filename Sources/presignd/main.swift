@@ -47,6 +47,7 @@ case .run(let c):
 _ = presignd_block_signals(SIGTERM, SIGINT, SIGHUP)
 signal(SIGPIPE, SIG_IGN)
 
+let uuidPool = RandomPool()
 let env = AppEnvironment(
     nowMillis: {
         var ts = timespec()
@@ -54,7 +55,7 @@ let env = AppEnvironment(
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     },
     newUUID: {
-        if let u = try? UUIDv4.random() { return u }
+        if let u = try? uuidPool.uuid() { return u }
         // OpenSSL's generator failed: fall back to the system's (getrandom), never to a fixed value.
         var g = SystemRandomNumberGenerator()
         return UUIDv4.format(randomBytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &g) })
