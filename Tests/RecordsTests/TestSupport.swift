@@ -7,6 +7,7 @@ import Testing
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case inMemory, sqlite, postgres
 
+    /// The name shown in test results.
     var testDescription: String { rawValue }
 
     /// Every kind, less PostgreSQL when PRESIGN_SKIP_POSTGRES=1. Without that variable and without
@@ -21,6 +22,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
 /// Why a PostgreSQL test could not run.
 struct MissingPostgres: Error, CustomStringConvertible {
+    /// What to do about it.
     var description: String {
         "PRESIGN_TEST_POSTGRES_URL is not set: start a server with `eval \"$(bash scripts/start-postgres.sh)\"`, "
             + "or set PRESIGN_SKIP_POSTGRES=1 to leave the PostgreSQL tests out"
@@ -37,6 +39,7 @@ final class TestStore: @unchecked Sendable {
     /// Removes the file or schema.
     private let cleanup: () -> Void
 
+    /// Wraps a store, how to reopen it, and how to remove its data.
     init(store: any RecordStore, reopen: @escaping () throws -> any RecordStore, cleanup: @escaping () -> Void) {
         self.store = store
         self.reopen = reopen
@@ -152,15 +155,19 @@ func runConcurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 
 /// Collects values from many threads.
 final class Collector<Value: Sendable>: @unchecked Sendable {
+    /// Guards `storage`.
     private let lock = NSLock()
+    /// The values so far.
     private var storage: [Value] = []
 
+    /// Adds one value.
     func append(_ value: Value) {
         lock.lock()
         storage.append(value)
         lock.unlock()
     }
 
+    /// A copy of the values so far.
     var values: [Value] {
         lock.lock()
         defer { lock.unlock() }
