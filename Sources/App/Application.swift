@@ -68,9 +68,17 @@ public final class Application: Sendable {
 
         let callers: any CallerResolver = DevelopmentCallerResolver(
             header: config.auth.devUserHeader, defaultUserId: config.auth.devDefaultUserId)
+        let writer = intentWriter
         let presign = try PresignService(
             config: config, pathStyle: pathStyle, configured: configured, callers: callers, intents: intentWriter,
-            env: env)
+            env: env,
+            keyUse: { imageKey, owner in
+                if try store.record(imageKey: imageKey) != nil { return .recorded }
+                if let i = try writer.intent(imageKey: imageKey), i.ownerId != owner, i.expiresAtMs > env.nowMillis() {
+                    return .issuedToOther
+                }
+                return .free
+            })
 
         committer = GroupCommitter(store: store, maxBatch: config.records.groupCommitMaxBatch)
         let images = ImagesService(
@@ -116,7 +124,6 @@ public final class Application: Sendable {
             throw .startup("server", "\(error)")
         }
         metricsBox.set(server.metrics)
-        let writer = intentWriter
         server.metrics.register(name: "presignd_intents_pending", help: "Upload intents queued, not yet stored.") {
             writer.pendingCount
         }

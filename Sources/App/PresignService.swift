@@ -29,12 +29,25 @@ public final class PresignService: Sendable {
     private let intents: any IntentSink
     private let env: AppEnvironment
     private let maxJsonBodyBytes: Int
+    private let keyUse: @Sendable (_ imageKey: String, _ owner: String) throws -> KeyUse
+
+    /// Whether a client-chosen image key may get a new upload URL.
+    enum KeyUse: Sendable {
+        /// Never issued, or issued to this caller and not recorded: a new URL may be issued.
+        case free
+        /// Already recorded: a new URL would let the confirmed object be overwritten.
+        case recorded
+        /// Issued to another user and not yet expired.
+        case issuedToOther
+    }
 
     /// Builds the service; `pathStyle` signs client P's URLs (always path-style), `configured` the others.
     init(
         config: PresigndConfig, pathStyle: Presigner, configured: Presigner, callers: any CallerResolver,
-        intents: any IntentSink, env: AppEnvironment
+        intents: any IntentSink, env: AppEnvironment,
+        keyUse: @escaping @Sendable (_ imageKey: String, _ owner: String) throws -> KeyUse = { _, _ in .free }
     ) throws(AppError) {
+        self.keyUse = keyUse
         var types: [String: UploadType] = [:]
         for t in config.types {
             guard let k = KeyTemplate(t.keyTemplate) else { throw .configuration("types.\(t.name).keyTemplate") }
@@ -62,7 +75,7 @@ public final class PresignService: Sendable {
     /// The routes of this service.
     func routes() -> [Route] {
         let get: Handler = { [self] req in .respond(issueForQuery(req)) }
-        let post: Handler = { [self] req in .respond(issueForBody(req)) }
+        let post: Handler = { [self] req in issueForBody(req) }
         return [
             Route(.GET, "/presigned-url", handler: get),
             Route(.GET, "/v1/storage/presigned-url", handler: get),
@@ -163,23 +176,58 @@ public final class PresignService: Sendable {
 
     // MARK: - POST /presigned-url {"contentType", "imageKey"[, "type", "size"]}  (client B)
 
-    func issueForBody(_ req: Request) -> Response {
+    /// Validates on the event loop, then checks the key against the store on a worker (a client-chosen
+    /// key that is recorded, or issued to someone else, must not get a new URL) and signs there.
+    func issueForBody(_ req: Request) -> HandlerResult {
+        switch validateBody(req) {
+        case .failure(let f): return .respond(f.response)
+        case .success(let v):
+            return .blocking { [self] in
+                do {
+                    switch try keyUse(v.imageKey, v.caller.userId) {
+                    case .free: break
+                    case .recorded:
+                        return APIError.error(409, "KEY_ALREADY_RECORDED", "this imageKey is already recorded")
+                    case .issuedToOther:
+                        return APIError.error(409, "KEY_IN_USE", "this imageKey was issued to another user")
+                    }
+                } catch {
+                    return APIError.error(503, "STORE_UNAVAILABLE", "the records store is not available")
+                }
+                return sign(v)
+            }
+        }
+    }
+
+    /// A validated client B request.
+    struct BodyRequest: Sendable {
+        let caller: Caller
+        let type: UploadType
+        let contentType: String
+        let imageKey: String
+        let size: Int64?
+    }
+
+    func validateBody(_ req: Request) -> Result<BodyRequest, ResolveFailure> {
         let caller: Caller
         switch callers.resolve(req) {
         case .success(let c): caller = c
-        case .failure(let f): return f.response
+        case .failure(let f): return .failure(f)
         }
         if let ct = req.header("Content-Type"), !PresignService.isJSONContentType(ct) {
-            return APIError.error(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json")
+            return .failure(
+                ResolveFailure(response: APIError.error(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json")))
         }
         let doc: JSONValue
         do {
             doc = try JSONParser(limits: .init(maxDepth: 16, maxBytes: maxJsonBodyBytes)).parse(req.body)
         } catch {
-            return APIError.error(400, "MALFORMED_JSON", "the body is not valid JSON: \(error.message)")
+            return .failure(
+                ResolveFailure(
+                    response: APIError.error(400, "MALFORMED_JSON", "the body is not valid JSON: \(error.message)")))
         }
         guard let object = doc.objectValue else {
-            return APIError.unprocessable([("body", "the body must be a JSON object")])
+            return .failure(ResolveFailure(response: APIError.unprocessable([("body", "the body must be a JSON object")])))
         }
         var errors = FieldErrors()
         var typeName = defaultPostType
@@ -227,8 +275,14 @@ public final class PresignService: Sendable {
             }
         }
         guard errors.isEmpty, let type, let contentType, let imageKey else {
-            return APIError.unprocessable(errors.list)
+            return .failure(ResolveFailure(response: APIError.unprocessable(errors.list)))
         }
+        return .success(BodyRequest(caller: caller, type: type, contentType: contentType, imageKey: imageKey, size: size))
+    }
+
+    /// Signs a validated client B request and records its intent.
+    func sign(_ v: BodyRequest) -> Response {
+        let (caller, type, contentType, imageKey, size) = (v.caller, v.type, v.contentType, v.imageKey, v.size)
         let now = env.nowMillis()
         let values = KeyTemplate.Values(
             userId: caller.userId, uuid: imageKey, epochMillis: String(now),

@@ -139,4 +139,29 @@ struct ClientBFlowTests {
         #expect(pi.permanentKey?.hasPrefix("profile/77/origin/") == true)
         #expect(pi.expiresAtMs - pi.createdAtMs == 600_000)
     }
+
+    @Test("a key already recorded, or issued to another user, gets no new URL (409)")
+    func keyReuse() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_S3_VERIFY_UPLOADS": "false"])
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let uuid = UUID().uuidString
+        let body = #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#
+        #expect(try Self.post(server, body).status == 200)  // user 9
+        #expect(try Self.post(server, body).status == 200, "the same user may ask again")
+        let other = try RawClient(port: server.port)
+        other.send(
+            "POST /presigned-url HTTP/1.1\r\nHost: a\r\nX-User-Id: 10\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let taken = try #require(other.readResponse())
+        #expect(taken.status == 409)
+        #expect(taken.text.contains("KEY_IN_USE"))
+        let c = try RawClient(port: server.port)
+        let confirm = #"{"imageKey":"\#(uuid)"}"#
+        c.send(
+            "POST /images HTTP/1.1\r\nHost: a\r\nX-User-Id: 9\r\nContent-Type: application/json\r\nContent-Length: \(confirm.utf8.count)\r\n\r\n\(confirm)")
+        #expect(c.readResponse()?.status == 201)
+        let again = try Self.post(server, body)
+        #expect(again.status == 409)
+        #expect(again.text.contains("KEY_ALREADY_RECORDED"))
+    }
 }
