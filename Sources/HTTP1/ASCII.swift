@@ -1,18 +1,32 @@
 /// Byte constants, character classes of RFC 9110 / RFC 9112 / RFC 3986, and eight-bytes-at-a-time scans.
 enum ASCII {
+    /// CR.
     static let cr: UInt8 = 0x0D
+    /// LF.
     static let lf: UInt8 = 0x0A
+    /// SP.
     static let sp: UInt8 = 0x20
+    /// HTAB.
     static let htab: UInt8 = 0x09
+    /// `:`.
     static let colon: UInt8 = 0x3A
+    /// `;`.
     static let semicolon: UInt8 = 0x3B
+    /// `,`.
     static let comma: UInt8 = 0x2C
+    /// `=`.
     static let equals: UInt8 = 0x3D
+    /// `?`.
     static let question: UInt8 = 0x3F
+    /// `/`.
     static let slash: UInt8 = 0x2F
+    /// `*`.
     static let star: UInt8 = 0x2A
+    /// `@`.
     static let at: UInt8 = 0x40
+    /// `"`.
     static let quote: UInt8 = 0x22
+    /// `\`.
     static let backslash: UInt8 = 0x5C
 
     /// Character classes of every byte value as the digit '0' + flags (1 = tchar, 2 = target

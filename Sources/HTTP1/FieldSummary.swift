@@ -2,8 +2,9 @@
 struct FieldSummary {
     /// Whether a Host line was seen.
     var hasHost = false
-    /// The Host value's offsets, when one Host line was seen.
+    /// Where the Host value starts, when one Host line was seen.
     var hostStart = 0
+    /// Where the Host value ends.
     var hostEnd = 0
     /// The validated Content-Length.
     var contentLength: Int? = nil
@@ -20,8 +21,11 @@ struct FieldSummary {
 
     /// The message framing decided once the head is complete.
     struct Framing {
+        /// Whether the body is chunked.
         var isChunked: Bool
+        /// Whether the connection persists after the response.
         var keepAlive: Bool
+        /// Whether the client waits for `100 Continue`.
         var expectsContinue: Bool
     }
 

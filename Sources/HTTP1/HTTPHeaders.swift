@@ -6,9 +6,13 @@
 public struct HTTPHeaders: Sendable, Sequence {
     /// Offsets (from the start of `storage`) of one field line's name and trimmed value.
     struct Field: Sendable, BitwiseCopyable {
+        /// Offset of the name's first byte.
         var nameStart: UInt32
+        /// Length of the name.
         var nameLength: UInt32
+        /// Offset of the trimmed value's first byte.
         var valueStart: UInt32
+        /// Length of the trimmed value.
         var valueLength: UInt32
     }
 
@@ -91,9 +95,11 @@ public struct HTTPHeaders: Sendable, Sequence {
     /// The values of every field named `name` (ASCII case-insensitive), in received order.
     public func all(_ name: String) -> [String] {
         var values: [String] = []
-        for index in 0..<count {
+        var from = 0
+        while let index = firstIndex(name, from: from) {
             let field = field(index)
-            if nameMatches(field, name) { values.append(string(field.valueStart, field.valueLength)) }
+            values.append(string(field.valueStart, field.valueLength))
+            from = index + 1
         }
         return values
     }
@@ -110,7 +116,9 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// Iterator over the (name, value) pairs.
     public struct Iterator: IteratorProtocol {
+        /// The fields iterated.
         let headers: HTTPHeaders
+        /// The next field's index.
         var index: Int
 
         /// The next pair, or nil at the end.
@@ -121,24 +129,22 @@ public struct HTTPHeaders: Sendable, Sequence {
         }
     }
 
-    /// The index of the first field named `name`, or nil.
-    private func firstIndex(_ name: String) -> Int? {
-        for index in 0..<count where nameMatches(field(index), name) {
-            return index
-        }
-        return nil
-    }
-
-    /// Whether `field`'s name equals `name` ignoring ASCII case.
-    private func nameMatches(_ field: Field, _ name: String) -> Bool {
-        guard name.utf8.count == Int(field.nameLength) else { return false }
-        return storage.withUnsafeBufferPointer { buffer in
-            var k = Int(field.nameStart)
-            for byte in name.utf8 {
-                if ASCII.lower(buffer[k]) != ASCII.lower(byte) { return false }
-                k += 1
+    /// The index of the first field at or after `from` named `name` (ASCII case-insensitive), or nil.
+    private func firstIndex(_ name: String, from: Int = 0) -> Int? {
+        var name = name
+        return name.withUTF8 { key in
+            storage.withUnsafeBytes { raw in
+                let stride = MemoryLayout<Field>.size
+                for index in from..<Swift.max(from, count) {
+                    let field = raw.loadUnaligned(fromByteOffset: index * stride, as: Field.self)
+                    guard Int(field.nameLength) == key.count else { continue }
+                    let start = Int(field.nameStart)
+                    var k = 0
+                    while k < key.count && ASCII.lower(raw[start + k]) == ASCII.lower(key[k]) { k += 1 }
+                    if k == key.count { return index }
+                }
+                return nil
             }
-            return true
         }
     }
 

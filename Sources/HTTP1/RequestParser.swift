@@ -4,6 +4,10 @@
 /// Errors are detected in byte order: when a prefix of some input fails, the whole input fails the
 /// same way, and a prefix of a valid head is `.incomplete`. Leading empty lines: exactly one CRLF
 /// before the request line is ignored (RFC 9112 §2.2 "at least one"); a second one is a 400.
+///
+/// Re-parsing costs O(buffer) per read; a server facing byte-at-a-time clients may skip the call
+/// until a read brings an LF or the buffer passes `maxHeaderBytes` (the verdict is the same, only
+/// errors inside an unfinished line are reported later).
 public enum RequestParser {
     /// Parses the head at the start of `bytes`.
     public static func parseHead(

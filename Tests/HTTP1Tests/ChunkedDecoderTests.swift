@@ -3,12 +3,17 @@ import Testing
 
 /// One row of the chunked-decoder table: a body as sent, the rule, and the expected outcome.
 struct ChunkedVector: Sendable, CustomTestStringConvertible {
+    /// The rule exercised.
     let rule: String
     /// Where the rule comes from.
     let source: String
+    /// The chunked body as sent.
     let input: [UInt8]
+    /// The expected outcome.
     let expected: DecodeOutcome
+    /// The decoder's body limit.
     var maxBodyBytes = 1 << 20
+    /// The limits in force.
     var limits = ParserLimits()
 
     init(

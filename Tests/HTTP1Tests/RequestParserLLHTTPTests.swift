@@ -17,13 +17,21 @@ struct LLHTTPCase: Decodable, Sendable, CustomTestStringConvertible {
         let skipBody: Bool?
     }
 
+    /// `llhttp/<file>:<line>`.
     let id: String
+    /// The vector's title in llhttp's markdown.
     let name: String
+    /// llhttp's mode: "request" is strict.
     let type: String
+    /// The raw bytes, base64.
     let raw_b64: String
+    /// Whether the input carries a Host line.
     let has_host: Bool
+    /// Bytes after the last complete message, when llhttp accepted.
     let trailing_bytes: Int?
+    /// llhttp's verdict.
     let llhttp: Outcome
+    /// llhttp test-mode flags.
     let meta: Meta
 
     /// Whether llhttp was told to ignore bodies.

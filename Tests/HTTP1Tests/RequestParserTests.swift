@@ -13,11 +13,15 @@ struct HeadVector: Sendable, CustomTestStringConvertible {
         case failure(ParseError)
     }
 
+    /// The rule exercised.
     let rule: String
     /// Where the rule comes from (RFC section or docs/reliability.md).
     let source: String
+    /// The bytes sent.
     let input: [UInt8]
+    /// The expected verdict.
     let verdict: Verdict
+    /// The limits in force.
     var limits = ParserLimits()
 
     init(_ rule: String, _ source: String, _ input: String, _ verdict: Verdict, limits: ParserLimits = ParserLimits()) {

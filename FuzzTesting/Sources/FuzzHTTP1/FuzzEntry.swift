@@ -32,10 +32,16 @@ func checkHead(_ bytes: UnsafeRawBufferPointer, limits: ParserLimits) -> HeadPar
         precondition(head.headers.count <= limits.maxHeaderLines, "too many lines accepted")
         precondition(head.target.utf8.count <= limits.maxTargetBytes, "target over maxTargetBytes accepted")
         precondition(head.target.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x23 }, "bad target byte accepted")
+        var seen: [String: String] = [:]
         for (name, value) in head.headers {
             precondition(!name.isEmpty && !name.utf8.contains(0x3A), "bad header name")
             precondition(!value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }, "CTL in value accepted")
+            let key = String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            if seen[key] == nil { seen[key] = value }
+            precondition(head.headers.first(name) == seen[key], "first(_:) disagrees with iteration")
         }
+        precondition(head.host == head.headers.first("host"), "host disagrees with the Host field")
+        precondition(head.headers.all("host").count == (head.host == nil ? 0 : 1), "Host count")
     }
 
     var shifted: [UInt8] = [0xAA]
