@@ -26,8 +26,11 @@ final class FakeServer: Sendable {
     private struct Record {
         var connections = 0
         var requests: [String] = []
-        var clientSockets: [Int32] = []
+        /// Client sockets still open (closed only under the lock, so a number is never reused
+        /// while it is listed here).
+        var clientSockets: Set<Int32> = []
         var stopped = false
+        var listenerOpen = true
     }
 
     /// The port it listens on.
@@ -75,14 +78,13 @@ final class FakeServer: Sendable {
     /// The heads of the requests received so far, in order.
     var requests: [String] { record.withLock { $0.requests } }
 
-    /// Stops accepting and closes every connection.
+    /// Stops accepting and shuts every open connection down (their threads then close them).
     func stop() {
-        let sockets = record.withLock { state -> [Int32] in
+        record.withLock { state in
             state.stopped = true
-            return state.clientSockets
+            if state.listenerOpen { shutdown(listener, Int32(SHUT_RDWR)) }
+            for fd in state.clientSockets { shutdown(fd, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in sockets { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     /// Accepts connections until stopped.
@@ -95,22 +97,31 @@ final class FakeServer: Sendable {
             }
             let stopped = record.withLock { state -> Bool in
                 state.connections += 1
-                state.clientSockets.append(client)
+                if state.stopped {
+                    close(client)
+                } else {
+                    state.clientSockets.insert(client)
+                }
                 return state.stopped
             }
-            if stopped {
-                shutdown(client, Int32(SHUT_RDWR))
-                break
-            }
+            if stopped { break }
             let thread = Thread { [self] in serve(client) }
             thread.start()
         }
-        close(listener)
+        record.withLock { state in
+            state.listenerOpen = false
+            close(listener)
+        }
     }
 
     /// Serves requests on one connection until either side closes it.
     private func serve(_ fd: Int32) {
-        defer { close(fd) }
+        defer {
+            record.withLock { state in
+                state.clientSockets.remove(fd)
+                close(fd)
+            }
+        }
         var buffer = [UInt8]()
         while true {
             guard let request = readRequest(fd, &buffer) else { return }

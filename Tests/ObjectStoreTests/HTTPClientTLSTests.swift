@@ -13,7 +13,8 @@ import Testing
 
     /// `GET /` to `host:port` over TLS.
     static func get(_ client: HTTPClient, host: String, port: Int) throws(ObjectStoreError) -> HTTPResponse {
-        try client.send(HTTPRequest(method: "GET", target: "/"), to: ServerAddress(usesTLS: true, host: host, port: port))
+        try client.send(
+            HTTPRequest(method: "GET", target: "/"), to: ServerAddress(usesTLS: true, host: host, port: port))
     }
 
     @Test(arguments: ["127.0.0.1", "localhost"])
@@ -24,7 +25,9 @@ import Testing
         let response = try Self.get(client, host: host, port: server.port)
         #expect(response.status == 200)
         // s_server -www answers HTTP/1.0 with a close-delimited HTML status page.
-        #expect(String(decoding: response.body, as: UTF8.self).contains("<HTML>") || String(decoding: response.body, as: UTF8.self).contains("<html>"))
+        #expect(
+            String(decoding: response.body, as: UTF8.self).contains("<HTML>")
+                || String(decoding: response.body, as: UTF8.self).contains("<html>"))
         #expect(client.idleConnectionCount(to: ServerAddress(usesTLS: true, host: host, port: server.port)) == 0)
     }
 
@@ -82,7 +85,8 @@ import Testing
         defer { server.stop() }
         #expect(throws: ObjectStoreError.self) {
             try Self.client(caFile: nil).send(
-                HTTPRequest(method: "GET", target: "/"), to: ServerAddress(usesTLS: false, host: "127.0.0.1", port: server.port))
+                HTTPRequest(method: "GET", target: "/"),
+                to: ServerAddress(usesTLS: false, host: "127.0.0.1", port: server.port))
         }
     }
 }

@@ -10,7 +10,8 @@ final class OpenSSLServer {
     /// The directory holding `ca.pem`, `server.pem` and `server.key`, made once per test process.
     static let certificates: Result<String, TLSTestError> = {
         let directory = NSTemporaryDirectory() + "objectstore-tls-" + UUID().uuidString
-        let script = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+        let script = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/make-test-ca.sh").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")

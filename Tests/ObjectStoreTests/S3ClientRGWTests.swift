@@ -19,7 +19,8 @@ struct S3ClientRGWTests {
         let rgw = try RGWEnvironment.current()
         let options = ObjectStoreOptions(
             endpoint: rgw.endpoint, bucket: bucket ?? rgw.bucket, requestTimeoutMs: 5000, maxRetries: 2)
-        return S3Client(options: options, signer: try rgw.signer(secret: secret), now: wallClockSeconds, sleep: sleeps.sleep)
+        return S3Client(
+            options: options, signer: try rgw.signer(secret: secret), now: wallClockSeconds, sleep: sleeps.sleep)
     }
 
     /// `count` bytes of a repeating pattern.
