@@ -43,10 +43,10 @@ final class Monitor<State>: @unchecked Sendable {
     }
 
     /// Runs `body` with the mutex held.
-    func withLock<R, E: Error>(_ body: (inout State, MonitorWaiter) throws(E) -> R) throws(E) -> R {
+    func withLock<R, E: Error>(_ body: (LockedState<State>, MonitorWaiter) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&state.pointee, MonitorWaiter(mutex: mutex, condition: condition))
+        return try body(LockedState(pointer: state), MonitorWaiter(mutex: mutex, condition: condition))
     }
 
     /// Runs `body` with the mutex held, for bodies that never wait.
@@ -70,6 +70,22 @@ final class Monitor<State>: @unchecked Sendable {
 }
 
 /// Waits on a `Monitor`'s condition; only valid inside that monitor's `withLock`.
+/// The state seen from a body that may wait: every access goes through the pointer.
+///
+/// A body that waits must not hold the state as an `inout` argument: the compiler may assume an `inout`
+/// value does not change during the call and keep it in registers across `wait()`, while other threads
+/// change it meanwhile (seen: two threads given the same pooled connection in a release build). Reading
+/// through the pointer on every access forces a reload after each wait.
+@dynamicMemberLookup
+struct LockedState<State> {
+    let pointer: UnsafeMutablePointer<State>
+
+    subscript<T>(dynamicMember path: WritableKeyPath<State, T>) -> T {
+        get { pointer.pointee[keyPath: path] }
+        nonmutating _modify { yield &pointer.pointee[keyPath: path] }
+    }
+}
+
 struct MonitorWaiter {
     /// The monitor's mutex (held by the caller).
     fileprivate let mutex: UnsafeMutablePointer<pthread_mutex_t>

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Durable records per second through POST /images, and the same end to end against RGW.
+
+Store benchmark (s3.verifyUploads=false, so only the records store is measured): presignd pinned to
+CPU 0, wrk pinned to CPU 1 with 64 connections. Phase 1 issues N client-B URLs with known UUIDs
+(POST /presigned-url), phase 2 confirms them (POST /images); the rate of 201s is the figure. Runs
+SQLite and PostgreSQL, each with group commit and with one commit per record (maxBatch 1).
+
+End to end (BENCH_E2E=1 and an RGW from scripts/start-s3.sh): 64 client threads each issue a URL,
+PUT a small object to RGW, and confirm it (HEAD against RGW, durable record); reports confirmations
+per second and their p50/p99.
+
+Bounded in time; loopback only. Run through Benchmarks/run.sh or directly after a release build.
+"""
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("BENCH_BINARY") or os.path.join(ROOT, ".build", "release", "presignd")
+SECONDS = int(os.environ.get("BENCH_SECONDS", "8"))
+SERVER_CPU = os.environ.get("BENCH_SERVER_CPU", "0")
+CLIENT_CPU = os.environ.get("BENCH_CLIENT_CPU", "1")
+
+ISSUE_LUA = r"""
+counter = 0
+request = function()
+  counter = counter + 1
+  local body = string.format('{"contentType":"image/jpeg","imageKey":"00000000-0000-4000-8000-%012d"}', counter)
+  return wrk.format("POST", "/presigned-url", {["Content-Type"] = "application/json", ["X-User-Id"] = "bench"}, body)
+end
+"""
+CONFIRM_LUA = r"""
+counter = 0
+request = function()
+  counter = counter + 1
+  local body = string.format('{"imageKey":"00000000-0000-4000-8000-%012d","metadata":{"n":%d}}', counter, counter)
+  return wrk.format("POST", "/images", {["Content-Type"] = "application/json", ["X-User-Id"] = "bench"}, body)
+end
+response = function(status, headers, body)
+  if status == 201 then created = (created or 0) + 1 end
+end
+"""
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def wait_port(port, timeout=15.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return True
+        except OSError:
+            time.sleep(0.01)
+    return False
+
+
+def latency(out, label):
+    m = re.search(rf"^\s+{label}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+    if not m:
+        return None
+    v, unit = float(m.group(1)), m.group(2)
+    return v / 1000 if unit == "us" else v if unit == "ms" else v * 1000
+
+
+def wrk(port, script, seconds, conns=64):
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+        f.write(script)
+    proc = subprocess.run(["taskset", "-c", CLIENT_CPU, "wrk", "-t1", f"-c{conns}", f"-d{seconds}s", "--latency",
+                          "-s", f.name, f"http://127.0.0.1:{port}"], capture_output=True, text=True,
+                         timeout=seconds + 60)
+    out = proc.stdout + proc.stderr
+    os.unlink(f.name)
+    m = re.search(r"(\d+) requests in", out)
+    if not m:
+        raise SystemExit("wrk failed:\n" + out)
+    reqs = int(m.group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    dur = float(re.search(r"requests in ([\d.]+)s", out).group(1))
+    return {"requests": reqs, "non2xx": int(non2xx.group(1)) if non2xx else 0, "seconds": dur,
+            "p50_ms": latency(out, "50"), "p99_ms": latency(out, "99")}
+
+
+def postgres_url():
+    base = os.environ.get("PRESIGN_TEST_POSTGRES_URL")
+    if not base:
+        return None
+    schema = "bench_" + uuid.uuid4().hex
+    subprocess.run(["psql", base, "-q", "-c", f"CREATE SCHEMA {schema}"], check=True)
+    return base + ("&" if "?" in base else "?") + "options=-csearch_path%3D" + schema
+
+
+def start(records_url, extra):
+    port = free_port()
+    env = {"PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": str(port), "PRESIGN_SERVER_EVENT_LOOPS": "1",
+           "PRESIGN_SERVER_WORKER_THREADS": "64", "PRESIGN_LOG_ACCESS_LOG": "false",
+           "PRESIGN_S3_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+           "PRESIGN_S3_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+           "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:9", "PRESIGN_S3_VERIFY_UPLOADS": "false",
+           "PRESIGN_RECORDS_URL": records_url}
+    env.update(extra)
+    log = open(tempfile.mktemp(prefix="presignd-bench-", suffix=".log"), "wb")
+    p = subprocess.Popen(["taskset", "-c", SERVER_CPU, BIN], env=env, stdout=log, stderr=log)
+    p.logfile = log.name
+    if not wait_port(port):
+        p.kill()
+        raise SystemExit("presignd did not start")
+    return p, port
+
+
+def stop(p):
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+
+
+def store_bench(name, records_url, max_batch):
+    p, port = start(records_url, {"PRESIGN_RECORDS_GROUP_COMMIT_MAX_BATCH": str(max_batch)})
+    try:
+        issued = wrk(port, ISSUE_LUA, SECONDS + 4)
+        time.sleep(1)  # let the intent writer store the last batch
+        if p.poll() is not None:
+            raise SystemExit("presignd exited; log: " + open(p.logfile).read()[-2000:])
+        confirmed = wrk(port, CONFIRM_LUA, SECONDS)
+    finally:
+        stop(p)
+    created = min(confirmed["requests"] - confirmed["non2xx"], issued["requests"])
+    return {"store": name, "maxBatch": max_batch, "issued": issued["requests"],
+            "confirm_requests": confirmed["requests"], "confirm_non2xx": confirmed["non2xx"],
+            "durable_records_per_s": round(created / confirmed["seconds"]),
+            "p50_ms": confirmed["p50_ms"], "p99_ms": confirmed["p99_ms"]}
+
+
+def e2e_bench(threads=64):
+    s3 = os.environ.get("PRESIGN_TEST_S3_ENDPOINT")
+    if not s3:
+        return {"skipped": "PRESIGN_TEST_S3_ENDPOINT not set"}
+    tmp = tempfile.mkdtemp(prefix="presignd-bench-e2e-")
+    p, port = start(f"sqlite:{tmp}/p.sqlite3", {
+        "PRESIGN_S3_ENDPOINT": s3, "PRESIGN_S3_VERIFY_UPLOADS": "true",
+        "PRESIGN_S3_ACCESS_KEY_ID": os.environ["PRESIGN_TEST_S3_ACCESS_KEY"],
+        "PRESIGN_S3_SECRET_ACCESS_KEY": os.environ["PRESIGN_TEST_S3_SECRET_KEY"],
+        "PRESIGN_S3_BUCKET": os.environ.get("PRESIGN_TEST_S3_BUCKET", "uploads"),
+        "PRESIGN_S3_REGION": os.environ.get("PRESIGN_TEST_S3_REGION", "us-east-1")})
+    s3host = urllib.parse.urlparse(s3)
+    lat = []
+    errors = [0]
+    lock = threading.Lock()
+    stop_at = time.time() + SECONDS
+
+    def http(host, hport, method, target, headers, body=b""):
+        c = socket.create_connection((host, hport), timeout=10)
+        h = f"{method} {target} HTTP/1.1\r\nHost: {host}:{hport}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n"
+        for k, v in headers.items():
+            h += f"{k}: {v}\r\n"
+        c.sendall(h.encode() + b"\r\n" + body)
+        data = b""
+        while True:
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        c.close()
+        head, _, rest = data.partition(b"\r\n\r\n")
+        return int(head.split(b" ")[1]), rest
+
+    def worker():
+        while time.time() < stop_at:
+            key = str(uuid.uuid4())
+            st, body = http("127.0.0.1", port, "POST", "/presigned-url",
+                            {"Content-Type": "application/json", "X-User-Id": "e2e"},
+                            json.dumps({"contentType": "image/jpeg", "imageKey": key}).encode())
+            if st != 200:
+                with lock:
+                    errors[0] += 1
+                continue
+            url = urllib.parse.urlparse(json.loads(body)["signedUrl"])
+            st, _ = http(s3host.hostname, s3host.port, "PUT", url.path + "?" + url.query,
+                         {"Content-Type": "image/jpeg"}, b"x" * 512)
+            t = time.time()
+            st, _ = http("127.0.0.1", port, "POST", "/images", {"Content-Type": "application/json", "X-User-Id": "e2e"},
+                         json.dumps({"imageKey": key}).encode())
+            d = (time.time() - t) * 1000
+            with lock:
+                if st == 201:
+                    lat.append(d)
+                else:
+                    errors[0] += 1
+
+    ts = [threading.Thread(target=worker) for _ in range(threads)]
+    t0 = time.time()
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    elapsed = time.time() - t0
+    stop(p)
+    lat.sort()
+    if not lat:
+        return {"confirmed": 0, "errors": errors[0]}
+    return {"threads": threads, "confirmed": len(lat), "errors": errors[0],
+            "confirms_per_s": round(len(lat) / elapsed), "p50_ms": round(lat[len(lat) // 2], 2),
+            "p99_ms": round(lat[int(len(lat) * 0.99)], 2),
+            "note": "client is Python (issue + PUT + confirm per loop), so this is a lower bound"}
+
+
+def main():
+    results = []
+    for batch in (256, 1):
+        tmp = tempfile.mkdtemp(prefix="presignd-bench-rec-")
+        results.append(store_bench("sqlite", f"sqlite:{tmp}/p.sqlite3", batch))
+        pg = postgres_url()
+        if pg:
+            results.append(store_bench("postgres", pg, batch))
+    out = {"store": results}
+    if os.environ.get("BENCH_E2E", "1") == "1":
+        out["end_to_end_rgw"] = e2e_bench()
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
