@@ -1,1 +1,0 @@
-// Auth module: placeholder until its first file lands.
