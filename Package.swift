@@ -28,7 +28,7 @@ let package = Package(
         // I/O shells
         .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "JSON"]),
         .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "COpenSSL", "CLinux"]),
-        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "JSON"]),
+        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "JSON", "CLinux"]),
 
         // The application and the executables
         .target(

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A small blocking HTTP/1.1 client for the server's own calls to object storage.
 ///
 /// Runs on worker threads, never on event loops. One exchange at a time per connection; idle
@@ -9,17 +11,29 @@ public final class HTTPClient: Sendable {
     public let options: HTTPClientOptions
     /// Idle connections.
     let pool: ConnectionPool
-    /// The TLS context for HTTPS, or the reason it could not be made (reported on HTTPS use only).
-    private let tlsContext: Result<TLSContext, ObjectStoreError>
+    /// The TLS context for HTTPS, or the reason it could not be made; made on the first HTTPS connection
+    /// (loading the system's CA store costs tens of milliseconds, which plain-HTTP deployments and the
+    /// start-up time should not pay).
+    private let tlsContext = Mutex<Result<TLSContext, ObjectStoreError>?>(nil)
 
     /// A client with these limits; a bad CA file surfaces as `.tls` on the first HTTPS request.
     public init(options: HTTPClientOptions) {
         self.options = options
         self.pool = ConnectionPool(maxIdle: options.maxIdleConnections, idleTimeoutMs: options.idleTimeoutMs)
-        do throws(ObjectStoreError) {
-            tlsContext = .success(try TLSContext(caFile: options.caFile))
-        } catch {
-            tlsContext = .failure(error)
+    }
+
+    /// The TLS context, made once.
+    private func context() -> Result<TLSContext, ObjectStoreError> {
+        tlsContext.withLock { cached in
+            if let cached { return cached }
+            let made: Result<TLSContext, ObjectStoreError>
+            do throws(ObjectStoreError) {
+                made = .success(try TLSContext(caFile: options.caFile))
+            } catch {
+                made = .failure(error)
+            }
+            cached = made
+            return made
         }
     }
 
@@ -58,7 +72,7 @@ public final class HTTPClient: Sendable {
     private func connect(to address: ServerAddress, deadline: Deadline) throws(ObjectStoreError) -> ClientConnection {
         var context: TLSContext?
         if address.usesTLS {
-            switch tlsContext {
+            switch self.context() {
             case .success(let made): context = made
             case .failure(let error): throw error
             }

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -55,11 +54,9 @@ public final class GroupCommitter: Sendable {
         let batches = Counter()
         self.monitor = monitor
         self.batches = batches
-        let thread = Thread { [store, maxBatch, monitor, batches] in
+        BackgroundThread.start(name: "presignd-group-commit") { [store, maxBatch, monitor, batches] in
             Self.run(store: store, maxBatch: maxBatch, monitor: monitor, batches: batches)
         }
-        thread.name = "presignd-group-commit"
-        thread.start()
     }
 
     deinit { shutdown() }

@@ -1,4 +1,3 @@
-import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -67,11 +66,9 @@ public final class IntentWriter: Sendable {
         let monitor = Monitor(State())
         self.monitor = monitor
         let interval = UInt64(flushIntervalMs) * 1_000_000
-        let thread = Thread { [store, monitor, batchSize, onError] in
+        BackgroundThread.start(name: "presignd-intent-writer") { [store, monitor, batchSize, onError] in
             Self.run(store: store, monitor: monitor, batchSize: batchSize, intervalNanos: interval, onError: onError)
         }
-        thread.name = "presignd-intent-writer"
-        thread.start()
     }
 
     deinit { shutdown() }
