@@ -15,7 +15,9 @@ let package = Package(
         .target(name: "CLinux"),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libpq's headers only: the library is loaded on first use by CPostgresLoader (dlopen).
+        .systemLibrary(name: "CPostgres", providers: [.apt(["libpq-dev"])]),
+        .target(name: "CPostgresLoader", dependencies: ["CPostgres"], linkerSettings: [.linkedLibrary("dl")]),
 
         // Pure cores
         .target(name: "HTTP1"),
@@ -28,7 +30,7 @@ let package = Package(
         // I/O shells
         .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "JSON"]),
         .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "COpenSSL", "CLinux"]),
-        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "JSON", "CLinux"]),
+        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "JSON", "CLinux"]),
 
         // The application and the executables
         .target(

@@ -1,4 +1,5 @@
 import CPostgres
+import CPostgresLoader
 
 #if canImport(Glibc)
     import Glibc
@@ -24,6 +25,10 @@ final class PostgresConnection: @unchecked Sendable {
         let values = [String(max(2, connectTimeoutSeconds)), "presignd", url.connectionString]
         let connection = Self.withCStrings(keywords) { keywordPointers in
             Self.withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard presignd_libpq_available() != 0 else {
+            let why = presignd_libpq_error().map { String(cString: $0) } ?? "unknown reason"
+            throw .unavailable("libpq (libpq5) could not be loaded: \(why)")
         }
         guard let connection else { throw .unavailable("cannot allocate a PostgreSQL connection") }
         guard PQstatus(connection) == CONNECTION_OK else {
