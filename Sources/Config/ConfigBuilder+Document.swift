@@ -65,9 +65,48 @@ extension ConfigBuilder {
                 let variable = key.environmentVariable
                 report(path, "secrets are not read from the config file; set \(variable) or \(variable)_FILE")
                 continue
+            case .strings(let property):
+                guard let elements = value.arrayValue, elements.allSatisfy({ $0.stringValue != nil }) else {
+                    report(path, "must be an array of strings (got \(ConfigText.shown(value)))")
+                    continue
+                }
+                config[keyPath: property] = elements.compactMap(\.stringValue)
+            case .apiKeys(let property):
+                guard let entries = apiKeys(value, path: path) else { continue }
+                config[keyPath: property] = entries
             }
             origins[path] = nil
         }
+    }
+
+    /// The API key entries of `value`: an array of objects with exactly the string members `id` and
+    /// `sha256`; nil (with problems reported) otherwise.
+    mutating func apiKeys(_ value: JSONValue, path: String) -> [APIKeyConfig]? {
+        guard let elements = value.arrayValue else {
+            report(path, #"must be an array of {"id": …, "sha256": …} objects (got \#(ConfigText.shown(value)))"#)
+            return nil
+        }
+        var entries: [APIKeyConfig] = []
+        var valid = true
+        for (index, element) in elements.enumerated() {
+            let entryPath = "\(path)[\(index)]"
+            guard let object = element.objectValue else {
+                report(entryPath, "must be an object (got \(ConfigText.shown(element)))")
+                valid = false
+                continue
+            }
+            for member in object where member.key != "id" && member.key != "sha256" {
+                report("\(entryPath).\(member.key)", "unknown key (an API key has id, sha256)")
+                valid = false
+            }
+            guard let id = object["id"]?.stringValue, let digest = object["sha256"]?.stringValue else {
+                report(entryPath, "must have the string members id and sha256")
+                valid = false
+                continue
+            }
+            entries.append(APIKeyConfig(id: id, sha256: digest))
+        }
+        return valid ? entries : nil
     }
 
     /// Applies `types`: a type already known is updated field by field, a new one is appended,

@@ -87,7 +87,8 @@ extension ConfigBuilder {
             if prefix == "PRESIGN_TYPES_" {
                 report(name, "upload types cannot be set from the environment; set them in the config file")
             } else if name.hasSuffix("_FILE") {
-                report(name, "unknown variable (*_FILE is read only for secrets, s3.accessKeyId and records.url)")
+                let readable = ConfigKey.all.filter(\.allowsFileVariable).map(\.path).joined(separator: ", ")
+                report(name, "unknown variable (*_FILE is read only for \(readable))")
             } else {
                 report(name, "unknown variable (no configuration key has this name)")
             }

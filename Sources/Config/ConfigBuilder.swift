@@ -40,8 +40,30 @@ struct ConfigBuilder {
             config[keyPath: property] = text
         case .secret(let property):
             config[keyPath: property] = Secret(text)
+        case .strings(let property):
+            config[keyPath: property] = Self.list(text, separators: [","])
+        case .apiKeys(let property):
+            var entries: [APIKeyConfig] = []
+            for (index, entry) in Self.list(text, separators: [",", "\n", "\r\n"]).enumerated() {
+                guard let colon = entry.firstIndex(of: ":") else {
+                    return report(key.path, "entry \(index + 1) must be id:sha256hex (from \(origin))")
+                }
+                entries.append(
+                    APIKeyConfig(id: String(entry[..<colon]), sha256: String(entry[entry.index(after: colon)...])))
+            }
+            config[keyPath: property] = entries
         }
         origins[key.path] = origin
+    }
+
+    /// The non-empty items of `text` split at any of `separators`, each without surrounding spaces,
+    /// tabs or carriage returns (`"RS256, ES256"` → `["RS256", "ES256"]`; `""` → `[]`).
+    static func list(_ text: String, separators: Set<Character>) -> [String] {
+        text.split(whereSeparator: { separators.contains($0) }).compactMap { item in
+            let trimmed = item.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
+            let end = trimmed.lastIndex { $0 != " " && $0 != "\t" && $0 != "\r" }
+            return end.map { String(trimmed[...$0]) }
+        }
     }
 
     /// A decimal integer with no sign other than a leading `-`, no spaces and no leading zeros.

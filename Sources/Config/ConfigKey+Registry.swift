@@ -15,6 +15,11 @@ extension ConfigKey {
             ConfigKey(section: "server", name: "maxJsonBodyBytes", kind: .int(\.server.maxJsonBodyBytes)),
             ConfigKey(section: "server", name: "metricsPort", kind: .int(\.server.metricsPort)),
 
+            ConfigKey(section: "tls", name: "enabled", kind: .bool(\.tls.enabled)),
+            ConfigKey(section: "tls", name: "certificateFile", kind: .string(\.tls.certificateFile)),
+            ConfigKey(section: "tls", name: "privateKeyFile", kind: .string(\.tls.privateKeyFile)),
+            ConfigKey(section: "tls", name: "minVersion", kind: .string(\.tls.minVersion)),
+
             ConfigKey(section: "log", name: "level", kind: .string(\.log.level)),
             ConfigKey(section: "log", name: "accessLog", kind: .bool(\.log.accessLog)),
 
@@ -23,6 +28,25 @@ extension ConfigKey {
             ConfigKey(section: "auth", name: "devDefaultUserId", kind: .string(\.auth.devDefaultUserId)),
             ConfigKey(
                 section: "auth", name: "hs256Secret", kind: .secret(\.auth.hs256Secret), allowsFileVariable: true),
+            ConfigKey(section: "auth", name: "jwtAlgorithms", kind: .strings(\.auth.jwtAlgorithms)),
+            ConfigKey(section: "auth", name: "jwtIssuer", kind: .string(\.auth.jwtIssuer)),
+            ConfigKey(section: "auth", name: "jwtAudience", kind: .string(\.auth.jwtAudience)),
+            ConfigKey(section: "auth", name: "jwtLeewaySeconds", kind: .int(\.auth.jwtLeewaySeconds)),
+            ConfigKey(section: "auth", name: "jwtUserClaim", kind: .string(\.auth.jwtUserClaim)),
+            ConfigKey(section: "auth", name: "jwtPublicKeyFiles", kind: .strings(\.auth.jwtPublicKeyFiles)),
+            ConfigKey(section: "auth", name: "jwksFile", kind: .string(\.auth.jwksFile)),
+            ConfigKey(section: "auth", name: "maxTokenBytes", kind: .int(\.auth.maxTokenBytes)),
+            ConfigKey(section: "auth", name: "apiKeys", kind: .apiKeys(\.auth.apiKeys), allowsFileVariable: true),
+
+            ConfigKey(section: "limits", name: "enabled", kind: .bool(\.limits.enabled)),
+            ConfigKey(section: "limits", name: "issuePerUserPerMinute", kind: .int(\.limits.issuePerUserPerMinute)),
+            ConfigKey(
+                section: "limits", name: "issuePerAddressPerMinute", kind: .int(\.limits.issuePerAddressPerMinute)),
+            ConfigKey(section: "limits", name: "confirmPerUserPerMinute", kind: .int(\.limits.confirmPerUserPerMinute)),
+            ConfigKey(
+                section: "limits", name: "confirmPerAddressPerMinute", kind: .int(\.limits.confirmPerAddressPerMinute)),
+            ConfigKey(section: "limits", name: "burst", kind: .int(\.limits.burst)),
+            ConfigKey(section: "limits", name: "trustForwardedFor", kind: .bool(\.limits.trustForwardedFor)),
 
             ConfigKey(section: "s3", name: "endpoint", kind: .string(\.s3.endpoint)),
             ConfigKey(section: "s3", name: "publicEndpoint", kind: .string(\.s3.publicEndpoint)),

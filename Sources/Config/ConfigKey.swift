@@ -15,6 +15,11 @@ struct ConfigKey {
         case string(WritableKeyPath<PresigndConfig, String>)
         /// A secret: environment only, never printed.
         case secret(WritableKeyPath<PresigndConfig, Secret?>)
+        /// A list of strings (a JSON array; in the environment, comma-separated).
+        case strings(WritableKeyPath<PresigndConfig, [String]>)
+        /// API key entries (a JSON array of `{"id", "sha256"}`; in the environment, `id:sha256hex`
+        /// separated by commas or newlines).
+        case apiKeys(WritableKeyPath<PresigndConfig, [APIKeyConfig]>)
     }
 
     /// The section, e.g. `server`.
@@ -58,5 +63,5 @@ struct ConfigKey {
     }
 
     /// The sections of the config file, in file order (`types` is not a scalar section).
-    static let sections = ["server", "log", "auth", "s3", "presign", "types", "records"]
+    static let sections = ["server", "tls", "log", "auth", "limits", "s3", "presign", "types", "records"]
 }

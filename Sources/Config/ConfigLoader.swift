@@ -42,9 +42,13 @@ public enum ConfigLoader {
         builder.apply(flags)
         let config = builder.finish()
 
-        var validator = ConfigValidator(config: config, origins: builder.origins)
-        validator.validate()
-        let problems = builder.problems + validator.problems
+        // The validator reads only while `validate` runs (to check that key and certificate files are readable).
+        let validationProblems = withoutActuallyEscaping(readFile) { reader in
+            var validator = ConfigValidator(config: config, origins: builder.origins, readFile: reader)
+            validator.validate()
+            return validator.problems
+        }
+        let problems = builder.problems + validationProblems
         guard problems.isEmpty else { return .failure(ConfigError(problems: problems)) }
         return .success(flags.checkConfig ? .checkConfig(config) : .run(config))
     }

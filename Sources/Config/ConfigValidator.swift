@@ -4,16 +4,19 @@ struct ConfigValidator {
     let config: PresigndConfig
     /// Where values came from, when a variable or flag set them (added to messages).
     let origins: [String: String]
+    /// Reads a file named by the configuration, to check that it is readable (contents are discarded).
+    let readFile: (String) throws -> [UInt8]
     /// Everything found wrong.
     var problems: [ConfigProblem] = []
 
     /// Upper bound of every URL lifetime: seven days, the SigV4 query-string maximum.
     static let maxExpiresSeconds = 604_800
 
-    /// Makes a validator for `config`.
-    init(config: PresigndConfig, origins: [String: String]) {
+    /// Makes a validator for `config` that checks files with `readFile`.
+    init(config: PresigndConfig, origins: [String: String], readFile: @escaping (String) throws -> [UInt8]) {
         self.config = config
         self.origins = origins
+        self.readFile = readFile
     }
 
     /// Records `message` for `keyPath`, with the value shown as `got` and its origin when not a file.
@@ -29,6 +32,16 @@ struct ConfigValidator {
     mutating func check(_ keyPath: String, _ value: Int, in range: ClosedRange<Int>) {
         if !range.contains(value) {
             report(keyPath, "must be \(range.lowerBound)...\(range.upperBound)", got: "\(value)")
+        }
+    }
+
+    /// Checks that the file at `path`, named by `keyPath`, can be read; the problem names the path
+    /// and the system's reason, never the contents.
+    mutating func checkReadable(_ keyPath: String, _ path: String) {
+        do {
+            _ = try readFile(path)
+        } catch {
+            report(keyPath, "cannot read \(ConfigText.quoted(path)): \(error)")
         }
     }
 
@@ -48,6 +61,8 @@ struct ConfigValidator {
         validatePresign()
         validateTypes()
         validateRecords()
+        validateLimits()
+        validateTLS()
     }
 
     /// The `server` section.
@@ -80,33 +95,6 @@ struct ConfigValidator {
     /// The `log` section.
     mutating func validateLog() {
         check("log.level", config.log.level, oneOf: ["debug", "info", "warn", "error"])
-    }
-
-    /// The `auth` section.
-    mutating func validateAuth() {
-        let auth = config.auth
-        check("auth.mode", auth.mode, oneOf: ["dev", "none"])
-        if auth.devUserHeader.isEmpty || auth.devUserHeader.count > 64
-            || !auth.devUserHeader.unicodeScalars.allSatisfy({
-                $0.isASCII && Self.tokenCharacters.contains(Character($0))
-            })
-        {
-            report(
-                "auth.devUserHeader", "must be an HTTP header name (1-64 token characters)",
-                got: ConfigText.quoted(auth.devUserHeader))
-        }
-        if auth.devDefaultUserId.isEmpty || auth.devDefaultUserId.count > 64
-            || !auth.devDefaultUserId.unicodeScalars.allSatisfy({
-                $0.isASCII && Self.userIdCharacters.contains(Character($0))
-            })
-        {
-            report(
-                "auth.devDefaultUserId", "must be 1-64 characters of A-Z a-z 0-9 _ -",
-                got: ConfigText.quoted(auth.devDefaultUserId))
-        }
-        if let secret = auth.hs256Secret, secret.count < 32 {
-            report("auth.hs256Secret", "must be at least 32 bytes (RFC 7518, section 3.2)")
-        }
     }
 
     /// `tchar` of RFC 9110, section 5.6.2.

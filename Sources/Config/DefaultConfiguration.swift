@@ -19,6 +19,12 @@ enum DefaultConfiguration {
             "maxJsonBodyBytes": 65536,
             "metricsPort": 0
           },
+          "tls": {
+            "enabled": false,
+            "certificateFile": "",
+            "privateKeyFile": "",
+            "minVersion": "1.2"
+          },
           "log": {
             "level": "info",
             "accessLog": true
@@ -26,7 +32,25 @@ enum DefaultConfiguration {
           "auth": {
             "mode": "dev",
             "devUserHeader": "X-User-Id",
-            "devDefaultUserId": "1"
+            "devDefaultUserId": "1",
+            "jwtAlgorithms": ["RS256", "ES256"],
+            "jwtIssuer": "",
+            "jwtAudience": "",
+            "jwtLeewaySeconds": 60,
+            "jwtUserClaim": "sub",
+            "jwtPublicKeyFiles": [],
+            "jwksFile": "",
+            "maxTokenBytes": 8192,
+            "apiKeys": []
+          },
+          "limits": {
+            "enabled": true,
+            "issuePerUserPerMinute": 120,
+            "issuePerAddressPerMinute": 600,
+            "confirmPerUserPerMinute": 600,
+            "confirmPerAddressPerMinute": 3000,
+            "burst": 10,
+            "trustForwardedFor": false
           },
           "s3": {
             "endpoint": "http://127.0.0.1:9000",

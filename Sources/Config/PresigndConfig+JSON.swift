@@ -31,6 +31,12 @@ extension PresigndConfig: CustomStringConvertible {
                 case .secret(let property):
                     guard includingSecretKeys else { continue }
                     members[key.name] = self[keyPath: property] == nil ? .null : .string("<redacted>")
+                case .strings(let property):
+                    members[key.name] = .array(self[keyPath: property].map(JSONValue.string))
+                case .apiKeys(let property):
+                    // The digests are shown: they are what the file holds, and the keys cannot be recovered from them.
+                    members[key.name] = .array(
+                        self[keyPath: property].map { .object(["id": .string($0.id), "sha256": .string($0.sha256)]) })
                 }
             }
             root[section] = .object(members)

@@ -7,8 +7,12 @@ public struct PresigndConfig: Sendable, Equatable {
     public var server: ServerConfig
     /// Logging.
     public var log: LogConfig
+    /// HTTPS termination.
+    public var tls: TLSConfig
     /// Caller identification.
     public var auth: AuthConfig
+    /// Rate limits.
+    public var limits: LimitsConfig
     /// The object store.
     public var s3: S3Config
     /// URL lifetimes.
@@ -22,11 +26,13 @@ public struct PresigndConfig: Sendable, Equatable {
     public init(
         server: ServerConfig = ServerConfig(), log: LogConfig = LogConfig(), auth: AuthConfig = AuthConfig(),
         s3: S3Config = S3Config(), presign: PresignConfig = PresignConfig(), types: [UploadTypeConfig] = [],
-        records: RecordsConfig = RecordsConfig()
+        records: RecordsConfig = RecordsConfig(), limits: LimitsConfig = LimitsConfig(), tls: TLSConfig = TLSConfig()
     ) {
         self.server = server
+        self.tls = tls
         self.log = log
         self.auth = auth
+        self.limits = limits
         self.s3 = s3
         self.presign = presign
         self.types = types

@@ -18,7 +18,14 @@ import Testing
         #expect(names["s3.secretAccessKey"] == "PRESIGN_S3_SECRET_ACCESS_KEY")
         #expect(names["auth.hs256Secret"] == "PRESIGN_AUTH_HS256_SECRET")
         #expect(names["presign.expiresSeconds"] == "PRESIGN_PRESIGN_EXPIRES_SECONDS")
+        #expect(names["auth.jwtPublicKeyFiles"] == "PRESIGN_AUTH_JWT_PUBLIC_KEY_FILES")
+        #expect(names["auth.jwksFile"] == "PRESIGN_AUTH_JWKS_FILE")
+        #expect(names["limits.issuePerUserPerMinute"] == "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE")
+        #expect(names["tls.privateKeyFile"] == "PRESIGN_TLS_PRIVATE_KEY_FILE")
         #expect(Set(names.values).count == ConfigKey.all.count)
+        // No `*_FILE` variable of one key is the variable of another (tls.privateKeyFile ends in _FILE).
+        let fileVariables = ConfigKey.all.filter(\.allowsFileVariable).map { $0.environmentVariable + "_FILE" }
+        #expect(Set(fileVariables).isDisjoint(with: names.values))
     }
 
     /// docs/operations.md documents every key and its variable, so the table cannot drift.

@@ -73,7 +73,8 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
 
     @Test(arguments: [
         ("log", "level", "warn", true), ("log", "level", "trace", false), ("auth", "mode", "none", true),
-        ("auth", "mode", "jwt", false), ("s3", "addressing", "auto", true), ("s3", "addressing", "Path", false),
+        ("auth", "mode", "oauth", false), ("auth", "mode", "JWT", false), ("s3", "addressing", "auto", true),
+        ("s3", "addressing", "Path", false),
         ("auth", "devUserHeader", "X-Debug-User", true), ("auth", "devUserHeader", "X User", false),
         ("auth", "devUserHeader", "", false), ("auth", "devDefaultUserId", "user_42", true),
         ("auth", "devDefaultUserId", "../etc", false), ("server", "host", "0.0.0.0", true),

@@ -1,0 +1,17 @@
+extension ConfigValidator {
+    /// The `tls` section: a known minimum version, and both files readable when TLS is on.
+    mutating func validateTLS() {
+        let tls = config.tls
+        check("tls.minVersion", tls.minVersion, oneOf: ["1.2", "1.3"])
+        guard tls.enabled else { return }
+        for (keyPath, path) in [
+            ("tls.certificateFile", tls.certificateFile), ("tls.privateKeyFile", tls.privateKeyFile),
+        ] {
+            if path.isEmpty {
+                report(keyPath, "is required when tls.enabled is true")
+            } else {
+                checkReadable(keyPath, path)
+            }
+        }
+    }
+}

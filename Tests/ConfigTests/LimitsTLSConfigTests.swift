@@ -1,0 +1,83 @@
+import Config
+import Testing
+
+/// The `limits` and `tls` sections.
+@Suite struct LimitsTLSConfigTests {
+    @Test func limitsFromTheFileAndTheEnvironment() throws {
+        let file = #"{"limits":{"enabled":false,"issuePerUserPerMinute":30,"burst":1,"trustForwardedFor":true}}"#
+        let environment = ["PRESIGN_LIMITS_CONFIRM_PER_ADDRESS_PER_MINUTE": "9000", "PRESIGN_LIMITS_BURST": "60"]
+        let config = try #require(
+            runConfig(load(["--config", "/p.json"], environment: environment, files: ["/p.json": file])))
+        #expect(
+            config.limits
+                == LimitsConfig(
+                    enabled: false, issuePerUserPerMinute: 30, confirmPerAddressPerMinute: 9000, burst: 60,
+                    trustForwardedFor: true))
+    }
+
+    /// A bucket holds `burst` seconds of its rate, rounded up, at least one request.
+    @Test(arguments: [(120, 10, 20), (600, 10, 100), (3000, 10, 500), (1, 1, 1), (1, 3600, 60), (59, 1, 1), (61, 1, 2)])
+    func bucketCapacity(_ perMinute: Int, _ burst: Int, _ capacity: Int) {
+        #expect(LimitsConfig(burst: burst).capacity(perMinute: perMinute) == capacity)
+    }
+
+    @Test(arguments: [
+        ("issuePerUserPerMinute", 1, 1_000_000), ("issuePerAddressPerMinute", 1, 1_000_000),
+        ("confirmPerUserPerMinute", 1, 1_000_000), ("confirmPerAddressPerMinute", 1, 1_000_000), ("burst", 1, 3600),
+    ])
+    func limitBounds(_ key: String, _ low: Int, _ high: Int) {
+        func found(_ value: Int) -> [String] {
+            problems(load(environment: ["PRESIGN_LIMITS_" + snake(key): "\(value)"])).map(\.description)
+        }
+        #expect(found(low).isEmpty && found(high).isEmpty)
+        let variable = "PRESIGN_LIMITS_" + snake(key)
+        #expect(found(low - 1) == ["limits.\(key): must be \(low)...\(high) (got \(low - 1) from \(variable))"])
+        #expect(found(high + 1) == ["limits.\(key): must be \(low)...\(high) (got \(high + 1) from \(variable))"])
+        #expect(keyPaths(load(environment: [variable: "many"])) == ["limits.\(key)"])
+    }
+
+    /// `issuePerUserPerMinute` → `ISSUE_PER_USER_PER_MINUTE`.
+    func snake(_ camel: String) -> String {
+        camel.reduce(into: "") { result, character in
+            if character.isUppercase { result += "_" }
+            result += character.uppercased()
+        }
+    }
+
+    @Test func tlsNeedsReadableFilesWhenEnabled() throws {
+        let files = [
+            "/tls/cert.pem": "-----BEGIN CERTIFICATE-----", "/tls/key.pem": "-----BEGIN PRIVATE KEY-----TOPSECRET",
+        ]
+        let enabled = [
+            "PRESIGN_TLS_ENABLED": "true", "PRESIGN_TLS_CERTIFICATE_FILE": "/tls/cert.pem",
+            "PRESIGN_TLS_PRIVATE_KEY_FILE": "/tls/key.pem", "PRESIGN_TLS_MIN_VERSION": "1.3",
+        ]
+        let config = try #require(runConfig(load(environment: enabled, files: files)))
+        #expect(
+            config.tls
+                == TLSConfig(
+                    enabled: true, certificateFile: "/tls/cert.pem", privateKeyFile: "/tls/key.pem", minVersion: "1.3"))
+        #expect(!config.redactedJSON().contains("TOPSECRET"))
+
+        #expect(
+            problems(load(environment: ["PRESIGN_TLS_ENABLED": "true"])).map(\.description) == [
+                "tls.certificateFile: is required when tls.enabled is true",
+                "tls.privateKeyFile: is required when tls.enabled is true",
+            ])
+        var missingKey = enabled
+        missingKey["PRESIGN_TLS_PRIVATE_KEY_FILE"] = "/tls/missing.pem"
+        #expect(
+            problems(load(environment: missingKey, files: files)).map(\.description) == [
+                #"tls.privateKeyFile: cannot read "/tls/missing.pem": No such file or directory (from PRESIGN_TLS_PRIVATE_KEY_FILE)"#
+            ])
+        // Disabled: the paths are kept but not read.
+        let disabled = ["PRESIGN_TLS_CERTIFICATE_FILE": "/nowhere.pem", "PRESIGN_TLS_PRIVATE_KEY_FILE": "/nowhere.key"]
+        #expect(runConfig(load(environment: disabled))?.tls.certificateFile == "/nowhere.pem")
+    }
+
+    @Test(arguments: [("1.2", true), ("1.3", true), ("1.1", false), ("1", false), ("TLSv1.2", false), ("", false)])
+    func tlsMinVersion(_ version: String, _ valid: Bool) {
+        let result = load(environment: ["PRESIGN_TLS_MIN_VERSION": version])
+        #expect(keyPaths(result) == (valid ? [] : ["tls.minVersion"]), "\(version)")
+    }
+}
