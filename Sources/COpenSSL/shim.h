@@ -36,11 +36,9 @@ static inline int presignd_SHA256_Final(unsigned char *md, SHA256_CTX *c) { retu
 static inline unsigned int presignd_X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS(void) {
     return X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS;
 }
-/* Crypto's signature verification (JWT RS256 / ES256): public keys built from JWK numbers, PEM
- * blocks read one by one, ECDSA signatures converted between JOSE's r||s and DER. */
+/* Crypto's signature verification (JWT RS256 / ES256): PEM blocks read one by one (their buffers
+ * freed with OPENSSL_free, a macro), ECDSA signatures converted between JOSE's r||s and DER. */
 #include <openssl/bn.h>
 #include <openssl/ecdsa.h>
-#include <openssl/param_build.h>
 static inline void presignd_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
-static inline int presignd_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
 #endif

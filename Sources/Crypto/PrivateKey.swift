@@ -14,14 +14,13 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
     /// The first private key of the unencrypted PEM document `pem` (`PRIVATE KEY`, `RSA PRIVATE KEY`
     /// or `EC PRIVATE KEY`).
     public init(pem: [UInt8]) throws(CryptoError) {
-        guard !pem.isEmpty, pem.count <= Int(Int32.max) else { throw .invalidKey(reason: "no PEM block found") }
-        let bio: OpaquePointer? = pem.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
-        guard let bio else { throw .invalidKey(reason: CryptoError.openSSLErrorDetail()) }
-        defer { BIO_free(bio) }
-        // An empty passphrase callback result: an encrypted key fails instead of prompting on a terminal.
-        guard let key = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil) else {
-            ERR_clear_error()
-            throw .invalidKey(reason: "no unencrypted private key PEM block")
+        let key = try MemoryBIO.reading(pem) { bio throws(CryptoError) in
+            // A passphrase callback that gives nothing: an encrypted key fails instead of prompting on a terminal.
+            guard let key = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil) else {
+                ERR_clear_error()
+                throw .invalidKey(reason: "no unencrypted private key PEM block")
+            }
+            return key
         }
         let length = i2d_PUBKEY(key, nil)
         var der = [UInt8](repeating: 0, count: max(Int(length), 0))

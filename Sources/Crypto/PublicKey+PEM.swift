@@ -9,15 +9,13 @@ extension PublicKey {
     /// any other block, an encrypted block, or a document without a block. Text outside blocks is
     /// ignored. Errors give the block's position and label, never its contents.
     public static func keys(pem: [UInt8]) throws(CryptoError) -> [PublicKey] {
-        guard !pem.isEmpty, pem.count <= Int(Int32.max) else { throw .invalidKey(reason: "no PEM block found") }
-        let bio: OpaquePointer? = pem.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
-        guard let bio else { throw .invalidKey(reason: CryptoError.openSSLErrorDetail()) }
-        defer { BIO_free(bio) }
-        // BIO_new_mem_buf does not copy: `pem` outlives the BIO because it is a parameter of this call.
-        var keys: [PublicKey] = []
-        while true {
-            guard let block = try PEMBlock.read(from: bio) else { break }
-            keys.append(try block.publicKey(position: keys.count + 1))
+        let keys = try MemoryBIO.reading(pem) { bio throws(CryptoError) in
+            var keys: [PublicKey] = []
+            while true {
+                guard let block = try PEMBlock.read(from: bio) else { break }
+                keys.append(try block.publicKey(position: keys.count + 1))
+            }
+            return keys
         }
         guard !keys.isEmpty else { throw .invalidKey(reason: "no PEM block found") }
         return keys
