@@ -28,9 +28,9 @@ let package = Package(
         .target(name: "Auth", dependencies: ["Crypto", "JSON"]),
 
         // I/O shells
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "JSON"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "JSON", "COpenSSL"]),
         .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "COpenSSL", "CLinux"]),
-        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "JSON", "CLinux"]),
+        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "JSON", "CLinux", "Crypto"]),
 
         // The application and the executables
         .target(

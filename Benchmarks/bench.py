@@ -22,7 +22,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, ".build", "release", "presignd")
+BIN = os.environ.get("BENCH_BINARY") or os.path.join(ROOT, ".build", "release", "presignd")
 DURATION = int(os.environ.get("BENCH_SECONDS", "10"))
 SERVER_CPU = os.environ.get("BENCH_SERVER_CPU", "0")
 CLIENT_CPU = os.environ.get("BENCH_CLIENT_CPU", "1")
@@ -97,6 +97,7 @@ def start_nginx(tmp):
     port = free_port()
     www = os.path.join(tmp, "www")
     os.makedirs(www, exist_ok=True)
+    os.chmod(www, 0o755)
     with open(os.path.join(www, "healthz"), "wb") as f:
         f.write(BODY)
     conf = os.path.join(tmp, "nginx.conf")
@@ -140,6 +141,7 @@ def presignd_env(tmp, port):
         "PRESIGN_S3_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:9",
         "PRESIGN_RECORDS_URL": f"sqlite:{tmp}/presignd.sqlite3",
+        "PRESIGN_LOG_ACCESS_LOG": os.environ.get("BENCH_ACCESS_LOG", "true"),
     }
     return env
 
@@ -191,8 +193,10 @@ def hold_idle(port, n, pids):
 
 
 def main():
-    resource.setrlimit(resource.RLIMIT_NOFILE, (65536, 65536))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     tmp = tempfile.mkdtemp(prefix="presignd-bench-")
+    os.chmod(tmp, 0o755)  # nginx's worker runs as an unprivileged user and must read the file
     results = {"duration_s": DURATION, "server_cpu": SERVER_CPU, "client_cpu": CLIENT_CPU}
     ng, ng_port, ng_pids = start_nginx(tmp)
     ps, ps_port, startup_ms = start_presignd(tmp)

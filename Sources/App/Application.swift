@@ -1,3 +1,4 @@
+import Auth
 import Config
 import Crypto
 import HTTP1
@@ -66,11 +67,10 @@ public final class Application: Sendable {
                 sink.writeLine(#"{"level":"error","msg":"intent batch not stored","error":"\#(error)"}"#)
             })
 
-        let callers: any CallerResolver = DevelopmentCallerResolver(
-            header: config.auth.devUserHeader, defaultUserId: config.auth.devDefaultUserId)
+        let gate = try Application.makeGate(config: config, env: env, log: log)
         let writer = intentWriter
         let presign = try PresignService(
-            config: config, pathStyle: pathStyle, configured: configured, callers: callers, intents: intentWriter,
+            config: config, pathStyle: pathStyle, configured: configured, gate: gate, intents: intentWriter,
             env: env,
             keyUse: { imageKey, owner in
                 if try store.record(imageKey: imageKey) != nil { return .recorded }
@@ -83,7 +83,7 @@ public final class Application: Sendable {
         committer = GroupCommitter(store: store, maxBatch: config.records.groupCommitMaxBatch)
         let images = ImagesService(
             config: config, store: store, committer: committer, intents: intentWriter,
-            storage: config.s3.verifyUploads ? storage : nil, readSigner: configured, callers: callers, env: env)
+            storage: config.s3.verifyUploads ? storage : nil, readSigner: configured, gate: gate, env: env)
         janitor = Janitor(
             store: store, storage: storage, deleteObjects: config.records.deleteUnconfirmedObjects,
             batchSize: config.records.janitorBatchSize, intervalMs: config.records.janitorIntervalMs, env: env, log: log)
@@ -127,6 +127,12 @@ public final class Application: Sendable {
         server.metrics.register(name: "presignd_intents_pending", help: "Upload intents queued, not yet stored.") {
             writer.pendingCount
         }
+        server.metrics.register(
+            name: "presignd_rate_limited_issue_total", help: "Issue requests refused with 429."
+        ) { gate.limitedIssue.load(ordering: .relaxed) }
+        server.metrics.register(
+            name: "presignd_rate_limited_confirm_total", help: "Confirm and records requests refused with 429."
+        ) { gate.limitedConfirm.load(ordering: .relaxed) }
         let commits = committer
         server.metrics.register(name: "presignd_record_batches_total", help: "Group-commit transactions of records.") {
             commits.batchesCommitted
@@ -146,6 +152,46 @@ public final class Application: Sendable {
         janitor.stop()
         committer.shutdown()
         intentWriter.shutdown()
+    }
+
+    /// The caller resolver of `auth.mode` behind the rate limits of `limits`.
+    static func makeGate(config: PresigndConfig, env: AppEnvironment, log: LogSink) throws(AppError) -> Gate {
+        let a = config.auth
+        let callers: any CallerResolver
+        switch a.mode {
+        case "jwt":
+            let settings = AuthSettings(
+                algorithms: Set(a.jwtAlgorithms.compactMap(JWTAlgorithm.init(rawValue:))),
+                issuer: a.jwtIssuer.isEmpty ? nil : a.jwtIssuer, audience: a.jwtAudience.isEmpty ? nil : a.jwtAudience,
+                leewaySeconds: Int64(a.jwtLeewaySeconds), userClaim: a.jwtUserClaim, maxTokenBytes: a.maxTokenBytes,
+                apiKeys: a.apiKeys.compactMap { APIKey(id: $0.id, sha256Hex: $0.sha256) })
+            let keys: KeySet
+            do {
+                keys = try KeySet.load(pemFiles: a.jwtPublicKeyFiles, jwksFile: a.jwksFile, hs256Secret: a.hs256Secret)
+            } catch {
+                throw .startup("auth", error.description)
+            }
+            for note in keys.notes { log.writeLine(#"{"level":"warn","msg":"auth key skipped","detail":"\#(note)"}"#) }
+            callers = TokenCallerResolver(
+                authenticator: Authenticator(configuration: settings, keys: keys),
+                nowSeconds: { env.nowMillis() / 1000 })
+        case "none":
+            callers = FixedCallerResolver(userId: a.devDefaultUserId)
+        default:
+            callers = DevelopmentCallerResolver(header: a.devUserHeader, defaultUserId: a.devDefaultUserId)
+        }
+        let l = config.limits
+        guard l.enabled else { return Gate(callers: callers) }
+        let now: @Sendable () -> Int64 = { env.nowMillis() }
+        func limiter(_ perMinute: Int) -> RateLimiter {
+            RateLimiter(perMinute: perMinute, burst: l.capacity(perMinute: perMinute), now: now)
+        }
+        return Gate(
+            callers: callers,
+            issue: .init(perUser: limiter(l.issuePerUserPerMinute), perAddress: limiter(l.issuePerAddressPerMinute)),
+            confirm: .init(
+                perUser: limiter(l.confirmPerUserPerMinute), perAddress: limiter(l.confirmPerAddressPerMinute)),
+            trustForwardedFor: l.trustForwardedFor)
     }
 
     private static func accessKeyId(_ config: PresigndConfig) -> String? {

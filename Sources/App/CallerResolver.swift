@@ -58,3 +58,15 @@ public struct DevelopmentCallerResolver: CallerResolver {
         return .success(Caller(userId: given))
     }
 }
+
+/// `auth.mode = none`: every request is the configured default user (local development only; the
+/// server warns at start).
+public struct FixedCallerResolver: CallerResolver {
+    let userId: String
+
+    /// Always `userId`.
+    public init(userId: String) { self.userId = userId }
+
+    /// The fixed caller.
+    public func resolve(_ request: Request) -> Result<Caller, ResolveFailure> { .success(Caller(userId: userId)) }
+}

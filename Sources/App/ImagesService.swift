@@ -22,14 +22,14 @@ final class ImagesService: Sendable {
     private let readUrlExpires: Int
     private let cdnBaseUrl: String
     private let knownTypes: Set<String>
-    private let callers: any CallerResolver
+    private let gate: Gate
     private let env: AppEnvironment
     private let maxJsonBodyBytes: Int
 
     /// `storage` nil switches the storage check off (`s3.verifyUploads = false`, for measuring the store).
     init(
         config: PresigndConfig, store: any RecordStore, committer: GroupCommitter, intents: IntentWriter,
-        storage: S3Client?, readSigner: Presigner, callers: any CallerResolver, env: AppEnvironment
+        storage: S3Client?, readSigner: Presigner, gate: Gate, env: AppEnvironment
     ) {
         self.store = store
         self.committer = committer
@@ -42,7 +42,7 @@ final class ImagesService: Sendable {
         while cdn.hasSuffix("/") { cdn.removeLast() }
         self.cdnBaseUrl = cdn
         self.knownTypes = Set(config.types.map(\.name))
-        self.callers = callers
+        self.gate = gate
         self.env = env
         self.maxJsonBodyBytes = config.server.maxJsonBodyBytes
     }
@@ -60,7 +60,7 @@ final class ImagesService: Sendable {
 
     func confirm(_ req: Request) -> HandlerResult {
         let caller: Caller
-        switch callers.resolve(req) {
+        switch gate.admit(req, .confirm) {
         case .success(let c): caller = c
         case .failure(let f): return .respond(f.response)
         }
@@ -177,7 +177,7 @@ final class ImagesService: Sendable {
 
     func read(_ req: Request) -> HandlerResult {
         let caller: Caller
-        switch callers.resolve(req) {
+        switch gate.admit(req, .confirm) {
         case .success(let c): caller = c
         case .failure(let f): return .respond(f.response)
         }
@@ -198,7 +198,7 @@ final class ImagesService: Sendable {
 
     func list(_ req: Request) -> HandlerResult {
         let caller: Caller
-        switch callers.resolve(req) {
+        switch gate.admit(req, .confirm) {
         case .success(let c): caller = c
         case .failure(let f): return .respond(f.response)
         }
@@ -246,7 +246,7 @@ final class ImagesService: Sendable {
 
     func remove(_ req: Request) -> HandlerResult {
         let caller: Caller
-        switch callers.resolve(req) {
+        switch gate.admit(req, .confirm) {
         case .success(let c): caller = c
         case .failure(let f): return .respond(f.response)
         }

@@ -25,7 +25,7 @@ public final class PresignService: Sendable {
     private let pathStyle: Presigner
     private let configured: Presigner
     private let bucket: String
-    private let callers: any CallerResolver
+    private let gate: Gate
     private let intents: any IntentSink
     private let env: AppEnvironment
     private let maxJsonBodyBytes: Int
@@ -43,7 +43,7 @@ public final class PresignService: Sendable {
 
     /// Builds the service; `pathStyle` signs client P's URLs (always path-style), `configured` the others.
     init(
-        config: PresigndConfig, pathStyle: Presigner, configured: Presigner, callers: any CallerResolver,
+        config: PresigndConfig, pathStyle: Presigner, configured: Presigner, gate: Gate,
         intents: any IntentSink, env: AppEnvironment,
         keyUse: @escaping @Sendable (_ imageKey: String, _ owner: String) throws -> KeyUse = { _, _ in .free }
     ) throws(AppError) {
@@ -66,7 +66,7 @@ public final class PresignService: Sendable {
         self.pathStyle = pathStyle
         self.configured = configured
         self.bucket = config.s3.bucket
-        self.callers = callers
+        self.gate = gate
         self.intents = intents
         self.env = env
         self.maxJsonBodyBytes = config.server.maxJsonBodyBytes
@@ -88,7 +88,7 @@ public final class PresignService: Sendable {
 
     func issueForQuery(_ req: Request) -> Response {
         let caller: Caller
-        switch callers.resolve(req) {
+        switch gate.admit(req, .issue) {
         case .success(let c): caller = c
         case .failure(let f): return f.response
         }
@@ -210,7 +210,7 @@ public final class PresignService: Sendable {
 
     func validateBody(_ req: Request) -> Result<BodyRequest, ResolveFailure> {
         let caller: Caller
-        switch callers.resolve(req) {
+        switch gate.admit(req, .issue) {
         case .success(let c): caller = c
         case .failure(let f): return .failure(f)
         }

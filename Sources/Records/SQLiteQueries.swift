@@ -1,19 +1,21 @@
 /// The SQL text of the SQLite store's statements (each prepared once per connection).
 enum SQLiteQueries {
-    /// Upserts one intent unless its key already has a record.
-    static let upsertIntent = """
-        INSERT INTO intents (\(Schema.intentColumns))
-        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
-        WHERE NOT EXISTS (SELECT 1 FROM records WHERE records.image_key = ?1)
-        ON CONFLICT (image_key) DO UPDATE SET
-            owner_id = excluded.owner_id, object_key = excluded.object_key, permanent_key = excluded.permanent_key,
-            type = excluded.type, content_type = excluded.content_type,
-            allowed_content_types = excluded.allowed_content_types, max_bytes = excluded.max_bytes,
-            created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms
+    /// Removes the current intent of a key (?1 hash, ?2 key) unless the key has a record: the first half
+    /// of an upsert.
+    static let replaceIntentDelete = """
+        DELETE FROM intents WHERE key_hash = ?1 AND image_key = ?2
+        AND NOT EXISTS (SELECT 1 FROM records WHERE records.image_key = ?2)
         """
 
-    /// One intent by key.
-    static let intentByKey = "SELECT \(Schema.intentColumns) FROM intents WHERE image_key = ?1"
+    /// Inserts one intent (?1 hash, then the intent columns) unless its key has a record.
+    static let replaceIntentInsert = """
+        INSERT INTO intents (key_hash, \(Schema.intentColumns))
+        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+        WHERE NOT EXISTS (SELECT 1 FROM records WHERE records.image_key = ?2)
+        """
+
+    /// One intent by hash and key.
+    static let intentByKey = "SELECT \(Schema.intentColumns) FROM intents WHERE key_hash = ?1 AND image_key = ?2"
 
     /// Inserts one record unless its key is taken (then nothing changes).
     static let insertRecord = """
@@ -39,5 +41,5 @@ enum SQLiteQueries {
         """
 
     /// Deletes one intent by key.
-    static let deleteIntent = "DELETE FROM intents WHERE image_key = ?1"
+    static let deleteIntent = "DELETE FROM intents WHERE key_hash = ?1 AND image_key = ?2"
 }

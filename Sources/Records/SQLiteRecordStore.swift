@@ -1,4 +1,5 @@
 import CSQLite
+import Crypto
 import Synchronization
 
 #if canImport(Glibc)
@@ -106,16 +107,29 @@ public final class SQLiteRecordStore: RecordStore {
     /// Upserts intents in one transaction; keys that already have a record are skipped.
     public func putIntents(_ intents: [UploadIntent]) throws(RecordsError) {
         guard !intents.isEmpty else { return }
-        let rows = try intents.map { (intent) throws(RecordsError) in try Schema.values(of: intent) }
-        try write { (connection) throws(RecordsError) in
-            for row in rows { try connection.run(SQLiteQueries.upsertIntent, row) }
+        let rows = try intents.map { (intent) throws(RecordsError) in
+            [.int(Self.keyHash(intent.imageKey))] + (try Schema.values(of: intent))
         }
+        try write { (connection) throws(RecordsError) in
+            for row in rows {
+                try connection.run(SQLiteQueries.replaceIntentDelete, [row[0], row[1]])
+                try connection.run(SQLiteQueries.replaceIntentInsert, row)
+            }
+        }
+    }
+
+    /// The 64-bit index key of an image key: the first 8 bytes of its SHA-256. A cryptographic hash, so
+    /// that nobody can make many keys share one index entry (lookups compare the full key anyway).
+    static func keyHash(_ imageKey: String) -> Int64 {
+        SHA256.hash(imageKey).withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
     }
 
     /// The intent for `imageKey`.
     public func intent(imageKey: String) throws(RecordsError) -> UploadIntent? {
         try read { (connection) throws(RecordsError) in
-            try connection.query(SQLiteQueries.intentByKey, [.text(imageKey)], row: Self.intent(from:)).first
+            try connection.query(
+                SQLiteQueries.intentByKey, [.int(Self.keyHash(imageKey)), .text(imageKey)], row: Self.intent(from:)
+            ).first
         }
     }
 
@@ -193,7 +207,9 @@ public final class SQLiteRecordStore: RecordStore {
     public func deleteIntents(imageKeys: [String]) throws(RecordsError) {
         guard !imageKeys.isEmpty else { return }
         try write { (connection) throws(RecordsError) in
-            for key in imageKeys { try connection.run(SQLiteQueries.deleteIntent, [.text(key)]) }
+            for key in imageKeys {
+                try connection.run(SQLiteQueries.deleteIntent, [.int(Self.keyHash(key)), .text(key)])
+            }
         }
     }
 

@@ -34,7 +34,7 @@ import Testing
         }
         #expect(
             indexes == [
-                "intents_expires_at", "records_image_key", "records_owner_created",
+                "intents_expires_at", "intents_key_hash", "records_image_key", "records_owner_created",
             ])
     }
 
