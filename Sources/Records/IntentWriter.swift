@@ -177,9 +177,13 @@ public final class IntentWriter: Sendable {
                     if Monitor<State>.nowNanos() >= deadline { break }
                     waiter.wait(untilNanos: deadline)
                 }
-                let count = min(batchSize, state.queue.count)
-                let batch = Array(state.queue.prefix(count))
-                state.queue.removeFirst(count)
+                if state.queue.count <= batchSize {
+                    let all = state.queue  // the common case: take the whole queue without shifting it
+                    state.queue = []
+                    return all
+                }
+                let batch = Array(state.queue.prefix(batchSize))
+                state.queue.removeFirst(batchSize)
                 return batch
             }
             guard let last = batch.last?.sequence else { break }
