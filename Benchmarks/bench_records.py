@@ -109,7 +109,7 @@ def postgres_url():
 def start(records_url, extra):
     port = free_port()
     env = {"PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": str(port), "PRESIGN_SERVER_EVENT_LOOPS": "1",
-           "PRESIGN_SERVER_WORKER_THREADS": "64", "PRESIGN_LOG_ACCESS_LOG": "false",
+           "PRESIGN_SERVER_WORKER_THREADS": "64", "PRESIGN_LOG_ACCESS_LOG": "false", "PRESIGN_LIMITS_ENABLED": "false",
            "PRESIGN_S3_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
            "PRESIGN_S3_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
            "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:9", "PRESIGN_S3_VERIFY_UPLOADS": "false",
@@ -142,6 +142,8 @@ def store_bench(name, records_url, max_batch):
         confirmed = wrk(port, CONFIRM_LUA, SECONDS)
     finally:
         stop(p)
+    if issued["non2xx"]:
+        raise SystemExit(f"{name}: {issued['non2xx']} issue requests failed")
     created = min(confirmed["requests"] - confirmed["non2xx"], issued["requests"])
     return {"store": name, "maxBatch": max_batch, "issued": issued["requests"],
             "confirm_requests": confirmed["requests"], "confirm_non2xx": confirmed["non2xx"],
