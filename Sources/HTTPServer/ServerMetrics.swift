@@ -5,7 +5,9 @@ import Synchronization
 /// `render()` adds the shards up.
 public final class ServerMetrics: Sendable {
     /// Upper bounds of the latency histogram's buckets, in seconds.
-    static let bucketBounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    static let bucketBounds: [Double] = [
+        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
 
     struct Key: Hashable {
         let route: String
@@ -92,8 +94,11 @@ public final class ServerMetrics: Sendable {
         var out = ""
         out += "# HELP presignd_http_requests_total Requests answered, by route template, method and status.\n"
         out += "# TYPE presignd_http_requests_total counter\n"
-        for (k, v) in requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
-            out += "presignd_http_requests_total{route=\"\(k.route)\",method=\"\(k.method)\",status=\"\(k.status)\"} \(v)\n"
+        for (k, v) in requests.sorted(by: {
+            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
+        }) {
+            out +=
+                "presignd_http_requests_total{route=\"\(k.route)\",method=\"\(k.method)\",status=\"\(k.status)\"} \(v)\n"
         }
         out += "# HELP presignd_http_request_duration_seconds Time from a request's head to its response, by route.\n"
         out += "# TYPE presignd_http_request_duration_seconds histogram\n"
@@ -101,7 +106,8 @@ public final class ServerMetrics: Sendable {
             var cumulative = 0
             for (i, bound) in ServerMetrics.bucketBounds.enumerated() {
                 cumulative += h.buckets[i]
-                out += "presignd_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(cumulative)\n"
+                out +=
+                    "presignd_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(cumulative)\n"
             }
             out += "presignd_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(h.count)\n"
             out += "presignd_http_request_duration_seconds_sum{route=\"\(route)\"} \(Double(h.sumMicros) / 1_000_000)\n"

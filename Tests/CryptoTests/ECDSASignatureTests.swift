@@ -35,7 +35,8 @@ struct ECDSASignatureTests {
             #expect([UInt8](repeating: 1, count: length).withUnsafeBytes { ECDSASignature.der(fromRaw: $0) } == nil)
         }
         #expect(ECDSASignature.raw(fromDER: []) == nil)
-        #expect(ECDSASignature.raw(fromDER: [0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x7f, 0x00]) == nil)  // trailing byte
+        // A trailing byte after the sequence.
+        #expect(ECDSASignature.raw(fromDER: [0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x7f, 0x00]) == nil)
         // r of 33 significant bytes does not fit P-256's 32.
         let long = [0x30, 0x27, 0x02, 0x22, 0x00] + [UInt8](repeating: 0xff, count: 33) + [0x02, 0x01, 0x01]
         #expect(ECDSASignature.raw(fromDER: long) == nil)

@@ -1,8 +1,8 @@
 import Foundation
 import HTTP1
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -68,7 +68,8 @@ struct LiveServerTests {
         defer { s.stop() }
         let c = try RawClient(port: s.port)
         c.send(
-            "GET /n/1 HTTP/1.1\r\nHost: a\r\n\r\nGET /slow?ms=50 HTTP/1.1\r\nHost: a\r\n\r\nGET /n/3 HTTP/1.1\r\nHost: a\r\n\r\n")
+            "GET /n/1 HTTP/1.1\r\nHost: a\r\n\r\nGET /slow?ms=50 HTTP/1.1\r\nHost: a\r\n\r\nGET /n/3 HTTP/1.1\r\nHost: a\r\n\r\n"
+        )
         #expect(c.readResponse()?.text == "1")
         #expect(c.readResponse()?.text == "slept 50")
         #expect(c.readResponse()?.text == "3")
@@ -139,7 +140,8 @@ struct LiveServerTests {
         usleep(50_000)
         c.send("lo")
         #expect(c.readResponse()?.text == "hello")
-        c.send("POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
+        c.send(
+            "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
         #expect(c.readResponse()?.text == "abcde")
         c.send("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
         usleep(50_000)
@@ -150,7 +152,11 @@ struct LiveServerTests {
     @Test(
         "strict profile answers on a live connection, then closes",
         arguments: [
-            ("GET /hello HTTP/1.1\r\nHost: a\r\n" + String(repeating: "X-Pad: " + String(repeating: "a", count: 100) + "\r\n", count: 90) + "\r\n", 431),
+            (
+                "GET /hello HTTP/1.1\r\nHost: a\r\n"
+                    + String(repeating: "X-Pad: " + String(repeating: "a", count: 100) + "\r\n", count: 90) + "\r\n",
+                431
+            ),
             ("GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: a\r\n\r\n", 414),
             ("GET /hello HTTP/2.0\r\nHost: a\r\n\r\n", 505),
             ("GET /hello HTTP/1.1\r\n\r\n", 400),
@@ -190,7 +196,8 @@ struct LiveServerTests {
         }
         // A 404 for a path with a body closes instead of reading the next request from the body.
         let c = try RawClient(port: s.port)
-        c.send("POST /nope HTTP/1.1\r\nHost: a\r\nContent-Length: 38\r\n\r\nGET /n/smuggled HTTP/1.1\r\nHost: a\r\n\r\n")
+        c.send(
+            "POST /nope HTTP/1.1\r\nHost: a\r\nContent-Length: 38\r\n\r\nGET /n/smuggled HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(c.readResponse()?.status == 404)
         #expect(c.isClosedByPeer())
     }
@@ -213,7 +220,8 @@ struct LiveServerTests {
         let slow = try RawClient(port: s.port, timeoutMs: 200)
         let start = Date()
         var closed = false
-        let head = Array("GET /hello HTTP/1.1\r\nHost: a\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 100)
+        let head =
+            Array("GET /hello HTTP/1.1\r\nHost: a\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 100)
         for b in head {
             slow.send([b])
             // Meanwhile a fresh client is served promptly.

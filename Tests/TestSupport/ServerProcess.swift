@@ -32,11 +32,15 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Starts the server with `environment` added to a minimal one and `arguments`; waits for its
     /// "listening" line (or its exit). Throws if it did not start listening within `timeoutMs`.
-    public init(environment: [String: String], arguments: [String] = [], timeoutMs: Int = 10_000,
-                expectListening: Bool = true) throws {
+    public init(
+        environment: [String: String], arguments: [String] = [], timeoutMs: Int = 10_000,
+        expectListening: Bool = true
+    ) throws {
         process = Process()
         process.executableURL = ServerProcess.binary
-        var env: [String: String] = ["PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2"]
+        var env: [String: String] = [
+            "PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2",
+        ]
         for (k, v) in environment { env[k] = v }
         process.environment = env
         process.arguments = arguments
