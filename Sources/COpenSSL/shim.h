@@ -41,4 +41,14 @@ static inline unsigned int presignd_X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS(void) {
 #include <openssl/bn.h>
 #include <openssl/ecdsa.h>
 static inline void presignd_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
+/* HTTPServer's TLS termination: SSL_CTX options and modes (macros built on SSL_OP_BIT and
+ * SSL_CTX_ctrl), and the retry flags its socket BIO sets. */
+static inline uint64_t presignd_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
+static inline uint64_t presignd_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_OP_IGNORE_UNEXPECTED_EOF; }
+static inline uint64_t presignd_SSL_OP_CIPHER_SERVER_PREFERENCE(void) { return SSL_OP_CIPHER_SERVER_PREFERENCE; }
+static inline long presignd_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+static inline long presignd_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes) { return SSL_CTX_set_read_ahead(ctx, yes); }
+static inline void presignd_BIO_set_retry_read(BIO *bio) { BIO_set_retry_read(bio); }
+static inline void presignd_BIO_set_retry_write(BIO *bio) { BIO_set_retry_write(bio); }
+static inline void presignd_BIO_clear_retry_flags(BIO *bio) { BIO_clear_retry_flags(bio); }
 #endif

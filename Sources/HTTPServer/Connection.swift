@@ -58,11 +58,16 @@ final class Connection {
     var registered = false
     /// Whether the connection sits on the loop's ready list.
     var queuedReady = false
+    /// The TLS session when the server terminates HTTPS; nil on plain HTTP (checked once per read or write).
+    var tls: TLSServerSession?
+    /// Whether the connection sits on the loop's list of TLS sessions holding buffered input.
+    var queuedTLSRead = false
 
-    init(id: UInt64, fd: Int32, peer: String, nowMs: Int64) {
+    init(id: UInt64, fd: Int32, peer: String, nowMs: Int64, tls: TLSServerSession? = nil) {
         self.id = id
         self.fd = fd
         self.peer = peer
+        self.tls = tls
         self.lastActiveMs = nowMs
         self.headClockStartMs = nowMs
     }

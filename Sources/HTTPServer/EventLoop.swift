@@ -32,6 +32,10 @@ final class EventLoop: @unchecked Sendable {
     private var events: UnsafeMutableRawPointer
     private let maxEvents: Int32 = 512
     private var ready: [Connection] = []
+    /// TLS connections whose session holds input that epoll cannot signal (see `runTLSBuffered`).
+    private var tlsBuffered: [Connection] = []
+    /// Whether new connections get a TLS session (fixed for the server's life).
+    private let tlsEnabled: Bool
     private var nextTimerMs: Int64 = 0
     private var draining = false
     private var drainDeadlineMs: Int64 = 0
@@ -53,6 +57,15 @@ final class EventLoop: @unchecked Sendable {
         let stopRequested = Atomic<Bool>(false)
         let openConnections = Atomic<Int>(0)
         let shuttingDown = Atomic<Bool>(false)
+        /// The TLS context new connections start from (swapped by `HTTPServer.reloadTLS()`); nil on plain HTTP.
+        let tlsContext: Mutex<TLSServerContext?>
+        /// TLS handshakes that failed or that the client abandoned.
+        let tlsHandshakeFailures = Atomic<Int>(0)
+
+        /// Shared state; `tlsContext` is nil when the server speaks plain HTTP.
+        init(tlsContext: TLSServerContext? = nil) {
+            self.tlsContext = Mutex(tlsContext)
+        }
     }
 
     init(
@@ -66,6 +79,7 @@ final class EventLoop: @unchecked Sendable {
         self.metrics = metrics
         self.shared = shared
         self.listener = listener
+        tlsEnabled = options.tls != nil
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epfd >= 0 else { throw .socket("epoll_create1", errno) }
         wakeFd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -107,7 +121,7 @@ final class EventLoop: @unchecked Sendable {
     /// Runs until the server stops and every connection is gone (or the drain deadline passes).
     func run() {
         while !stopped {
-            let timeout: Int32 = ready.isEmpty ? Int32(EventLoop.timerIntervalMs) : 0
+            let timeout: Int32 = ready.isEmpty && tlsBuffered.isEmpty ? Int32(EventLoop.timerIntervalMs) : 0
             let n = epoll_wait(epfd, events.assumingMemoryBound(to: epoll_event.self), maxEvents, timeout)
             clock.tick()
             if n > 0 {
@@ -121,7 +135,9 @@ final class EventLoop: @unchecked Sendable {
                     default:
                         guard let c = connections[token] else { continue }
                         if flags & presignd_EPOLLOUT() != 0 { onWritable(c) }
-                        if flags & (presignd_EPOLLIN() | presignd_EPOLLERR() | presignd_EPOLLHUP() | presignd_EPOLLRDHUP()) != 0
+                        if flags
+                            & (presignd_EPOLLIN() | presignd_EPOLLERR() | presignd_EPOLLHUP() | presignd_EPOLLRDHUP())
+                            != 0
                         {
                             onReadable(c)
                         }
@@ -129,6 +145,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             if !ready.isEmpty { runReady() }
+            if !tlsBuffered.isEmpty { runTLSBuffered() }
             if clock.monoMs >= nextTimerMs {
                 nextTimerMs = clock.monoMs + EventLoop.timerIntervalMs
                 checkTimers()
@@ -165,15 +182,31 @@ final class EventLoop: @unchecked Sendable {
             guard let (fd, peer) = Sys.accept(listener.fd) else { return }
             if shared.openConnections.load(ordering: .relaxed) >= options.maxConnections {
                 if !evictOldestIdle() {
-                    // Nothing idle to close here: answer 503 and close the newcomer.
-                    let msg = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+                    // Nothing idle to close here: answer 503 and close the newcomer (over TLS no
+                    // answer is possible before a handshake, so the newcomer is just closed).
+                    if tlsEnabled {
+                        Sys.close(fd)
+                        continue
+                    }
+                    let msg = Array(
+                        "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
                     _ = msg.withUnsafeBytes { Sys.write(fd, $0.baseAddress!, $0.count) }
                     Sys.close(fd)
                     continue
                 }
             }
             Sys.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
-            let c = Connection(id: nextId, fd: fd, peer: peer, nowMs: clock.monoMs)
+            var session: TLSServerSession? = nil
+            if tlsEnabled {
+                guard let context = shared.tlsContext.withLock({ $0 }),
+                    let s = TLSServerSession(context: context, fd: fd)
+                else {
+                    Sys.close(fd)
+                    continue
+                }
+                session = s
+            }
+            let c = Connection(id: nextId, fd: fd, peer: peer, nowMs: clock.monoMs, tls: session)
             nextId &+= 1
             connections[c.id] = c
             _ = shared.openConnections.wrappingAdd(1, ordering: .relaxed)
@@ -204,7 +237,13 @@ final class EventLoop: @unchecked Sendable {
             return
         default: break
         }
-        let r = Sys.read(c.fd, scratch, EventLoop.scratchSize)
+        let r: IOResult
+        if let t = c.tls, c.phase != .lingering {
+            guard let decrypted = readTLS(c, t) else { return }
+            r = decrypted
+        } else {
+            r = Sys.read(c.fd, scratch, EventLoop.scratchSize)
+        }
         switch r {
         case .done(let n):
             c.lastActiveMs = clock.monoMs
@@ -306,8 +345,9 @@ final class EventLoop: @unchecked Sendable {
                         c.pendingBody = nil
                         c.phase = .awaitingHead
                         metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
-                        respond(c, errorResponse(for: e), head: p.head, route: p.route.template, requestId: p.requestId,
-                                startNanos: p.startNanos, close: true)
+                        respond(
+                            c, errorResponse(for: e), head: p.head, route: p.route.template, requestId: p.requestId,
+                            startNanos: p.startNanos, close: true)
                         return input.count
                     }
                     p.chunked = dec
@@ -338,15 +378,17 @@ final class EventLoop: @unchecked Sendable {
         let hasBody = head.isChunked || (head.contentLength ?? 0) > 0
         guard let method = head.method else {
             metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
-            respond(c, .error(501, code: "NOT_IMPLEMENTED", message: "method not implemented"), head: head,
-                    route: "<unmatched>", requestId: requestId, startNanos: start, close: hasBody)
+            respond(
+                c, .error(501, code: "NOT_IMPLEMENTED", message: "method not implemented"), head: head,
+                route: "<unmatched>", requestId: requestId, startNanos: start, close: hasBody)
             return
         }
         switch router.match(method: method, path: head.path) {
         case .notFound:
             metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
-            respond(c, .error(404, code: "NOT_FOUND", message: "no such route"), head: head, route: "<unmatched>",
-                    requestId: requestId, startNanos: start, close: hasBody)
+            respond(
+                c, .error(404, code: "NOT_FOUND", message: "no such route"), head: head, route: "<unmatched>",
+                requestId: requestId, startNanos: start, close: hasBody)
         case .methodNotAllowed(let allow):
             metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
             var r = Response.error(405, code: "METHOD_NOT_ALLOWED", message: "method not allowed on this route")
@@ -356,8 +398,9 @@ final class EventLoop: @unchecked Sendable {
             let declared = head.contentLength ?? 0
             if declared > route.maxBodyBytes {
                 metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
-                respond(c, .error(413, code: "PAYLOAD_TOO_LARGE", message: "request body too large"), head: head,
-                        route: route.template, requestId: requestId, startNanos: start, close: true)
+                respond(
+                    c, .error(413, code: "PAYLOAD_TOO_LARGE", message: "request body too large"), head: head,
+                    route: route.template, requestId: requestId, startNanos: start, close: true)
                 return
             }
             var p = Connection.PendingBody(
@@ -386,8 +429,9 @@ final class EventLoop: @unchecked Sendable {
         switch p.route.handler(request) {
         case .respond(let response):
             metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
-            respond(c, response, head: p.head, route: p.route.template, requestId: p.requestId,
-                    startNanos: p.startNanos, close: false)
+            respond(
+                c, response, head: p.head, route: p.route.template, requestId: p.requestId,
+                startNanos: p.startNanos, close: false)
         case .blocking(let work):
             c.phase = .waitingForHandler
             c.pendingBody = Connection.PendingBody(
@@ -406,8 +450,9 @@ final class EventLoop: @unchecked Sendable {
         c.pendingBody = nil
         c.phase = .awaitingHead
         metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
-        respond(c, response, head: p.head, route: p.route.template, requestId: p.requestId,
-                startNanos: p.startNanos, close: false)
+        respond(
+            c, response, head: p.head, route: p.route.template, requestId: p.requestId,
+            startNanos: p.startNanos, close: false)
         if !c.closeAfterWrite && !c.inbox.isEmpty { processInbox(c) }
         flush(c)
     }
@@ -416,8 +461,9 @@ final class EventLoop: @unchecked Sendable {
         let start = Sys.monotonicNanos()
         let r = errorResponse(for: e)
         writeResponse(c, r, isHead: false, requestId: generateRequestId(), close: true)
-        log.record(clock: clock, requestId: nil, method: "-", route: "<invalid>", status: r.status, bytes: r.body.count,
-                   micros: Int64((Sys.monotonicNanos() - start) / 1000), peer: c.peer)
+        log.record(
+            clock: clock, requestId: nil, method: "-", route: "<invalid>", status: r.status, bytes: r.body.count,
+            micros: Int64((Sys.monotonicNanos() - start) / 1000), peer: c.peer)
         metrics.record(shard: index, route: "<invalid>", method: "-", status: r.status, micros: 0)
     }
 
@@ -446,8 +492,9 @@ final class EventLoop: @unchecked Sendable {
         c.served += 1
         let micros = Int64((Sys.monotonicNanos() &- startNanos) / 1000)
         metrics.record(shard: index, route: route, method: head.methodName, status: response.status, micros: micros)
-        log.record(clock: clock, requestId: requestId, method: head.methodName, route: route, status: response.status,
-                   bytes: response.body.count, micros: micros, peer: c.peer)
+        log.record(
+            clock: clock, requestId: requestId, method: head.methodName, route: route, status: response.status,
+            bytes: response.body.count, micros: micros, peer: c.peer)
     }
 
     /// Serialises a response into the connection's outbox (written by `flush`, once per batch).
@@ -492,8 +539,25 @@ final class EventLoop: @unchecked Sendable {
     private func flush(_ c: Connection) {
         if c.phase == .closed { return }
         while c.outOffset < c.outbox.count {
-            let r = c.outbox.withUnsafeBytes { buf in
-                Sys.write(c.fd, buf.baseAddress! + c.outOffset, buf.count - c.outOffset)
+            let r: IOResult
+            if let t = c.tls {
+                let o = c.outbox.withUnsafeBytes { buf in
+                    t.write(buf.baseAddress! + c.outOffset, count: buf.count - c.outOffset)
+                }
+                switch o {
+                case .done(let n): r = .done(n)
+                case .wantWrite: r = .wouldBlock
+                case .wantRead:
+                    // Retried from `readTLS` when the socket turns readable.
+                    t.writeWantsRead = true
+                    setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP())
+                    return
+                case .closed, .failed: r = .failed(0)
+                }
+            } else {
+                r = c.outbox.withUnsafeBytes { buf in
+                    Sys.write(c.fd, buf.baseAddress! + c.outOffset, buf.count - c.outOffset)
+                }
             }
             switch r {
             case .done(let n):
@@ -522,11 +586,23 @@ final class EventLoop: @unchecked Sendable {
         case .closed, .lingering: break
         default:
             setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP())
-            if draining && c.isIdle { close(c) }
+            if draining && c.isIdle {
+                close(c)
+            } else if let t = c.tls, !c.queuedTLSRead, t.hasBufferedInput {
+                // Input resumes, but what OpenSSL already holds will not make the socket readable.
+                c.queuedTLSRead = true
+                tlsBuffered.append(c)
+            }
         }
     }
 
     private func onWritable(_ c: Connection) {
+        if let t = c.tls, !t.established || t.readWantsWrite {
+            // The handshake, or a read that had to write first, continues now that the socket is writable.
+            t.readWantsWrite = false
+            onReadable(c)
+            return
+        }
         flush(c)
         if c.phase == .awaitingHead, !c.inbox.isEmpty, c.outOffset >= c.outbox.count, !c.closeAfterWrite {
             processInbox(c)
@@ -537,6 +613,7 @@ final class EventLoop: @unchecked Sendable {
     /// Shuts the write side and discards input for a short while, so the client reads the response
     /// before the kernel would reset the connection over unread data.
     private func startLingering(_ c: Connection) {
+        c.tls?.sendCloseNotify()
         shutdown(c.fd, Int32(SHUT_WR))
         c.phase = .lingering
         c.inbox = []
@@ -551,6 +628,10 @@ final class EventLoop: @unchecked Sendable {
         if case .waitingForHandler = c.phase { metrics.inFlight.wrappingSubtract(1, ordering: .relaxed) }
         c.phase = .closed
         epoll_ctl(epfd, EPOLL_CTL_DEL, c.fd, nil)
+        if let t = c.tls {
+            t.sendCloseNotify()
+            c.tls = nil  // frees the SSL now
+        }
         Sys.close(c.fd)
         connections[c.id] = nil
         c.inbox = []
@@ -588,9 +669,10 @@ final class EventLoop: @unchecked Sendable {
                 c.pendingBody = nil
                 c.phase = .awaitingHead
                 metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
-                respond(c, .error(408, code: "REQUEST_TIMEOUT", message: "request body not received in time"),
-                        head: p.head, route: p.route.template, requestId: p.requestId, startNanos: p.startNanos,
-                        close: true)
+                respond(
+                    c, .error(408, code: "REQUEST_TIMEOUT", message: "request body not received in time"),
+                    head: p.head, route: p.route.template, requestId: p.requestId, startNanos: p.startNanos,
+                    close: true)
                 flush(c)
             } else {
                 close(c)
@@ -610,6 +692,68 @@ final class EventLoop: @unchecked Sendable {
         }
         for c in Array(connections.values) where c.isIdle && (c.headClockStartMs == nil || c.served == 0) {
             close(c)
+        }
+    }
+
+    // MARK: - TLS
+
+    /// Drives the handshake, then decrypts one record into the scratch buffer. Nil when there is nothing
+    /// to process now: the handshake or a retried operation waits for the socket, or the connection closed.
+    private func readTLS(_ c: Connection, _ t: TLSServerSession) -> IOResult? {
+        if t.writeWantsRead {
+            t.writeWantsRead = false
+            flush(c)
+            return nil
+        }
+        var justEstablished = false
+        if !t.established {
+            switch t.handshake() {
+            case .done:
+                justEstablished = true
+                c.lastActiveMs = clock.monoMs
+            case .wantRead:
+                setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP())
+                return nil
+            case .wantWrite:
+                setInterest(c, presignd_EPOLLOUT())
+                return nil
+            case .closed, .failed:
+                shared.tlsHandshakeFailures.wrappingAdd(1, ordering: .relaxed)
+                close(c)
+                return nil
+            }
+        }
+        switch t.read(into: scratch, count: EventLoop.scratchSize) {
+        case .done(let n):
+            return .done(n)
+        case .wantRead:
+            // After a handshake finished on EPOLLOUT, wait for the request.
+            if justEstablished { setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP()) }
+            return .wouldBlock
+        case .wantWrite:
+            t.readWantsWrite = true
+            setInterest(c, presignd_EPOLLOUT())
+            return nil
+        case .closed:
+            return .eof
+        case .failed:
+            return .failed(0)
+        }
+    }
+
+    /// Reads the connections whose TLS session held input when their input resumed: level-triggered
+    /// epoll cannot see bytes OpenSSL has already taken off the socket. One record each per iteration.
+    private func runTLSBuffered() {
+        let list = tlsBuffered
+        tlsBuffered.removeAll(keepingCapacity: true)
+        for c in list {
+            c.queuedTLSRead = false
+            switch c.phase {
+            case .awaitingHead, .readingBody:
+                if c.armed & presignd_EPOLLIN() != 0 { onReadable(c) }
+            case .waitingForHandler, .lingering, .closed:
+                continue
+            }
         }
     }
 
@@ -668,7 +812,11 @@ func appendDecimal(_ value: Int, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "0") + UInt8(value))
         return
     }
-    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var digits:
+        (
+            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+            UInt8, UInt8, UInt8, UInt8, UInt8
+        ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     var v = value
     var n = 0
     withUnsafeMutableBytes(of: &digits) { d in

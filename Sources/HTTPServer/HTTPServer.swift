@@ -3,7 +3,7 @@
 #endif
 
 /// The HTTP/1.1 server: N event loops (one thread and one `SO_REUSEPORT` listener each), a worker pool
-/// for blocking handlers, metrics and the access log.
+/// for blocking handlers, metrics and the access log; optionally HTTPS (`ServerOptions.tls`).
 public final class HTTPServer: @unchecked Sendable {
     /// The port the server listens on (the real one when 0 was asked).
     public let port: Int
@@ -12,28 +12,56 @@ public final class HTTPServer: @unchecked Sendable {
     private let loops: [EventLoop]
     private var threads: [PThread] = []
     private let pool: WorkerPool
-    private let shared = EventLoop.SharedState()
+    private let shared: EventLoop.SharedState
+    private let tlsOptions: TLSOptions?
 
-    /// Binds the listeners and prepares the loops; call `start()` to serve.
+    /// Loads the TLS certificate and key (when `options.tls` is set), binds the listeners and prepares
+    /// the loops; call `start()` to serve.
     public init(options: ServerOptions, router: Router, logSink: LogSink = LogSink()) throws(ServerError) {
+        tlsOptions = options.tls
+        let context = try options.tls.map { (t) throws(ServerError) in try TLSServerContext(options: t) }
+        shared = EventLoop.SharedState(tlsContext: context)
         let count = options.eventLoops > 0 ? options.eventLoops : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         metrics = ServerMetrics(shards: count)
-        pool = WorkerPool(threads: options.workerThreads)
-        var listeners: [Listener] = []
-        let first = try Listener(host: options.host, port: options.port)
-        listeners.append(first)
-        for _ in 1..<count {
-            listeners.append(try Listener(host: options.host, port: first.port))
-        }
-        port = first.port
+        let pool = WorkerPool(threads: options.workerThreads)
+        self.pool = pool
         var loops: [EventLoop] = []
-        for (i, l) in listeners.enumerated() {
-            loops.append(
-                try EventLoop(
-                    index: i, listener: l, options: options, router: router, pool: pool, metrics: metrics,
-                    shared: shared, logSink: logSink))
+        do {
+            // The TLS context is built before the pool; from here on a failure stops the pool's
+            // threads before the error leaves (they must never outlive it).
+            var listeners: [Listener] = []
+            let first = try Listener(host: options.host, port: options.port)
+            listeners.append(first)
+            for _ in 1..<count {
+                listeners.append(try Listener(host: options.host, port: first.port))
+            }
+            port = first.port
+            for (i, l) in listeners.enumerated() {
+                loops.append(
+                    try EventLoop(
+                        index: i, listener: l, options: options, router: router, pool: pool, metrics: metrics,
+                        shared: shared, logSink: logSink))
+            }
+        } catch {
+            pool.shutdown()
+            throw error
         }
         self.loops = loops
+        if context != nil {
+            let shared = self.shared
+            metrics.register(
+                name: "presignd_tls_handshake_failures_total", help: "TLS handshakes that failed or were abandoned."
+            ) { shared.tlsHandshakeFailures.load(ordering: .relaxed) }
+        }
+    }
+
+    /// Builds a new TLS context from the same certificate and key files and uses it for connections
+    /// accepted from now on; open connections keep the context they started with. On failure the
+    /// current context stays in use and the error names the file and OpenSSL's reason.
+    public func reloadTLS() throws(ServerError) {
+        guard let tlsOptions else { throw .tlsNotEnabled }
+        let context = try TLSServerContext(options: tlsOptions)
+        shared.tlsContext.withLock { $0 = context }
     }
 
     /// Starts one thread per event loop.

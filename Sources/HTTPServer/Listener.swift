@@ -4,22 +4,6 @@ import CLinux
     import Glibc
 #endif
 
-/// Errors of the server's I/O shell.
-public enum ServerError: Error, Sendable, CustomStringConvertible {
-    /// The listen address could not be parsed.
-    case invalidAddress(String)
-    /// A socket call failed while setting up (call name, errno).
-    case socket(String, Int32)
-
-    /// A one-line explanation.
-    public var description: String {
-        switch self {
-        case .invalidAddress(let a): return "invalid listen address \(a)"
-        case .socket(let call, let e): return "\(call) failed: \(String(cString: strerror(e)))"
-        }
-    }
-}
-
 /// A listening TCP socket (non-blocking, `SO_REUSEPORT` so each event loop can own one on the same port).
 final class Listener {
     /// The descriptor.
@@ -34,7 +18,9 @@ final class Listener {
         let isV4 = inet_pton(AF_INET, host, &v4) == 1
         let isV6 = !isV4 && inet_pton(AF_INET6, host, &v6) == 1
         guard isV4 || isV6 else { throw .invalidAddress(host) }
-        let fd = socket(isV4 ? AF_INET : AF_INET6, Int32(SOCK_STREAM.rawValue) | presignd_SOCK_NONBLOCK() | presignd_SOCK_CLOEXEC(), 0)
+        let fd = socket(
+            isV4 ? AF_INET : AF_INET6, Int32(SOCK_STREAM.rawValue) | presignd_SOCK_NONBLOCK() | presignd_SOCK_CLOEXEC(),
+            0)
         guard fd >= 0 else { throw .socket("socket", errno) }
         Sys.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
         Sys.setOption(fd, SOL_SOCKET, SO_REUSEPORT, 1)
@@ -81,7 +67,9 @@ final class Listener {
             }
         } else {
             self.port = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
             }
         }
         self.fd = fd

@@ -26,6 +26,8 @@ public struct ServerOptions: Sendable {
     public var parserLimits = ParserLimits()
     /// Whether to write one JSON access-log line per request to standard error.
     public var accessLog: Bool = true
+    /// HTTPS termination; nil (the default) serves plain HTTP, e.g. behind a proxy.
+    public var tls: TLSOptions? = nil
 
     /// Options with the documented defaults.
     public init() {}
