@@ -37,8 +37,10 @@ enum Timestamp {
         out.append(UInt8(ascii: "0") + UInt8(y / 100 % 10))
         out.append(UInt8(ascii: "0") + UInt8(y / 10 % 10))
         out.append(UInt8(ascii: "0") + UInt8(y % 10))
-        for (sep, v) in [(UInt8(ascii: "-"), c.month), (UInt8(ascii: "-"), c.day), (UInt8(ascii: "T"), c.hour),
-                         (UInt8(ascii: ":"), c.minute), (UInt8(ascii: ":"), c.second)] {
+        for (sep, v) in [
+            (UInt8(ascii: "-"), c.month), (UInt8(ascii: "-"), c.day), (UInt8(ascii: "T"), c.hour),
+            (UInt8(ascii: ":"), c.minute), (UInt8(ascii: ":"), c.second),
+        ] {
             out.append(sep)
             out.append(UInt8(ascii: "0") + UInt8(v / 10))
             out.append(UInt8(ascii: "0") + UInt8(v % 10))

@@ -23,7 +23,9 @@ public final class Application: Sendable {
         self.log = log
         guard let accessKeyId = Application.accessKeyId(config), let secret = config.s3.secretAccessKey else {
             throw .startup(
-                "s3", "credentials missing: set PRESIGN_S3_ACCESS_KEY_ID and PRESIGN_S3_SECRET_ACCESS_KEY (or their _FILE forms)")
+                "s3",
+                "credentials missing: set PRESIGN_S3_ACCESS_KEY_ID and PRESIGN_S3_SECRET_ACCESS_KEY (or their _FILE forms)"
+            )
         }
         let credentials = Credentials(
             accessKeyId: accessKeyId, secretAccessKey: secret, sessionToken: config.s3.sessionToken)
@@ -86,7 +88,8 @@ public final class Application: Sendable {
             storage: config.s3.verifyUploads ? storage : nil, readSigner: configured, gate: gate, env: env)
         janitor = Janitor(
             store: store, storage: storage, deleteObjects: config.records.deleteUnconfirmedObjects,
-            batchSize: config.records.janitorBatchSize, intervalMs: config.records.janitorIntervalMs, env: env, log: log)
+            batchSize: config.records.janitorBatchSize, intervalMs: config.records.janitorIntervalMs, env: env, log: log
+        )
 
         var router = Router()
         for r in presign.routes() { router.add(r) }
@@ -104,6 +107,11 @@ public final class Application: Sendable {
         options.drainTimeoutMs = config.server.drainTimeoutMs
         options.maxPipelinedPerRead = config.server.maxPipelinedPerRead
         options.accessLog = config.log.accessLog
+        if config.tls.enabled {
+            options.tls = TLSOptions(
+                certificateFile: config.tls.certificateFile, privateKeyFile: config.tls.privateKeyFile,
+                minVersion: TLSOptions.Version(rawValue: config.tls.minVersion) ?? .tls12)
+        }
 
         // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
         let metricsBox = MetricsBox()
@@ -143,6 +151,17 @@ public final class Application: Sendable {
     public func start() {
         server.start()
         janitor.start()
+    }
+
+    /// Reloads the TLS certificate and key from their files for new connections (SIGHUP); a no-op
+    /// without TLS. A failed reload keeps the old certificate and reports why.
+    public func reloadTLS() -> String? {
+        do {
+            try server.reloadTLS()
+            return nil
+        } catch {
+            return "\(error)"
+        }
     }
 
     /// Graceful stop: drain the server, then flush queued intents. Blocks until done.

@@ -203,7 +203,8 @@ final class ImagesService: Sendable {
         case .failure(let f): return .respond(f.response)
         }
         guard let items = req.queryItems() else {
-            return .respond(APIError.error(400, "MALFORMED_QUERY", "the query string is not valid percent-encoded UTF-8"))
+            return .respond(
+                APIError.error(400, "MALFORMED_QUERY", "the query string is not valid percent-encoded UTF-8"))
         }
         var type: String?
         var limit = 20

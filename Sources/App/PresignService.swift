@@ -216,7 +216,8 @@ public final class PresignService: Sendable {
         }
         if let ct = req.header("Content-Type"), !PresignService.isJSONContentType(ct) {
             return .failure(
-                ResolveFailure(response: APIError.error(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json")))
+                ResolveFailure(
+                    response: APIError.error(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json")))
         }
         let doc: JSONValue
         do {
@@ -227,7 +228,8 @@ public final class PresignService: Sendable {
                     response: APIError.error(400, "MALFORMED_JSON", "the body is not valid JSON: \(error.message)")))
         }
         guard let object = doc.objectValue else {
-            return .failure(ResolveFailure(response: APIError.unprocessable([("body", "the body must be a JSON object")])))
+            return .failure(
+                ResolveFailure(response: APIError.unprocessable([("body", "the body must be a JSON object")])))
         }
         var errors = FieldErrors()
         var typeName = defaultPostType
@@ -244,7 +246,8 @@ public final class PresignService: Sendable {
             if let s = v.stringValue {
                 let lower = s.lowercased()
                 if let type, !type.contentTypes.contains(lower) {
-                    errors.add("contentType", "contentType must be one of " + type.config.contentTypes.joined(separator: ", "))
+                    errors.add(
+                        "contentType", "contentType must be one of " + type.config.contentTypes.joined(separator: ", "))
                 } else {
                     contentType = lower
                 }
@@ -277,7 +280,8 @@ public final class PresignService: Sendable {
         guard errors.isEmpty, let type, let contentType, let imageKey else {
             return .failure(ResolveFailure(response: APIError.unprocessable(errors.list)))
         }
-        return .success(BodyRequest(caller: caller, type: type, contentType: contentType, imageKey: imageKey, size: size))
+        return .success(
+            BodyRequest(caller: caller, type: type, contentType: contentType, imageKey: imageKey, size: size))
     }
 
     /// Signs a validated client B request and records its intent.

@@ -70,7 +70,7 @@ do {
 }
 app.start()
 log.writeLine(
-    #"{"level":"info","msg":"listening","host":"\#(config.server.host)","port":\#(app.server.port),"version":"\#(ConfigLoader.version)"}"#
+    #"{"level":"info","msg":"listening","host":"\#(config.server.host)","port":\#(app.server.port),"tls":\#(config.tls.enabled),"version":"\#(ConfigLoader.version)"}"#
 )
 if config.auth.mode == "none" {
     log.writeLine(#"{"level":"warn","msg":"auth.mode is none: every request is served as the default user"}"#)
@@ -78,7 +78,18 @@ if config.auth.mode == "none" {
 
 while true {
     let sig = presignd_wait_signals(SIGTERM, SIGINT, SIGHUP)
-    if sig == SIGHUP { continue }  // reload hooks (TLS certificates) come with the TLS issue
+    if sig == SIGHUP {
+        if config.tls.enabled {
+            if let problem = app.reloadTLS() {
+                log.writeLine(
+                    #"{"level":"error","msg":"TLS reload failed; the previous certificate stays","error":"\#(problem)"}"#
+                )
+            } else {
+                log.writeLine(#"{"level":"info","msg":"TLS certificate reloaded"}"#)
+            }
+        }
+        continue
+    }
     log.writeLine(#"{"level":"info","msg":"draining","signal":\#(sig)}"#)
     app.stop()
     log.writeLine(#"{"level":"info","msg":"stopped"}"#)

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import JSON
-import Testing
 import TestSupport
+import Testing
 
 /// Bearer tokens and rate limits against the real binary.
 @Suite("Auth and rate limits (binary)")
@@ -49,19 +49,22 @@ struct AuthFlowTests {
         #expect(none.text == #"{"code":"UNAUTHORIZED","message":"invalid or missing credentials"}"#)
         let forged = try Self.get(
             server, "/presigned-url?type=PROFILE&ext=jpg",
-            auth: "Bearer " + Self.token(sub: "7", exp: Self.now + 600, secret: "another-secret-of-sufficient-length-000"))
+            auth: "Bearer "
+                + Self.token(sub: "7", exp: Self.now + 600, secret: "another-secret-of-sufficient-length-000"))
         #expect(forged.status == 401)
         #expect(forged.header("WWW-Authenticate")?.contains(#"error="invalid_token""#) == true)
         let expired = try Self.get(
             server, "/presigned-url?type=PROFILE&ext=jpg", auth: "Bearer " + Self.token(sub: "7", exp: Self.now - 3600))
         #expect(expired.status == 401)
         let ok = try Self.get(
-            server, "/presigned-url?type=PROFILE&ext=jpg", auth: "Bearer " + Self.token(sub: "user-7", exp: Self.now + 600))
+            server, "/presigned-url?type=PROFILE&ext=jpg",
+            auth: "Bearer " + Self.token(sub: "user-7", exp: Self.now + 600))
         #expect(ok.status == 200)
         #expect(try JSONValue(parsing: ok.body)["key"]?.stringValue?.hasPrefix("delete/profile/user-7/") == true)
         // A subject with characters no key may hold is mapped to a stable hashed id.
         let odd = try Self.get(
-            server, "/presigned-url?type=PROFILE&ext=jpg", auth: "Bearer " + Self.token(sub: "auth0|Ab/../c", exp: Self.now + 600))
+            server, "/presigned-url?type=PROFILE&ext=jpg",
+            auth: "Bearer " + Self.token(sub: "auth0|Ab/../c", exp: Self.now + 600))
         let key = try JSONValue(parsing: odd.body)["key"]?.stringValue ?? ""
         #expect(key.range(of: #"^delete/profile/u-[0-9a-f]{32}/"#, options: .regularExpression) != nil, "\(key)")
         // The X-User-Id development header means nothing in jwt mode.

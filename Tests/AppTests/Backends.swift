@@ -16,7 +16,8 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
         case .postgres:
             guard let base = ProcessInfo.processInfo.environment["PRESIGN_TEST_POSTGRES_URL"], !base.isEmpty else {
                 throw TestFailure(
-                    "PRESIGN_TEST_POSTGRES_URL is not set: run the suite with scripts/test.sh, which starts PostgreSQL 15")
+                    "PRESIGN_TEST_POSTGRES_URL is not set: run the suite with scripts/test.sh, which starts PostgreSQL 15"
+                )
             }
             let schema = "app_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             let p = Process()

@@ -1,7 +1,7 @@
 import Foundation
 import JSON
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -19,7 +19,8 @@ struct BinaryTests {
         let h = try ServerProcess(environment: env, arguments: ["--help"], expectListening: false)
         #expect(h.waitForExit() == 0)
         #expect(h.stdout.contains("--config"))
-        let c = try ServerProcess(environment: env, arguments: ["--check-config", "--port", "9999"], expectListening: false)
+        let c = try ServerProcess(
+            environment: env, arguments: ["--check-config", "--port", "9999"], expectListening: false)
         #expect(c.waitForExit() == 0)
         let dump = try JSONValue(parsing: Array(c.stdout.utf8))
         #expect(dump["server"]?["port"]?.intValue == 9999)
@@ -47,7 +48,9 @@ struct BinaryTests {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
         let server = try ServerProcess(environment: env)
         let c = try RawClient(port: server.port)
-        c.send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-Request-Id: trace-1\r\nAuthorization: Bearer sekrit-token\r\n\r\n")
+        c.send(
+            "GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-Request-Id: trace-1\r\nAuthorization: Bearer sekrit-token\r\n\r\n"
+        )
         let r = try #require(c.readResponse())
         #expect(r.header("X-Request-Id") == "trace-1")
         let url = try JSONValue(parsing: r.body)["presignedUrl"]?.stringValue ?? ""
@@ -112,7 +115,9 @@ struct BinaryTests {
         let slow = try RawClient(port: server.port, timeoutMs: 250)
         let start = Date()
         var closedAt: Double?
-        for b in Array("GET /healthz HTTP/1.1\r\nHost: a\r\nX-A: ".utf8) + Array(repeating: UInt8(ascii: "b"), count: 40) {
+        for b in Array("GET /healthz HTTP/1.1\r\nHost: a\r\nX-A: ".utf8)
+            + Array(repeating: UInt8(ascii: "b"), count: 40)
+        {
             slow.send([b])
             let fresh = try RawClient(port: server.port)
             fresh.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
@@ -135,7 +140,8 @@ struct BinaryTests {
         idle.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(idle.readResponse()?.status == 200)
         let body = #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#
-        c.send("POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(10))")
+        c.send(
+            "POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(10))")
         usleep(200_000)
         server.signal(SIGTERM)
         usleep(300_000)

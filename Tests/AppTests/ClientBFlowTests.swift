@@ -1,8 +1,8 @@
 import Foundation
 import JSON
 import Records
-import Testing
 import TestSupport
+import Testing
 
 /// Client B's flow, end to end against the real binary and a real Ceph RGW.
 @Suite("Client B: POST /presigned-url against RGW", .serialized)
@@ -56,8 +56,10 @@ struct ClientBFlowTests {
         #expect(json["headers"]?["Content-Length"]?.stringValue == "5")
         let url = try #require(json["signedUrl"]?.stringValue)
         let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
-        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("12345".utf8)) == 200)
-        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("123456".utf8)) == 403)
+        #expect(
+            try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("12345".utf8)) == 200)
+        #expect(
+            try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("123456".utf8)) == 403)
     }
 
     @Test(
@@ -70,13 +72,25 @@ struct ClientBFlowTests {
             (#"{"contentType":5,"imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#, 422, "contentType"),
             (#"{"imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#, 422, "contentType"),
             (#"{"contentType":"image/jpeg"}"#, 422, "imageKey"),
-            (#"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","type":"NOPE"}"#, 422, "type"),
+            (
+                #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","type":"NOPE"}"#, 422,
+                "type"
+            ),
             (#"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","size":-1}"#, 422, "size"),
-            (#"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","size":1e999}"#, 422, "size"),
-            (#"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","size":99999999999999999999999}"#, 422, "size"),
+            (
+                #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","size":1e999}"#, 422,
+                "size"
+            ),
+            (
+                #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","size":99999999999999999999999}"#,
+                422, "size"
+            ),
             (#"[1,2]"#, 422, "body"),
             (#"{"contentType":"image/jpeg","#, 400, ""),
-            (#"{"contentType":"image/jpeg","contentType":"image/png","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#, 400, ""),
+            (
+                #"{"contentType":"image/jpeg","contentType":"image/png","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#,
+                400, ""
+            ),
             ("", 400, ""),
         ])
     func badBodies(body: String, status: Int, field: String) throws {
@@ -151,14 +165,16 @@ struct ClientBFlowTests {
         #expect(try Self.post(server, body).status == 200, "the same user may ask again")
         let other = try RawClient(port: server.port)
         other.send(
-            "POST /presigned-url HTTP/1.1\r\nHost: a\r\nX-User-Id: 10\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            "POST /presigned-url HTTP/1.1\r\nHost: a\r\nX-User-Id: 10\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        )
         let taken = try #require(other.readResponse())
         #expect(taken.status == 409)
         #expect(taken.text.contains("KEY_IN_USE"))
         let c = try RawClient(port: server.port)
         let confirm = #"{"imageKey":"\#(uuid)"}"#
         c.send(
-            "POST /images HTTP/1.1\r\nHost: a\r\nX-User-Id: 9\r\nContent-Type: application/json\r\nContent-Length: \(confirm.utf8.count)\r\n\r\n\(confirm)")
+            "POST /images HTTP/1.1\r\nHost: a\r\nX-User-Id: 9\r\nContent-Type: application/json\r\nContent-Length: \(confirm.utf8.count)\r\n\r\n\(confirm)"
+        )
         #expect(c.readResponse()?.status == 201)
         let again = try Self.post(server, body)
         #expect(again.status == 409)

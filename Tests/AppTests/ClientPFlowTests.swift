@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import JSON
 import SigV4
-import Testing
 import TestSupport
+import Testing
 
 /// Client P's flow, end to end against the real binary and a real Ceph RGW.
 @Suite("Client P: GET /presigned-url against RGW", .serialized)
@@ -43,10 +43,12 @@ struct ClientPFlowTests {
     /// Reads an object back with a GET URL presigned by the test itself.
     static func get(_ s3: TestEnvironment.S3, key: String) throws -> (Int, [UInt8]) {
         let signer = try Presigner(
-            credentials: Credentials(accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
+            credentials: Credentials(
+                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
             region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
         let url = try signer.presign(
-            PresignRequest(method: "GET", bucket: s3.bucket, key: key, expires: 60), now: Int64(Date().timeIntervalSince1970)
+            PresignRequest(method: "GET", bucket: s3.bucket, key: key, expires: 60),
+            now: Int64(Date().timeIntervalSince1970)
         ).url
         let (host, port) = s3.hostPort
         let target = String(url[url.range(of: "\(host):\(port)")!.upperBound...])
@@ -95,7 +97,8 @@ struct ClientPFlowTests {
         #expect(rebuilt.path == "/\(s3.bucket)/\(key)")
 
         let bytes = Array("\u{89}PNG fake image bytes \(UUID())".utf8)
-        #expect(try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: bytes) == 200)
+        #expect(
+            try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: bytes) == 200)
         let (status, body) = try Self.get(s3, key: key)
         #expect(status == 200)
         #expect(body == bytes)
@@ -136,7 +139,8 @@ struct ClientPFlowTests {
         let otherPath = rebuilt.path.replacingOccurrences(of: "delete/feed/", with: "delete/feed/x")
         #expect(try Self.put(s3, target: otherPath + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 403)
         // ...while the genuine one works.
-        #expect(try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 200)
+        #expect(
+            try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 200)
 
         // Expired: a 1-second URL used after 2 seconds.
         let profile = try JSONValue(parsing: Self.issue(server, query: "type=PROFILE&ext=jpg").body)
@@ -144,7 +148,8 @@ struct ClientPFlowTests {
         rebuilt = try #require(Self.rebuildLikeClientP(profileURL))
         #expect(rebuilt.query.contains("X-Amz-Expires=1&"))
         sleep(2)
-        #expect(try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 403)
+        #expect(
+            try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 403)
     }
 
     @Test(
@@ -181,7 +186,10 @@ struct ClientPFlowTests {
             ("type=FEED&ext=jpeg", #"^delete/feed/[0-9a-f-]{36}/[0-9a-f-]{36}_\d{13}\.jpeg$"#),
             ("type=CHATROOM_PROFILE&ext=png&chatroomId=5", #"^delete/chatroom/5/[0-9a-f-]{36}_\d{13}\.png$"#),
             ("type=CHAT&ext=jpg&chatroomId=5", #"^delete/chatroom/5/chat/[0-9a-f-]{36}/[0-9a-f-]{36}_\d{13}\.jpg$"#),
-            ("type=CHAT_PROFILE&ext=jpg&chatroomId=5", #"^delete/chatroom/5/chat_profile/7/[0-9a-f-]{36}_\d{13}\.jpg$"#),
+            (
+                "type=CHAT_PROFILE&ext=jpg&chatroomId=5",
+                #"^delete/chatroom/5/chat_profile/7/[0-9a-f-]{36}_\d{13}\.jpg$"#
+            ),
         ]
         for (q, pattern) in cases {
             let r = try Self.issue(server, query: q, user: "7")

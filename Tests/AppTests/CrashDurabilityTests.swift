@@ -1,8 +1,8 @@
 import Foundation
 import JSON
 import Records
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc

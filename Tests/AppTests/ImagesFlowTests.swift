@@ -1,7 +1,7 @@
 import Foundation
 import JSON
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -15,8 +15,11 @@ struct ImagesFlowTests {
     ) throws -> RawClient.Response {
         let c = try RawClient(port: server.port, timeoutMs: 15_000)
         var req = "\(method) \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n"
-        if let body { req += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)" }
-        else { req += "\r\n" }
+        if let body {
+            req += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        } else {
+            req += "\r\n"
+        }
         c.send(req)
         return try #require(c.readResponse(isHead: method == "HEAD"))
     }
@@ -31,17 +34,22 @@ struct ImagesFlowTests {
     }
 
     /// Issues a client P URL and uploads `bytes` with `contentType` through it; returns the key.
-    static func uploadP(_ server: ServerProcess, _ s3: TestEnvironment.S3, user: String, type: String = "PROFILE",
-                        ext: String = "jpg", contentType: String = "image/jpeg", bytes: [UInt8]) throws -> String {
+    static func uploadP(
+        _ server: ServerProcess, _ s3: TestEnvironment.S3, user: String, type: String = "PROFILE",
+        ext: String = "jpg", contentType: String = "image/jpeg", bytes: [UInt8]
+    ) throws -> String {
         let r = try ClientPFlowTests.issue(server, query: "type=\(type)&ext=\(ext)", user: user)
         let json = try JSONValue(parsing: r.body)
         let url = try #require(json["presignedUrl"]?.stringValue)
         let t = try #require(ClientPFlowTests.rebuildLikeClientP(url))
-        #expect(try ClientPFlowTests.put(s3, target: t.path + "?" + t.query, contentType: contentType, body: bytes) == 200)
+        #expect(
+            try ClientPFlowTests.put(s3, target: t.path + "?" + t.query, contentType: contentType, body: bytes) == 200)
         return try #require(json["key"]?.stringValue)
     }
 
-    @Test("client P: confirm promotes delete/... to .../origin/..., is idempotent, and reads back", arguments: Backend.allCases)
+    @Test(
+        "client P: confirm promotes delete/... to .../origin/..., is idempotent, and reads back",
+        arguments: Backend.allCases)
     func clientPConfirm(backend: Backend) throws {
         let (server, s3) = try Self.start(backend)
         defer { server.stop() }
@@ -193,8 +201,10 @@ struct ImagesFlowTests {
         var ids: [String] = []
         for i in 0..<5 {
             let uuid = UUID().uuidString
-            #expect(try ClientBFlowTests.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#).status == 200)
-            let r = try Self.request(server, "POST", "/images", user: "9", body: #"{"imageKey":"\#(uuid)","metadata":{"i":\#(i)}}"#)
+            #expect(
+                try ClientBFlowTests.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#).status == 200)
+            let r = try Self.request(
+                server, "POST", "/images", user: "9", body: #"{"imageKey":"\#(uuid)","metadata":{"i":\#(i)}}"#)
             #expect(r.status == 201)
             ids.append(try #require(try JSONValue(parsing: r.body)["id"]?.stringValue))
             usleep(3_000)

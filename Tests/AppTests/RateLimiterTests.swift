@@ -1,6 +1,7 @@
-@testable import App
 import Synchronization
 import Testing
+
+@testable import App
 
 /// A clock the test moves by hand.
 final class ManualClock: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import JSON
-import Testing
 import TestSupport
+import Testing
 
 /// No secret ever reaches logs, error bodies, /metrics or a configuration dump: the whole flow runs
 /// with a known secret key, token and signature, then everything the server printed is searched.
@@ -11,9 +11,11 @@ struct SecretsLeakTests {
     func noLeaks() throws {
         let s3 = try TestEnvironment.s3()
         let hs = "leak-test-hs256-secret-0123456789abcdefXYZ"
-        var (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: [
-            "PRESIGN_AUTH_MODE": "jwt", "PRESIGN_AUTH_JWT_ALGORITHMS": "HS256", "PRESIGN_AUTH_HS256_SECRET": hs,
-        ])
+        var (env, _) = TestEnvironment.serverEnvironment(
+            s3: s3,
+            extra: [
+                "PRESIGN_AUTH_MODE": "jwt", "PRESIGN_AUTH_JWT_ALGORITHMS": "HS256", "PRESIGN_AUTH_HS256_SECRET": hs,
+            ])
         env["PRESIGN_LOG_LEVEL"] = "debug"
         let dump = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
         _ = dump.waitForExit()
@@ -28,18 +30,25 @@ struct SecretsLeakTests {
             bodies += r.text + "\n" + r.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
             return r
         }
-        let issued = try send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nAuthorization: \(token)\r\n\r\n")
+        let issued = try send(
+            "GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nAuthorization: \(token)\r\n\r\n")
         let url = try #require(try JSONValue(parsing: issued.body)["presignedUrl"]?.stringValue)
         signatures.append(String(url.suffix(64)))
         let key = try #require(try JSONValue(parsing: issued.body)["key"]?.stringValue)
         let t = try #require(ClientPFlowTests.rebuildLikeClientP(url))
-        #expect(try ClientPFlowTests.put(s3, target: t.path + "?" + t.query, contentType: "image/jpeg", body: [1, 2]) == 200)
+        #expect(
+            try ClientPFlowTests.put(s3, target: t.path + "?" + t.query, contentType: "image/jpeg", body: [1, 2]) == 200
+        )
         let body = #"{"imageKey":"\#(key)"}"#
         let confirmed = try send(
-            "POST /images HTTP/1.1\r\nHost: a\r\nAuthorization: \(token)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            "POST /images HTTP/1.1\r\nHost: a\r\nAuthorization: \(token)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        )
         #expect(confirmed.status == 201)
-        if let readURL = try JSONValue(parsing: confirmed.body)["url"]?.stringValue { signatures.append(String(readURL.suffix(64))) }
-        _ = try send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer \(hs)\r\n\r\n")
+        if let readURL = try JSONValue(parsing: confirmed.body)["url"]?.stringValue {
+            signatures.append(String(readURL.suffix(64)))
+        }
+        _ = try send(
+            "GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer \(hs)\r\n\r\n")
         _ = try send("GET /presigned-url?type=NOPE&ext=jpg HTTP/1.1\r\nHost: a\r\nAuthorization: \(token)\r\n\r\n")
         _ = try send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n")
         _ = try send("GET /readyz HTTP/1.1\r\nHost: a\r\n\r\n")

@@ -18,10 +18,20 @@ struct TLSFixture {
 
     /// A new throw-away CA and server certificate in a new temporary directory.
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "presignd-tls-\(UUID().uuidString)", isDirectory: true)
-        let r = try ChildProcess.run("bash", [TLSFixture.script.path, directory.path])
-        guard r.status == 0 else { throw TestFailure("make-test-ca.sh failed: \(r.stderrText)") }
+        // Three tries in fresh directories: under a full parallel test run one attempt once ended with
+        // no ca.pem; the script now says which file openssl failed to write.
+        var failures: [String] = []
+        for _ in 0..<3 {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "presignd-tls-\(UUID().uuidString)", isDirectory: true)
+            let r = try ChildProcess.run("bash", [TLSFixture.script.path, dir.path])
+            if r.status == 0 {
+                directory = dir
+                return
+            }
+            failures.append(r.stderrText)
+        }
+        throw TestFailure("make-test-ca.sh failed 3 times: \(failures.joined(separator: " | "))")
     }
 
     /// The CA certificate clients trust.
