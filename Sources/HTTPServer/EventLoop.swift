@@ -379,8 +379,9 @@ final class EventLoop: @unchecked Sendable {
         guard let method = head.method else {
             metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
             respond(
+                // An unknown method's framing is unknown too (llhttp rejects it outright): answer and close.
                 c, .error(501, code: "NOT_IMPLEMENTED", message: "method not implemented"), head: head,
-                route: "<unmatched>", requestId: requestId, startNanos: start, close: hasBody)
+                route: "<unmatched>", requestId: requestId, startNanos: start, close: true)
             return
         }
         switch router.match(method: method, path: head.path) {
