@@ -11,6 +11,8 @@ import SigV4
 public final class Application: Sendable {
     /// The HTTP server (its `port` is the bound one).
     public let server: HTTPServer
+    /// The operations listener when `server.metricsPort` is set (`/metrics`, `/healthz`, `/readyz`).
+    public let metricsServer: HTTPServer?
     /// The records store.
     public let store: any RecordStore
     private let intentWriter: IntentWriter
@@ -125,9 +127,29 @@ public final class Application: Sendable {
                     return "unavailable"
                 }
             })
-        for r in ops.routes() { router.add(r) }
+        let opsRoutes = ops.routes()
+        if config.server.metricsPort == 0 {
+            for r in opsRoutes { router.add(r) }
+        } else {
+            // Metrics on their own port (for a scraper on a private network); health stays on both.
+            for r in opsRoutes where r.template != "/metrics" { router.add(r) }
+        }
         do {
             server = try HTTPServer(options: options, router: router, logSink: log)
+            if config.server.metricsPort != 0 {
+                var opsRouter = Router()
+                for r in opsRoutes { opsRouter.add(r) }
+                var o = ServerOptions()
+                o.host = config.server.host
+                o.port = config.server.metricsPort
+                o.eventLoops = 1
+                o.workerThreads = 1
+                o.maxConnections = 64
+                o.accessLog = false
+                metricsServer = try HTTPServer(options: o, router: opsRouter, logSink: log)
+            } else {
+                metricsServer = nil
+            }
         } catch {
             throw .startup("server", "\(error)")
         }
@@ -150,6 +172,7 @@ public final class Application: Sendable {
     /// Starts serving.
     public func start() {
         server.start()
+        metricsServer?.start()
         janitor.start()
     }
 
@@ -167,7 +190,9 @@ public final class Application: Sendable {
     /// Graceful stop: drain the server, then flush queued intents. Blocks until done.
     public func stop() {
         server.shutdown()
+        metricsServer?.shutdown()
         server.wait()
+        metricsServer?.wait()
         janitor.stop()
         committer.shutdown()
         intentWriter.shutdown()

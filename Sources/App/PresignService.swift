@@ -29,6 +29,7 @@ public final class PresignService: Sendable {
     private let intents: any IntentSink
     private let env: AppEnvironment
     private let maxJsonBodyBytes: Int
+    private let signIfNoneMatch: Bool
     private let keyUse: @Sendable (_ imageKey: String, _ owner: String) throws -> KeyUse
 
     /// Whether a client-chosen image key may get a new upload URL.
@@ -70,6 +71,7 @@ public final class PresignService: Sendable {
         self.intents = intents
         self.env = env
         self.maxJsonBodyBytes = config.server.maxJsonBodyBytes
+        self.signIfNoneMatch = config.presign.signIfNoneMatch
     }
 
     /// The routes of this service.
@@ -297,6 +299,7 @@ public final class PresignService: Sendable {
         let permanent = type.permanentKey?.render(values)
         var signed: [(name: String, value: String)] = [("content-type", contentType)]
         if let size { signed.append(("content-length", String(size))) }
+        if signIfNoneMatch { signed.append(("if-none-match", "*")) }
         let expires = type.config.expiresSeconds
         let presigned: PresignedURL
         do {

@@ -70,6 +70,7 @@ extension ConfigKey {
             ConfigKey(section: "presign", name: "defaultPostType", kind: .string(\.presign.defaultPostType)),
             ConfigKey(section: "presign", name: "readUrlExpiresSeconds", kind: .int(\.presign.readUrlExpiresSeconds)),
             ConfigKey(section: "presign", name: "cdnBaseUrl", kind: .string(\.presign.cdnBaseUrl)),
+            ConfigKey(section: "presign", name: "signIfNoneMatch", kind: .bool(\.presign.signIfNoneMatch)),
 
             ConfigKey(
                 section: "records", name: "url", kind: .string(\.records.url), allowsFileVariable: true,

@@ -67,7 +67,8 @@ enum DefaultConfiguration {
             "expiresSeconds": 600,
             "defaultPostType": "IMAGE",
             "readUrlExpiresSeconds": 3600,
-            "cdnBaseUrl": ""
+            "cdnBaseUrl": "",
+            "signIfNoneMatch": false
           },
           "types": {
             "PROFILE": {

@@ -8,12 +8,16 @@ public struct PresignConfig: Sendable, Equatable {
     public var readUrlExpiresSeconds: Int
     /// When set, records are read at `cdnBaseUrl/key` instead of signed GET URLs.
     public var cdnBaseUrl: String
+    /// Sign `If-None-Match: *` into client B's upload URLs, so a store that supports conditional writes
+    /// refuses to overwrite an existing object (the upload must send the header).
+    public var signIfNoneMatch: Bool
 
     /// Presign settings; every argument defaults to the documented default.
     public init(
         expiresSeconds: Int = 600, defaultPostType: String = "IMAGE", readUrlExpiresSeconds: Int = 3600,
-        cdnBaseUrl: String = ""
+        cdnBaseUrl: String = "", signIfNoneMatch: Bool = false
     ) {
+        self.signIfNoneMatch = signIfNoneMatch
         self.expiresSeconds = expiresSeconds
         self.defaultPostType = defaultPostType
         self.readUrlExpiresSeconds = readUrlExpiresSeconds

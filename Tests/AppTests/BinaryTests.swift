@@ -153,4 +153,44 @@ struct BinaryTests {
         #expect(server.waitForExit() == 0)
         #expect(server.stderr.contains(#""msg":"stopped""#))
     }
+
+    @Test("server.metricsPort serves /metrics on its own port only")
+    func metricsPort() throws {
+        let probe = try Listening.freePort()
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_SERVER_METRICS_PORT": String(probe)])
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let main = try RawClient(port: server.port)
+        main.send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(main.readResponse()?.status == 404)
+        #expect(main.readResponse()?.status == 200)
+        let ops = try RawClient(port: probe)
+        ops.send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n")
+        let m = try #require(ops.readResponse())
+        #expect(m.status == 200)
+        #expect(m.text.contains(#"presignd_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
+        ops.send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(ops.readResponse()?.status == 404, "the API is not on the metrics port")
+    }
+}
+
+/// Port helpers for tests.
+enum Listening {
+    /// A port that was free a moment ago (bind to port 0, read it, close).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = 0
+        inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr)
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+            }
+        }
+        guard ok else { throw TestFailure("no free port") }
+        return Int(UInt16(bigEndian: sin.sin_port))
+    }
 }

@@ -180,4 +180,26 @@ struct ClientBFlowTests {
         #expect(again.status == 409)
         #expect(again.text.contains("KEY_ALREADY_RECORDED"))
     }
+
+    @Test("presign.signIfNoneMatch signs If-None-Match: * and the upload must send it")
+    func ifNoneMatch() throws {
+        let s3 = try TestEnvironment.s3()
+        let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: ["PRESIGN_PRESIGN_SIGN_IF_NONE_MATCH": "true"])
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let uuid = UUID().uuidString.lowercased()
+        let r = try Self.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
+        #expect(r.status == 200)
+        let json = try JSONValue(parsing: r.body)
+        #expect(json["headers"]?["If-None-Match"]?.stringValue == "*")
+        let url = try #require(json["signedUrl"]?.stringValue)
+        #expect(url.contains("X-Amz-SignedHeaders=content-type%3Bhost%3Bif-none-match"))
+        let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
+        #expect(
+            try ClientPFlowTests.put(s3, target: target, contentType: "image/jpeg", body: [1]) == 403,
+            "without the signed header the store refuses")
+        #expect(
+            try ClientPFlowTests.put(
+                s3, target: target, contentType: "image/jpeg", body: [1], extraHeaders: "If-None-Match: *\r\n") == 200)
+    }
 }

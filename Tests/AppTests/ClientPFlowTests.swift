@@ -31,10 +31,15 @@ struct ClientPFlowTests {
         return (String(afterScheme[slash...]), parts.joined(separator: "&"))
     }
 
-    static func put(_ s3: TestEnvironment.S3, target: String, contentType: String, body: [UInt8]) throws -> Int {
+    static func put(
+        _ s3: TestEnvironment.S3, target: String, contentType: String, body: [UInt8], extraHeaders: String = "",
+        hostHeader: String? = nil
+    ) throws -> Int {
         let (host, port) = s3.hostPort
         let c = try RawClient(port: port, host: host)
-        var req = "PUT \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: \(contentType)\r\n"
+        var req =
+            "PUT \(target) HTTP/1.1\r\nHost: \(hostHeader ?? "\(host):\(port)")\r\nContent-Type: \(contentType)\r\n"
+        req += extraHeaders
         req += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         c.send(Array(req.utf8) + body)
         return c.readResponse()?.status ?? -1

@@ -226,6 +226,33 @@ struct ImagesFlowTests {
         #expect(profile["items"]?.arrayValue?.isEmpty == true)
     }
 
+    @Test("URLs are signed for the public endpoint while the server calls the internal one; CDN URLs for records")
+    func publicEndpointAndCDN() throws {
+        let s3 = try TestEnvironment.s3()
+        let (host, port) = s3.hostPort
+        let publicEndpoint = "http://localhost:\(port)"  // the same RGW under another name
+        let (server, _) = try Self.start(
+            .sqlite,
+            extra: [
+                "PRESIGN_S3_PUBLIC_ENDPOINT": publicEndpoint,
+                "PRESIGN_PRESIGN_CDN_BASE_URL": "https://cdn.example.com/img",
+            ])
+        defer { server.stop() }
+        _ = host
+        let uuid = UUID().uuidString.lowercased()
+        let issued = try ClientBFlowTests.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
+        let url = try #require(try JSONValue(parsing: issued.body)["signedUrl"]?.stringValue)
+        #expect(url.hasPrefix(publicEndpoint + "/"), "\(url)")
+        let target = String(url.dropFirst(publicEndpoint.count))
+        // Uploaded with the Host the URL was signed for; the HEAD at confirmation goes to 127.0.0.1.
+        #expect(
+            try ClientPFlowTests.put(
+                s3, target: target, contentType: "image/jpeg", body: [7], hostHeader: "localhost:\(port)") == 200)
+        let r = try Self.request(server, "POST", "/images", user: "9", body: #"{"imageKey":"\#(uuid)"}"#)
+        #expect(r.status == 201, "\(r.text)")
+        #expect(try JSONValue(parsing: r.body)["url"]?.stringValue == "https://cdn.example.com/img/\(uuid)")
+    }
+
     @Test("readyz reports the database and the storage endpoint")
     func readiness() throws {
         let (server, _) = try Self.start(.sqlite)
