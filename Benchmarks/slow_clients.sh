@@ -25,7 +25,7 @@ echo "descriptors with slow clients: $(fds)"
 wrk -t1 -c16 -d20s --latency "http://127.0.0.1:$PORT/healthz" >"$DIR/wrk.txt"
 grep -E "requests in|Non-2xx|Socket errors|99%" "$DIR/wrk.txt" || true
 wait $SLOW || true
-tail -n 3 "$DIR/slow.csv" 2>/dev/null | cut -d, -f1-5 || true
+echo "slowhttptest per second (seconds,closed,pending,connected,service):"; cut -d, -f1-5 "$DIR/slow.csv" 2>/dev/null | sed -n "9,16p" || true
 grep -E "closed|pending|connected|service available" "$DIR/slowhttptest.log" | tail -n 4 || true
 for i in $(seq 1 10); do
   sleep 0.5
