@@ -8,24 +8,14 @@ public struct Caller: Sendable, Equatable {
     /// A caller with `userId`.
     public init(userId: String) { self.userId = userId }
 
-    /// True when `s` may be a user id.
+    /// True when `s` may be a user id: 1 to 64 of `[a-z0-9_-]`, so it can stand in an object key.
     public static func isValidUserId(_ s: String) -> Bool {
-        let u = s.utf8
-        guard !u.isEmpty, u.count <= 64 else { return false }
-        for b in u {
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"),
-                UInt8(ascii: "-"):
-                continue
-            default: return false
-            }
-        }
-        return true
+        s.utf8.count <= 64 && KeyTemplate.isSafeValue(s)
     }
 }
 
-/// Finds the caller of a request, or the error response to send instead. The authentication issue
-/// replaces the development resolver with a JWT/API-key one; handlers only see `Caller`.
+/// Finds the caller of a request, or the error response to send instead (dev header, bearer tokens and
+/// API keys, or a fixed user); handlers only see `Caller`.
 public protocol CallerResolver: Sendable {
     /// The caller, or an error response (401, 400).
     func resolve(_ request: Request) -> Result<Caller, ResolveFailure>

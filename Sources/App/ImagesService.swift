@@ -176,24 +176,7 @@ final class ImagesService: Sendable {
     // MARK: - GET /images/{id}, GET /images, DELETE /images/{id}
 
     func read(_ req: Request) -> HandlerResult {
-        let caller: Caller
-        switch gate.admit(req, .confirm) {
-        case .success(let c): caller = c
-        case .failure(let f): return .respond(f.response)
-        }
-        guard let id = req.parameter("id").flatMap(PresignService.canonicalUUID) else {
-            return .respond(APIError.error(404, "IMAGE_NOT_FOUND", "no such image"))
-        }
-        return .blocking { [self] in
-            do {
-                guard let r = try store.record(id: id, ownerId: caller.userId) else {
-                    return APIError.error(404, "IMAGE_NOT_FOUND", "no such image")
-                }
-                return recordResponse(r, status: 200)
-            } catch {
-                return APIError.error(503, "STORE_UNAVAILABLE", "the records store is not available")
-            }
-        }
+        ownedRecord(req) { [self] r, _ in recordResponse(r, status: 200) }
     }
 
     func list(_ req: Request) -> HandlerResult {
@@ -246,6 +229,20 @@ final class ImagesService: Sendable {
     }
 
     func remove(_ req: Request) -> HandlerResult {
+        ownedRecord(req) { [self] (r, caller) throws in
+            // The object first: a record never points at a deleted object.
+            try storage?.delete(key: r.objectKey)
+            _ = try store.deleteRecord(id: r.id, ownerId: caller.userId)
+            return Response(status: 204)
+        }
+    }
+
+    /// The shared shape of `GET` and `DELETE /images/{id}`: admit the caller, parse the id, then on a
+    /// worker find the caller's record (404 otherwise) and hand it to `body`; failures of the store or of
+    /// storage become 503/502/504.
+    private func ownedRecord(
+        _ req: Request, _ body: @escaping @Sendable (ImageRecord, Caller) throws -> Response
+    ) -> HandlerResult {
         let caller: Caller
         switch gate.admit(req, .confirm) {
         case .success(let c): caller = c
@@ -259,10 +256,7 @@ final class ImagesService: Sendable {
                 guard let r = try store.record(id: id, ownerId: caller.userId) else {
                     return APIError.error(404, "IMAGE_NOT_FOUND", "no such image")
                 }
-                // The object first: a record never points at a deleted object.
-                try storage?.delete(key: r.objectKey)
-                _ = try store.deleteRecord(id: id, ownerId: caller.userId)
-                return Response(status: 204)
+                return try body(r, caller)
             } catch let e as ObjectStoreError {
                 return ImagesService.storageFailure(e)
             } catch {

@@ -155,25 +155,7 @@ public final class PresignService: Sendable {
                 ownerId: caller.userId, imageKey: key, objectKey: key, permanentKey: permanent, type: type.config.name,
                 contentType: nil, allowedContentTypes: type.config.contentTypes, maxBytes: type.config.maxBytes,
                 createdAtMs: now, expiresAtMs: expiresAt))
-        var w = JSONWriter(reservingCapacity: 640)
-        w.beginObject()
-        w.key("presignedUrl")
-        w.string(presigned.url)
-        w.key("key")
-        w.string(key)
-        w.key("method")
-        w.string("PUT")
-        w.key("headers")
-        w.beginObject()
-        for h in presigned.headers {
-            w.key(h.name)
-            w.string(h.value)
-        }
-        w.endObject()
-        w.key("expiresAt")
-        w.raw(Timestamp.quotedISO8601(millis: expiresAt))
-        w.endObject()
-        return .json(200, w.bytes, extraHeaders: [("Cache-Control", "no-store")])
+        return PresignService.issued(presigned, key: key, imageKey: nil, expiresAt: expiresAt)
     }
 
     // MARK: - POST /presigned-url {"contentType", "imageKey"[, "type", "size"]}  (client B)
@@ -315,16 +297,28 @@ public final class PresignService: Sendable {
                 ownerId: caller.userId, imageKey: imageKey, objectKey: key, permanentKey: permanent,
                 type: type.config.name, contentType: contentType, allowedContentTypes: [contentType],
                 maxBytes: size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: expiresAt))
+        return PresignService.issued(presigned, key: key, imageKey: imageKey, expiresAt: expiresAt)
+    }
+
+    // MARK: - Helpers
+
+    /// The 200 answer of both issue routes: client P reads `presignedUrl`, client B `signedUrl` (present
+    /// when `imageKey` is given); both get the key, the method, the headers to send and the expiry.
+    static func issued(_ presigned: PresignedURL, key: String, imageKey: String?, expiresAt: Int64) -> Response {
         var w = JSONWriter(reservingCapacity: 768)
         w.beginObject()
-        w.key("signedUrl")
-        w.string(presigned.url)
+        if imageKey != nil {
+            w.key("signedUrl")
+            w.string(presigned.url)
+        }
         w.key("presignedUrl")
         w.string(presigned.url)
         w.key("key")
         w.string(key)
-        w.key("imageKey")
-        w.string(imageKey)
+        if let imageKey {
+            w.key("imageKey")
+            w.string(imageKey)
+        }
         w.key("method")
         w.string("PUT")
         w.key("headers")
@@ -339,8 +333,6 @@ public final class PresignService: Sendable {
         w.endObject()
         return .json(200, w.bytes, extraHeaders: [("Cache-Control", "no-store")])
     }
-
-    // MARK: - Helpers
 
     /// `[0-9]{1,19}`.
     static func isNumericId(_ s: String) -> Bool {

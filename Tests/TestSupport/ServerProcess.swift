@@ -11,9 +11,7 @@ public final class ServerProcess: @unchecked Sendable {
     public private(set) var port: Int = 0
     /// The child process.
     public let process: Process
-    private let lock = NSLock()
-    private var stderrData = Data()
-    private var stdoutData = Data()
+    private let output = Output()
     private let stderrPipe = Pipe()
     private let stdoutPipe = Pipe()
 
@@ -46,21 +44,26 @@ public final class ServerProcess: @unchecked Sendable {
         process.arguments = arguments
         process.standardError = stderrPipe
         process.standardOutput = stdoutPipe
-        stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
-            guard let self, !d.isEmpty else { return }
-            self.lock.lock()
-            self.stderrData.append(d)
-            self.lock.unlock()
-        }
-        stdoutPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
-            guard let self, !d.isEmpty else { return }
-            self.lock.lock()
-            self.stdoutData.append(d)
-            self.lock.unlock()
-        }
         try process.run()
+        // Our ends of the pipes are read by two plain threads with read(2) until end of file.
+        // (FileHandle.readabilityHandler + availableData traps on EBADF when a handle is torn down while
+        // a read is in flight, which took the whole test process down once.)
+        let sink = output
+        for (pipe, isError) in [(stderrPipe, true), (stdoutPipe, false)] {
+            let fd = dup(pipe.fileHandleForReading.fileDescriptor)
+            try? pipe.fileHandleForReading.close()
+            let t = Thread {
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 { break }
+                    sink.append(Data(buffer[0..<n]), isError: isError)
+                }
+                Glibc.close(fd)
+            }
+            t.start()
+        }
         guard expectListening else { return }
         let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
         while Date() < deadline {
@@ -87,17 +90,28 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Everything the server wrote to standard error so far.
-    public var stderr: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: stderrData, as: UTF8.self)
-    }
+    public var stderr: String { output.text(isError: true) }
 
     /// Everything the server wrote to standard output so far.
-    public var stdout: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: stdoutData, as: UTF8.self)
+    public var stdout: String { output.text(isError: false) }
+
+    /// What the child printed, filled by the reader threads.
+    final class Output: @unchecked Sendable {
+        private let lock = NSLock()
+        private var err = Data()
+        private var out = Data()
+
+        func append(_ d: Data, isError: Bool) {
+            lock.lock()
+            if isError { err.append(d) } else { out.append(d) }
+            lock.unlock()
+        }
+
+        func text(isError: Bool) -> String {
+            lock.lock()
+            defer { lock.unlock() }
+            return String(decoding: isError ? err : out, as: UTF8.self)
+        }
     }
 
     /// Sends `signal` to the server.
@@ -124,7 +138,5 @@ public final class ServerProcess: @unchecked Sendable {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
         }
-        stderrPipe.fileHandleForReading.readabilityHandler = nil
-        stdoutPipe.fileHandleForReading.readabilityHandler = nil
     }
 }
