@@ -108,4 +108,19 @@ struct AuthFlowTests {
         let r = try Self.get(server, "/presigned-url?type=PROFILE&ext=jpg", auth: "Bearer garbage")
         #expect(r.status == 429, "the second bad-token request from one address is refused before verification")
     }
+
+    @Test("API keys: a configured key (stored as its SHA-256) is a caller; a wrong one is 401")
+    func apiKeys() throws {
+        let key = "server-to-server-key-\(UUID().uuidString)"
+        let server = try Self.jwtServer(extra: ["PRESIGN_AUTH_API_KEYS": "backend:" + SHA256.hash(key).hex])
+        defer { server.stop() }
+        let ok = try RawClient(port: server.port)
+        ok.send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-Api-Key: \(key)\r\n\r\n")
+        let r = try #require(ok.readResponse())
+        #expect(r.status == 200, "\(r.text)")
+        #expect(try JSONValue(parsing: r.body)["key"]?.stringValue?.hasPrefix("delete/profile/apikey-backend/") == true)
+        let bad = try RawClient(port: server.port)
+        bad.send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-Api-Key: \(key)x\r\n\r\n")
+        #expect(bad.readResponse()?.status == 401)
+    }
 }
