@@ -52,7 +52,7 @@ public final class Application: Sendable {
         let storage = S3Client(
             options: ObjectStoreOptions(
                 endpoint: internalEndpoint, bucket: config.s3.bucket, requestTimeoutMs: config.s3.requestTimeoutMs,
-                maxRetries: config.s3.maxRetries),
+                maxRetries: config.s3.maxRetries, caFile: config.s3.caFile.isEmpty ? nil : config.s3.caFile),
             signer: internalSigner, now: { env.nowMillis() / 1000 })
 
         let store: any RecordStore

@@ -2,6 +2,7 @@ extension ConfigValidator {
     /// The `s3` section, including that credentials come as a pair.
     mutating func validateS3() {
         let s3 = config.s3
+        if !s3.caFile.isEmpty { checkReadable("s3.caFile", s3.caFile) }
         if let reason = Self.httpURLProblem(s3.endpoint, allowsPath: false) {
             report("s3.endpoint", "must be http(s)://host[:port]: \(reason)", got: ConfigText.quoted(s3.endpoint))
         }

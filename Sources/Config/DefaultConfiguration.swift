@@ -61,6 +61,7 @@ enum DefaultConfiguration {
             "accessKeyId": "",
             "requestTimeoutMs": 5000,
             "maxRetries": 2,
+            "caFile": "",
             "verifyUploads": true
           },
           "presign": {

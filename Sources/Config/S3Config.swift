@@ -22,6 +22,8 @@ public struct S3Config: Sendable, Equatable {
     public var requestTimeoutMs: Int
     /// Retries of a failed idempotent call to the store.
     public var maxRetries: Int
+    /// PEM file of the CA(s) trusted for an https `endpoint`; empty: the system's store.
+    public var caFile: String
     /// Whether a confirmation checks the object with a signed HEAD.
     public var verifyUploads: Bool
 
@@ -33,7 +35,7 @@ public struct S3Config: Sendable, Equatable {
         endpoint: String = "http://127.0.0.1:9000", publicEndpoint: String = "", region: String = "us-east-1",
         bucket: String = "uploads", addressing: String = "path", accessKeyId: String = "",
         secretAccessKey: Secret? = nil, sessionToken: Secret? = nil, requestTimeoutMs: Int = 5000,
-        maxRetries: Int = 2, verifyUploads: Bool = true
+        maxRetries: Int = 2, verifyUploads: Bool = true, caFile: String = ""
     ) {
         self.endpoint = endpoint
         self.publicEndpoint = publicEndpoint
@@ -45,6 +47,7 @@ public struct S3Config: Sendable, Equatable {
         self.sessionToken = sessionToken
         self.requestTimeoutMs = requestTimeoutMs
         self.maxRetries = maxRetries
+        self.caFile = caFile
         self.verifyUploads = verifyUploads
     }
 }

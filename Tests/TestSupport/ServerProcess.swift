@@ -31,7 +31,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// Starts the server with `environment` added to a minimal one and `arguments`; waits for its
     /// "listening" line (or its exit). Throws if it did not start listening within `timeoutMs`.
     public init(
-        environment: [String: String], arguments: [String] = [], timeoutMs: Int = 10_000,
+        environment: [String: String], arguments: [String] = [], timeoutMs: Int = 30_000,
         expectListening: Bool = true
     ) throws {
         process = Process()
@@ -75,8 +75,9 @@ public final class ServerProcess: @unchecked Sendable {
             usleep(10_000)
         }
         let log = stderr
-        if process.isRunning { process.terminate() }
-        throw TestFailure("presignd did not start listening: \(log)")
+        let state = process.isRunning ? "still running" : "exited with \(process.terminationStatus)"
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        throw TestFailure("presignd did not start listening within \(timeoutMs) ms (\(state)): \(log)")
     }
 
     private func listeningPort() -> Int? {
