@@ -39,6 +39,10 @@ public final class ServerProcess: @unchecked Sendable {
         var env: [String: String] = [
             "PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2",
         ]
+        // Sanitizer settings reach the child, so a sanitized test build checks the server too.
+        for k in ["TSAN_OPTIONS", "ASAN_OPTIONS"] {
+            if let v = ProcessInfo.processInfo.environment[k] { env[k] = v }
+        }
         for (k, v) in environment { env[k] = v }
         process.environment = env
         process.arguments = arguments
