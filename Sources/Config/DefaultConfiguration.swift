@@ -9,7 +9,7 @@ enum DefaultConfiguration {
             "host": "127.0.0.1",
             "port": 8080,
             "eventLoops": 0,
-            "workerThreads": 8,
+            "workerThreads": 32,
             "maxConnections": 10000,
             "headerTimeoutMs": 10000,
             "bodyTimeoutMs": 30000,

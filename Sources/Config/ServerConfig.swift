@@ -27,7 +27,7 @@ public struct ServerConfig: Sendable, Equatable {
 
     /// Server settings; every argument defaults to the documented default.
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, eventLoops: Int = 0, workerThreads: Int = 8,
+        host: String = "127.0.0.1", port: Int = 8080, eventLoops: Int = 0, workerThreads: Int = 32,
         maxConnections: Int = 10000, headerTimeoutMs: Int = 10000, bodyTimeoutMs: Int = 30000,
         idleTimeoutMs: Int = 60000, drainTimeoutMs: Int = 10000, maxPipelinedPerRead: Int = 32,
         maxJsonBodyBytes: Int = 65536, metricsPort: Int = 0

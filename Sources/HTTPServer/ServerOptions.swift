@@ -9,7 +9,7 @@ public struct ServerOptions: Sendable {
     /// Number of event loops (threads, each with its own epoll and listener); 0 means one per core.
     public var eventLoops: Int = 0
     /// Threads that run blocking handler work.
-    public var workerThreads: Int = 8
+    public var workerThreads: Int = 32
     /// Cap on open client connections; at the cap the oldest idle connections are closed first.
     public var maxConnections: Int = 10_000
     /// Deadline for the whole header section of a request, from its first byte (or from accept).

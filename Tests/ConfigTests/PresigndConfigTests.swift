@@ -12,7 +12,7 @@ import Testing
         #expect(server.host == "127.0.0.1")
         #expect(server.port == 8080)
         #expect(server.eventLoops == 0)
-        #expect(server.workerThreads == 8)
+        #expect(server.workerThreads == 32)
         #expect(server.maxConnections == 10000)
         #expect(server.headerTimeoutMs == 10000)
         #expect(server.bodyTimeoutMs == 30000)
