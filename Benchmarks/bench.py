@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import free_port, parse_latency, wait_port
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("BENCH_BINARY") or os.path.join(ROOT, ".build", "release", "presignd")
 DURATION = int(os.environ.get("BENCH_SECONDS", "10"))
@@ -28,14 +30,6 @@ SERVER_CPU = os.environ.get("BENCH_SERVER_CPU", "0")
 CLIENT_CPU = os.environ.get("BENCH_CLIENT_CPU", "1")
 BODY = b'{"status":"ok"}'
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def cpu_ticks(pid):
@@ -53,25 +47,6 @@ def rss_kib(pids):
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1])
     return total
-
-
-def wait_port(port, timeout=10.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return True
-        except OSError:
-            time.sleep(0.002)
-    return False
-
-
-def parse_latency(text, label):
-    m = re.search(rf"^\s+{label}%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
-    if not m:
-        return None
-    v, unit = float(m.group(1)), m.group(2)
-    return v / 1000 if unit == "us" else v if unit == "ms" else v * 1000
 
 
 def run_wrk(url, conns, pids):

@@ -22,6 +22,8 @@ import sys
 import tempfile
 import threading
 import time
+
+from benchlib import free_port, parse_latency, wait_port
 import urllib.parse
 import uuid
 
@@ -52,33 +54,6 @@ end
 """
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def wait_port(port, timeout=15.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return True
-        except OSError:
-            time.sleep(0.01)
-    return False
-
-
-def latency(out, label):
-    m = re.search(rf"^\s+{label}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
-    if not m:
-        return None
-    v, unit = float(m.group(1)), m.group(2)
-    return v / 1000 if unit == "us" else v if unit == "ms" else v * 1000
-
-
 def wrk(port, script, seconds, conns=64):
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
         f.write(script)
@@ -94,7 +69,7 @@ def wrk(port, script, seconds, conns=64):
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     dur = float(re.search(r"requests in ([\d.]+)s", out).group(1))
     return {"requests": reqs, "non2xx": int(non2xx.group(1)) if non2xx else 0, "seconds": dur,
-            "p50_ms": latency(out, "50"), "p99_ms": latency(out, "99")}
+            "p50_ms": parse_latency(out, "50"), "p99_ms": parse_latency(out, "99")}
 
 
 def postgres_url():
