@@ -41,12 +41,14 @@ public final class RawClient {
             }
         }
         guard rc == 0 else {
-            Glibc.close(fd)
+            // No close here: a class whose init throws after its stored properties are set still runs
+            // deinit, which closes the socket. Closing twice closed whatever descriptor reused the number
+            // in another thread (seen as EBADF traps in pipe readers of unrelated tests).
             throw TestFailure("connect to \(port) failed: errno \(errno)")
         }
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { if fd >= 0 { Glibc.close(fd) } }
 
     /// Sends `text` (as UTF-8) completely.
     public func send(_ text: String) { send(Array(text.utf8)) }
