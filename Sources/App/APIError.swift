@@ -4,6 +4,12 @@ import JSON
 /// The JSON error bodies a client sees. Every error is a 4xx or 5xx with a stable `code` and a
 /// human `message`; validation errors use client P's shape with `fieldErrors`.
 public enum APIError {
+    /// The headers of every JSON answer of the API: JSON, not cacheable (one shared array, so a
+    /// response does not build its own).
+    static let jsonNoStoreHeaders: [(name: String, value: String)] = [
+        ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
+    ]
+
     /// 422 `{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{field: message}}`.
     public static func unprocessable(_ fieldErrors: [(field: String, message: String)]) -> Response {
         var w = JSONWriter(reservingCapacity: 128)
@@ -20,7 +26,7 @@ public enum APIError {
         }
         w.endObject()
         w.endObject()
-        return .json(422, w.bytes, extraHeaders: [("Cache-Control", "no-store")])
+        return Response(status: 422, headers: jsonNoStoreHeaders, body: w.bytes)
     }
 
     /// An error with `status`, a machine `code` and a `message`, not cacheable.

@@ -5,8 +5,10 @@
 /// parse time (only `[a-z0-9/_.-]`, no `..`, no `//`, no leading `/`), and every substituted value must be
 /// a non-empty run of `[a-z0-9_-]`: a value can therefore never add a `/` or a `.`, nor make `..` or `//`.
 public struct KeyTemplate: Sendable, Equatable {
+    /// One piece of a template: literal text, or a variable.
     enum Part: Sendable, Equatable {
-        case literal([UInt8])
+        /// Bytes of `literals` (offsets, so rendering copies no array references).
+        case literal(Range<Int>)
         case variable(Variable)
     }
 
@@ -19,14 +21,14 @@ public struct KeyTemplate: Sendable, Equatable {
     public struct Values: Sendable {
         public var userId: String?
         public var uuid: String?
-        public var epochMillis: String?
+        public var epochMillis: Int64?
         public var ext: String?
         public var chatroomId: String?
         public var imageKey: String?
 
         /// Values for one key.
         public init(
-            userId: String? = nil, uuid: String? = nil, epochMillis: String? = nil, ext: String? = nil,
+            userId: String? = nil, uuid: String? = nil, epochMillis: Int64? = nil, ext: String? = nil,
             chatroomId: String? = nil, imageKey: String? = nil
         ) {
             self.userId = userId
@@ -37,11 +39,12 @@ public struct KeyTemplate: Sendable, Equatable {
             self.imageKey = imageKey
         }
 
-        subscript(_ v: Variable) -> String? {
+        /// The text value of `v` (every variable but `epochMillis`, which is a number).
+        subscript(text v: Variable) -> String? {
             switch v {
             case .userId: return userId
             case .uuid: return uuid
-            case .epochMillis: return epochMillis
+            case .epochMillis: return nil
             case .ext: return ext
             case .chatroomId: return chatroomId
             case .imageKey: return imageKey
@@ -50,6 +53,8 @@ public struct KeyTemplate: Sendable, Equatable {
     }
 
     let parts: [Part]
+    /// The literal text of every part, one after the other.
+    let literals: [UInt8]
     /// The template text as configured.
     public let text: String
 
@@ -57,66 +62,145 @@ public struct KeyTemplate: Sendable, Equatable {
     /// text breaks the key rules.
     public init?(_ text: String) {
         var parts: [Part] = []
-        var literal = ""
+        var literals: [UInt8] = []
+        var literalStart = 0
+        /// Ends the literal run collected since `literalStart`, if any.
+        func closeLiteral() {
+            if literals.count > literalStart { parts.append(.literal(literalStart..<literals.count)) }
+            literalStart = literals.count
+        }
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {
-            literal += rest[rest.startIndex..<open]
+            literals.append(contentsOf: rest[rest.startIndex..<open].utf8)
             guard let close = rest[open...].firstIndex(of: "}"),
                 let v = Variable(rawValue: String(rest[rest.index(after: open)..<close]))
             else { return nil }
-            if !literal.isEmpty { parts.append(.literal(Array(literal.utf8))) }
-            literal = ""
+            closeLiteral()
             parts.append(.variable(v))
             rest = rest[rest.index(after: close)...]
         }
         if rest.contains("}") { return nil }
-        literal += rest
-        if !literal.isEmpty { parts.append(.literal(Array(literal.utf8))) }
+        literals.append(contentsOf: rest.utf8)
+        closeLiteral()
         guard !parts.isEmpty else { return nil }
         // Check the literals as a key in which every variable is a one-letter value.
         var probe = ""
         for p in parts {
             switch p {
-            case .literal(let bytes): probe += String(decoding: bytes, as: UTF8.self)
+            case .literal(let range): probe += String(decoding: literals[range], as: UTF8.self)
             case .variable: probe += "x"
             }
         }
         guard KeyTemplate.isSafeKey(probe) else { return nil }
         self.parts = parts
+        self.literals = literals
         self.text = text
     }
 
     /// True when the template uses `v`.
     public func uses(_ v: Variable) -> Bool { parts.contains(.variable(v)) }
 
-    /// Renders the key; nil when a needed value is missing or is not a run of `[a-z0-9_-]`.
+    /// The longest value a variable may take, in bytes.
+    static let maximumValueCount = 128
+
+    /// Renders the key; nil when a needed value is missing, is not a run of `[a-z0-9_-]`, or (for
+    /// `epochMillis`) is negative.
+    ///
+    /// The key is written straight into its `String` (one allocation); each value is checked, then
+    /// copied.
     public func render(_ values: Values) -> String? {
-        var out = [UInt8]()
-        out.reserveCapacity(112)
+        var capacity = literals.count
         for p in parts {
-            switch p {
-            case .literal(let bytes): out.append(contentsOf: bytes)
-            case .variable(let v):
-                guard let value = values[v], KeyTemplate.isSafeValue(value) else { return nil }
-                out.append(contentsOf: value.utf8)
+            guard case .variable(let v) = p else { continue }
+            capacity += v == .epochMillis ? 20 : min(values[text: v]?.utf8.count ?? 0, KeyTemplate.maximumValueCount)
+        }
+        var complete = true
+        let key = String(unsafeUninitializedCapacity: capacity) { out in
+            literals.withUnsafeBufferPointer { literals in
+                var count = 0
+                for p in parts {
+                    switch p {
+                    case .literal(let range):
+                        KeyTemplate.copy(UnsafeBufferPointer(rebasing: literals[range]), to: out, at: &count)
+                    case .variable(.epochMillis):
+                        guard let millis = values.epochMillis, millis >= 0 else {
+                            complete = false
+                            return 0
+                        }
+                        count = KeyTemplate.writeDecimal(millis, to: out, at: count)
+                    case .variable(let v):
+                        guard let value = values[text: v], KeyTemplate.copySafeValue(value, to: out, at: &count) else {
+                            complete = false
+                            return 0
+                        }
+                    }
+                }
+                return count
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        return complete ? key : nil
+    }
+
+    /// Copies `bytes` to `out` at `count`, advancing it.
+    @inline(__always)
+    private static func copy(
+        _ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutableBufferPointer<UInt8>, at count: inout Int
+    ) {
+        precondition(bytes.count <= out.count - count, "KeyTemplate: capacity too small")
+        if let source = bytes.baseAddress { (out.baseAddress! + count).initialize(from: source, count: bytes.count) }
+        count += bytes.count
+    }
+
+    /// Copies `value` to `out` at `count` (advancing it) when it is a safe value (`isSafeValue`);
+    /// false when it is not.
+    private static func copySafeValue(_ value: String, to out: UnsafeMutableBufferPointer<UInt8>, at count: inout Int)
+        -> Bool
+    {
+        var value = value
+        return value.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count <= maximumValueCount, bytes.allSatisfy(isSafeValueByte) else {
+                return false
+            }
+            copy(bytes, to: out, at: &count)
+            return true
+        }
+    }
+
+    /// Writes the decimal digits of `value` (not negative) at `start`; returns the index after them.
+    private static func writeDecimal(_ value: Int64, to out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        var v = value
+        var i = start + digits
+        while i > start {
+            i -= 1
+            out[i] = UInt8(ascii: "0") + UInt8(v % 10)
+            v /= 10
+        }
+        return start + digits
+    }
+
+    /// `[a-z0-9_-]`: the bytes a substituted value may hold.
+    @inline(__always)
+    private static func isSafeValueByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"),
+            UInt8(ascii: "-"):
+            return true
+        default: return false
+        }
     }
 
     /// A non-empty run of at most 128 bytes of `[a-z0-9_-]`.
     static func isSafeValue(_ s: String) -> Bool {
-        let u = s.utf8
-        guard !u.isEmpty, u.count <= 128 else { return false }
-        for b in u {
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"),
-                UInt8(ascii: "-"):
-                continue
-            default: return false
-            }
+        var s = s
+        return s.withUTF8 { bytes in
+            !bytes.isEmpty && bytes.count <= maximumValueCount && bytes.allSatisfy(isSafeValueByte)
         }
-        return true
     }
 
     /// `[a-z0-9/_.-]`, at most 1024 bytes, no `..`, no `//`, no leading or trailing `/`.

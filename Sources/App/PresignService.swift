@@ -11,16 +11,22 @@ import SigV4
 /// Both run on the event loop (presigning is pure computation); the upload intent each one records is
 /// queued to the intent writer, which stores it in batches off the request path.
 public final class PresignService: Sendable {
-    /// One upload type with its parsed templates.
-    struct UploadType: Sendable {
+    /// One upload type with its parsed templates (a class: requests share it by reference, without
+    /// copying its strings and arrays).
+    final class UploadType: Sendable {
         let config: UploadTypeConfig
         let key: KeyTemplate
         let permanentKey: KeyTemplate?
-        let contentTypes: Set<String>
-        let extensions: Set<String>
+
+        init(config: UploadTypeConfig, key: KeyTemplate, permanentKey: KeyTemplate?) {
+            self.config = config
+            self.key = key
+            self.permanentKey = permanentKey
+        }
     }
 
-    private let types: [String: UploadType]
+    /// The configured types, in configuration order.
+    private let types: [UploadType]
     private let defaultPostType: String
     private let pathStyle: Presigner
     private let configured: Presigner
@@ -49,7 +55,7 @@ public final class PresignService: Sendable {
         keyUse: @escaping @Sendable (_ imageKey: String, _ owner: String) throws -> KeyUse = { _, _ in .free }
     ) throws(AppError) {
         self.keyUse = keyUse
-        var types: [String: UploadType] = [:]
+        var types: [UploadType] = []
         for t in config.types {
             guard let k = KeyTemplate(t.keyTemplate) else { throw .configuration("types.\(t.name).keyTemplate") }
             var p: KeyTemplate?
@@ -59,8 +65,7 @@ public final class PresignService: Sendable {
                 }
                 p = pk
             }
-            types[t.name] = UploadType(
-                config: t, key: k, permanentKey: p, contentTypes: Set(t.contentTypes), extensions: Set(t.extensions))
+            types.append(UploadType(config: t, key: k, permanentKey: p))
         }
         self.types = types
         self.defaultPostType = config.presign.defaultPostType
@@ -109,16 +114,16 @@ public final class PresignService: Sendable {
             }
         }
         var errors = FieldErrors()
-        let type = typeName.flatMap { types[$0] }
+        let type = typeName.flatMap { uploadType(named: $0) }
         if typeName == nil || typeName!.isEmpty {
             errors.add("type", "type is required")
-        } else if type == nil || type!.extensions.isEmpty {
+        } else if type == nil || type!.config.extensions.isEmpty {
             errors.add("type", "unknown type")
         }
         let lowerExt = ext?.lowercased()
         if lowerExt == nil || lowerExt!.isEmpty {
             errors.add("ext", "ext is required")
-        } else if let type, !type.extensions.contains(lowerExt!) {
+        } else if let type, !type.config.extensions.contains(lowerExt!) {
             errors.add("ext", "ext must be one of " + type.config.extensions.joined(separator: ", "))
         }
         if let type, type.config.requiresChatroomId {
@@ -135,7 +140,7 @@ public final class PresignService: Sendable {
         let now = env.nowMillis()
         let uuid = env.newUUID()
         let values = KeyTemplate.Values(
-            userId: caller.userId, uuid: uuid, epochMillis: String(now), ext: lowerExt, chatroomId: chatroomId)
+            userId: caller.userId, uuid: uuid, epochMillis: now, ext: lowerExt, chatroomId: chatroomId)
         guard let key = type.key.render(values) else {
             return APIError.unprocessable([("type", "the key for this type cannot be built from these values")])
         }
@@ -220,7 +225,7 @@ public final class PresignService: Sendable {
         if let t = object["type"] {
             if let s = t.stringValue { typeName = s } else { errors.add("type", "type must be a string") }
         }
-        let type = types[typeName]
+        let type = uploadType(named: typeName)
         if type == nil { errors.add("type", "unknown type") }
 
         var contentType: String?
@@ -229,7 +234,7 @@ public final class PresignService: Sendable {
         case .some(let v):
             if let s = v.stringValue {
                 let lower = s.lowercased()
-                if let type, !type.contentTypes.contains(lower) {
+                if let type, !type.config.contentTypes.contains(lower) {
                     errors.add(
                         "contentType", "contentType must be one of " + type.config.contentTypes.joined(separator: ", "))
                 } else {
@@ -273,7 +278,7 @@ public final class PresignService: Sendable {
         let (caller, type, contentType, imageKey, size) = (v.caller, v.type, v.contentType, v.imageKey, v.size)
         let now = env.nowMillis()
         let values = KeyTemplate.Values(
-            userId: caller.userId, uuid: imageKey, epochMillis: String(now),
+            userId: caller.userId, uuid: imageKey, epochMillis: now,
             ext: PresignService.extensionFor(contentType), imageKey: imageKey)
         guard let key = type.key.render(values) else {
             return APIError.unprocessable([("type", "the key for this type cannot be built from these values")])
@@ -301,6 +306,13 @@ public final class PresignService: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The type called `name`: a linear search, since there are a handful of types and comparing short
+    /// names costs less than hashing one.
+    private func uploadType(named name: String) -> UploadType? {
+        for t in types where t.config.name == name { return t }
+        return nil
+    }
 
     /// The 200 answer of both issue routes: client P reads `presignedUrl`, client B `signedUrl` (present
     /// when `imageKey` is given); both get the key, the method, the headers to send and the expiry.
@@ -331,7 +343,7 @@ public final class PresignService: Sendable {
         w.key("expiresAt")
         w.raw(Timestamp.quotedISO8601(millis: expiresAt))
         w.endObject()
-        return .json(200, w.bytes, extraHeaders: [("Cache-Control", "no-store")])
+        return Response(status: 200, headers: APIError.jsonNoStoreHeaders, body: w.bytes)
     }
 
     /// `[0-9]{1,19}`.
