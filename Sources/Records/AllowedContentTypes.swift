@@ -5,10 +5,15 @@
 enum AllowedContentTypes {
     /// The column text for `types`.
     static func encode(_ types: [String]) throws(RecordsError) -> String {
+        try validate(types)
+        return types.joined(separator: "\n")
+    }
+
+    /// Refuses an empty type or one with a line feed (every store refuses the same intents).
+    static func validate(_ types: [String]) throws(RecordsError) {
         for type in types where type.isEmpty || type.utf8.contains(UInt8(ascii: "\n")) {
             throw .constraint("an allowed content type is empty or contains a line feed")
         }
-        return types.joined(separator: "\n")
     }
 
     /// The list stored as `text`.

@@ -124,6 +124,12 @@ final class PostgresConnection: @unchecked Sendable {
                 copies.append(nil)
             case .int(let number):
                 copies.append(strdup(String(number)))
+            case .blob(let bytes):
+                // bytea in the text format: "\\x" and two hex digits per byte.
+                let digits = Array("0123456789abcdef".utf8)
+                var hex: [UInt8] = Array("\\x".utf8)
+                for byte in bytes { hex += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+                copies.append(strdup(String(decoding: hex, as: UTF8.self)))
             case .text(let text):
                 guard !text.utf8.contains(0) else { throw .constraint("PostgreSQL text cannot hold a NUL byte") }
                 copies.append(strdup(text))

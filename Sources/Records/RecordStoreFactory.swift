@@ -6,7 +6,10 @@ public enum RecordStoreFactory {
     /// `poolSize` bounds the connections (SQLite: read connections beside the one writer); `busyTimeoutMs`
     /// is SQLite's busy timeout and, rounded up to seconds (at least 2), PostgreSQL's connect timeout.
     /// The schema is not touched: call `migrate()` next. Errors never contain a password.
-    public static func open(url: String, poolSize: Int, busyTimeoutMs: Int) throws(RecordsError) -> any RecordStore {
+    /// `intentIndexCapacity` bounds SQLite's in-memory intent index (see `SQLiteRecordStore`).
+    public static func open(url: String, poolSize: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000)
+        throws(RecordsError) -> any RecordStore
+    {
         if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
             return try PostgresRecordStore(url: url, poolSize: poolSize, connectTimeoutMs: busyTimeoutMs)
         }
@@ -16,7 +19,8 @@ public enum RecordStoreFactory {
             guard !path.isEmpty, !path.hasSuffix("/") else {
                 throw .invalidURL("sqlite: URL without a file path; use sqlite:/path/to/file.db")
             }
-            return try SQLiteRecordStore(path: path, readers: poolSize, busyTimeoutMs: busyTimeoutMs)
+            return try SQLiteRecordStore(
+                path: path, readers: poolSize, busyTimeoutMs: busyTimeoutMs, intentIndexCapacity: intentIndexCapacity)
         }
         // Show the scheme only when there is one: a URL without a colon may be a secret pasted by mistake.
         let scheme = url.contains(":") ? String(url.prefix { $0 != ":" }) : ""

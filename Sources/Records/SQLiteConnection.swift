@@ -74,6 +74,9 @@ final class SQLiteConnection: @unchecked Sendable {
         return Int(sqlite3_changes(handle))
     }
 
+    /// The rowid of the last row this connection inserted.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Runs the query `sql` with `values` and maps each row.
     func query<T>(_ sql: String, _ values: [SQLValue], row: (SQLiteStatement) throws(RecordsError) -> T)
         throws(RecordsError) -> [T]

@@ -42,4 +42,34 @@ enum SQLiteQueries {
 
     /// Deletes one intent by key.
     static let deleteIntent = "DELETE FROM intents WHERE key_hash = ?1 AND image_key = ?2"
+
+    /// Whether the per-row intents table has any row.
+    static let anyIntentRow = "SELECT 1 FROM intents LIMIT 1"
+
+    /// Whether a key has a record.
+    static let recordExists = "SELECT 1 FROM records WHERE image_key = ?1"
+
+    /// Appends a batch of intents (?1 its next expiry, ?2 the blob).
+    static let insertBatch = "INSERT INTO intent_batches (next_expiry_ms, data) VALUES (?1, ?2)"
+
+    /// The blob of one batch.
+    static let batchData = "SELECT data FROM intent_batches WHERE id = ?1"
+
+    /// The batches after an id, oldest first.
+    static let batchesAfter = "SELECT id, data FROM intent_batches WHERE id > ?1 ORDER BY id"
+
+    /// The newest batch id (0 when there is none).
+    static let newestBatch = "SELECT COALESCE(MAX(id), 0) FROM intent_batches"
+
+    /// Batches whose next expiry has passed (?1 now), soonest first, at most ?2.
+    static let dueBatches = """
+        SELECT id, next_expiry_ms FROM intent_batches WHERE next_expiry_ms <= ?1
+        ORDER BY next_expiry_ms, id LIMIT ?2
+        """
+
+    /// Replaces a batch's blob and next expiry.
+    static let updateBatch = "UPDATE intent_batches SET next_expiry_ms = ?2, data = ?3 WHERE id = ?1"
+
+    /// Deletes a batch.
+    static let deleteBatch = "DELETE FROM intent_batches WHERE id = ?1"
 }

@@ -8,6 +8,8 @@ enum SQLValue: Sendable, Equatable {
     case int(Int64)
     /// SQL NULL.
     case null
+    /// A blob, bound byte for byte.
+    case blob([UInt8])
 
     /// `.text(value)`, or `.null` when `value` is nil.
     static func optionalText(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
@@ -46,6 +48,14 @@ final class SQLiteStatement {
                 code = sqlite3_bind_null(handle, index)
             case .int(let number):
                 code = sqlite3_bind_int64(handle, index, number)
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes { raw in
+                    // A zero-length blob still needs an address; SQLite binds NULL for a nil pointer.
+                    guard let start = raw.baseAddress, raw.count > 0 else {
+                        return sqlite3_bind_zeroblob(handle, index, 0)
+                    }
+                    return sqlite3_bind_blob(handle, index, start, Int32(raw.count), presignd_sqlite_transient())
+                }
             case .text(let text):
                 var text = text
                 code = text.withUTF8 { bytes in
@@ -93,6 +103,15 @@ final class SQLiteStatement {
     /// The text of column `index`, or nil for NULL.
     func optionalText(_ index: Int32) -> String? {
         sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : text(index)
+    }
+
+    /// Calls `body` with the bytes of blob column `index` (empty for NULL), valid only during the call.
+    func withBlob<R>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws(RecordsError) -> R) throws(RecordsError)
+        -> R
+    {
+        let start = sqlite3_column_blob(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? start : nil, count: count))
     }
 
     /// The integer of column `index`.

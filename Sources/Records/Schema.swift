@@ -109,7 +109,24 @@ enum Schema {
                 "CREATE UNIQUE INDEX records_image_key ON records (image_key)",
                 "CREATE INDEX records_owner_created ON records (owner_id, created_at_ms DESC, id DESC)",
             ]
-        )
+        ),
+        Migration(
+            version: 2,
+            sqlite: [
+                // Intents appended one row per batch and found through an in-memory index (SQLiteIntentLog):
+                // a per-intent index insert cost the writer ~10 us per URL. AUTOINCREMENT keeps ids from
+                // being reused, since the index remembers them.
+                """
+                CREATE TABLE intent_batches (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    next_expiry_ms INTEGER NOT NULL,
+                    data BLOB NOT NULL
+                )
+                """,
+                "CREATE INDEX intent_batches_next_expiry ON intent_batches (next_expiry_ms)",
+            ],
+            postgres: []
+        ),
     ]
 
     /// The newest version this build knows.

@@ -5,7 +5,8 @@ import Testing
 
 /// The stores the conformance suite runs on.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case inMemory, sqlite, postgres
+    /// `sqliteRows` is SQLite with an intent index of capacity 0: every intent takes the per-row overflow.
+    case inMemory, sqlite, sqliteRows, postgres
 
     /// The name shown in test results.
     var testDescription: String { rawValue }
@@ -13,7 +14,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// Every kind, less PostgreSQL when PRESIGN_SKIP_POSTGRES=1. Without that variable and without
     /// PRESIGN_TEST_POSTGRES_URL, the PostgreSQL cases run and fail with a message saying what to do.
     static var kinds: [StoreKind] {
-        ProcessInfo.processInfo.environment["PRESIGN_SKIP_POSTGRES"] == "1" ? [.inMemory, .sqlite] : allCases
+        ProcessInfo.processInfo.environment["PRESIGN_SKIP_POSTGRES"] == "1"
+            ? [.inMemory, .sqlite, .sqliteRows] : allCases
     }
 
     /// The database kinds (no in-memory store), with the same PostgreSQL rule.
@@ -56,10 +58,13 @@ final class TestStore: @unchecked Sendable {
         case .inMemory:
             let store = InMemoryRecordStore()
             made = TestStore(store: store, reopen: { store }, cleanup: {})
-        case .sqlite:
+        case .sqlite, .sqliteRows:
             let directory = NSTemporaryDirectory() + "records-test-\(UUID().uuidString)"
             let url = "sqlite:\(directory)/records.db"
-            let open = { try RecordStoreFactory.open(url: url, poolSize: 4, busyTimeoutMs: 5000) }
+            let capacity = kind == .sqlite ? 1_000_000 : 0
+            let open = {
+                try RecordStoreFactory.open(url: url, poolSize: 4, busyTimeoutMs: 5000, intentIndexCapacity: capacity)
+            }
             made = TestStore(
                 store: try open(), reopen: open, cleanup: { try? FileManager.default.removeItem(atPath: directory) })
         case .postgres:

@@ -1,0 +1,372 @@
+import Synchronization
+
+/// SQLite's intents: batches appended to `intent_batches` (one row and one blob per batch) and found
+/// through an in-memory index, with the per-row `intents` table as the overflow when the index is full.
+///
+/// Why: an intent inserted into an indexed table costs about 10 µs of the writer's CPU (each dirties a
+/// random index page, written to the WAL); one row per batch costs well under 1 µs per intent, which is
+/// what lets a URL be issued at the rate the event loop can sign them (docs/records.md, Benchmarks).
+///
+/// The index is rebuilt from the batches when the store opens (`load`). Batches written by another
+/// process on the same file are read before each lookup (`catchUp`); a batch rewritten by another
+/// process is re-read when the offset the index holds no longer starts the wanted key (`heal`). Every
+/// method that writes runs on the store's one writer connection, inside its transaction, and returns the
+/// index changes to `apply` after the commit, so the index never points at something uncommitted.
+final class SQLiteIntentLog: Sendable {
+    /// The index and what this process knows of the file.
+    struct State {
+        /// Where each logged intent is.
+        var index = IntentIndex()
+        /// Every batch with an id up to this one is in the index.
+        var lastSeenBatch: Int64 = 0
+        /// The per-row `intents` table may hold rows (an overflow happened, or the file had some).
+        var rowsMayExist = true
+    }
+
+    /// One change to the index, applied after its transaction commits.
+    enum Change {
+        /// The intent with this hash is at this place, unless the index knows a newer one.
+        case set(IntentIndex.KeyHash, IntentIndex.Location)
+        /// The intent moved within its rewritten batch.
+        case move(IntentIndex.KeyHash, IntentIndex.Location)
+        /// The intent at this place is gone.
+        case remove(IntentIndex.KeyHash, IntentIndex.Location)
+    }
+
+    /// The most intents the index holds before new keys go to the per-row table.
+    let capacity: Int
+    /// The index and file state.
+    private let state = Mutex(State())
+    /// The most batches one `expired` call examines.
+    static let maxBatchesPerScan = 64
+
+    /// A log whose index holds at most `capacity` intents.
+    init(capacity: Int) {
+        precondition(capacity >= 0, "capacity must not be negative")
+        self.capacity = capacity
+    }
+
+    /// How many intents the index holds.
+    var indexedCount: Int { state.withLock { $0.index.count } }
+
+    // MARK: - Loading and catching up
+
+    /// Rebuilds the index from every batch in the file.
+    func load(_ c: SQLiteConnection) throws(RecordsError) {
+        var index = IntentIndex()
+        var last: Int64 = 0
+        try forEachBatch(c, after: 0) { (id, blob) throws(RecordsError) in
+            for (offset, intent) in try Self.entries(blob, id: id) {
+                index.set(IntentIndex.hash(intent.imageKey), IntentIndex.Location(batch: id, offset: offset))
+            }
+            last = id
+        }
+        let rows = try c.query(SQLiteQueries.anyIntentRow, []) { _ in true }
+        state.withLock { s in
+            s.index = index
+            s.lastSeenBatch = last
+            s.rowsMayExist = !rows.isEmpty
+        }
+    }
+
+    /// Indexes the batches other processes appended since this one last looked; true if there were any.
+    @discardableResult
+    func catchUp(_ c: SQLiteConnection) throws(RecordsError) -> Bool {
+        let since = state.withLock { $0.lastSeenBatch }
+        let newest = try c.query(SQLiteQueries.newestBatch, []) { $0.int64(0) }.first ?? 0
+        guard newest > since else { return false }
+        var changes: [Change] = []
+        var last = since
+        try forEachBatch(c, after: since) { (id, blob) throws(RecordsError) in
+            for (offset, intent) in try Self.entries(blob, id: id) {
+                changes.append(.set(IntentIndex.hash(intent.imageKey), IntentIndex.Location(batch: id, offset: offset)))
+            }
+            last = id
+        }
+        apply(changes)
+        state.withLock { s in s.lastSeenBatch = max(s.lastSeenBatch, last) }
+        return true
+    }
+
+    // MARK: - Writing
+
+    /// Whether the per-row table may hold intents.
+    var rowsMayExist: Bool { state.withLock { $0.rowsMayExist } }
+
+    /// Appends `intents` as one batch (or a few, for very large ones) inside the caller's transaction on
+    /// the writer; returns the index changes and the intents that did not fit the index, for the per-row
+    /// table. A re-issued key whose image is recorded keeps its intent (the new one is skipped).
+    func append(_ intents: [UploadIntent], _ c: SQLiteConnection) throws(RecordsError) -> Appended {
+        let hashes = intents.map { IntentIndex.hash($0.imageKey) }
+        let (known, room, rowsMayExist) = state.withLock { s in
+            (hashes.map { s.index.location($0) != nil }, capacity - s.index.count, s.rowsMayExist)
+        }
+        var logged: [UploadIntent] = []
+        var loggedHashes: [IntentIndex.KeyHash] = []
+        var overflow: [UploadIntent] = []
+        var newInBatch = Set<IntentIndex.KeyHash>()
+        logged.reserveCapacity(intents.count)
+        loggedHashes.reserveCapacity(intents.count)
+        for (i, intent) in intents.enumerated() {
+            let hash = hashes[i]
+            if known[i] {
+                // A re-issue: it replaces the indexed intent unless that one was confirmed.
+                if try isRecorded(intent.imageKey, c) { continue }
+            } else if !newInBatch.contains(hash) {
+                guard newInBatch.count < room else {
+                    overflow.append(intent)
+                    continue
+                }
+                if rowsMayExist {
+                    // The key may have a row from an overflow: the logged intent replaces it, and a recorded
+                    // key gets no new intent (as in the per-row table).
+                    if try isRecorded(intent.imageKey, c) { continue }
+                    try c.run(
+                        SQLiteQueries.deleteIntent,
+                        [.int(SQLiteRecordStore.keyHash(intent.imageKey)), .text(intent.imageKey)])
+                }
+                newInBatch.insert(hash)
+            }
+            logged.append(intent)
+            loggedHashes.append(hash)
+        }
+        guard !logged.isEmpty else { return Appended(changes: [], overflow: overflow, batches: nil) }
+        let (blobs, places) = try IntentBatchCodec.encode(logged)
+        var ids: [Int64] = []
+        for blob in blobs {
+            let next = logged.indices.filter { places[$0].batch == ids.count }.map { logged[$0].expiresAtMs }.min() ?? 0
+            try c.run(SQLiteQueries.insertBatch, [.int(next), .blob(blob)])
+            ids.append(c.lastInsertedRowID)
+        }
+        var changes: [Change] = []
+        changes.reserveCapacity(logged.count)
+        for (i, place) in places.enumerated() {
+            changes.append(.set(loggedHashes[i], IntentIndex.Location(batch: ids[place.batch], offset: place.offset)))
+        }
+        return Appended(changes: changes, overflow: overflow, batches: ids.first.map { $0...ids[ids.count - 1] })
+    }
+
+    /// What `append` did.
+    struct Appended {
+        /// The index changes to apply after the commit.
+        let changes: [Change]
+        /// The intents that did not fit the index, for the per-row table.
+        let overflow: [UploadIntent]
+        /// The ids of the batches written, or nil.
+        let batches: ClosedRange<Int64>?
+    }
+
+    /// Applies changes from a committed transaction.
+    func apply(_ changes: [Change]) {
+        guard !changes.isEmpty else { return }
+        state.withLock { s in
+            for change in changes {
+                switch change {
+                case .set(let hash, let location): s.index.set(hash, location)
+                case .move(let hash, let location): s.index.move(hash, location)
+                case .remove(let hash, let location): s.index.remove(hash, ifAt: location)
+                }
+            }
+        }
+    }
+
+    /// Records that this process committed batches `first...last`: if they follow the last batch it had
+    /// seen, no other process wrote in between, so nothing needs catching up.
+    func committed(batches first: Int64, _ last: Int64) {
+        state.withLock { s in
+            if first == s.lastSeenBatch + 1 { s.lastSeenBatch = last }
+        }
+    }
+
+    /// Notes that intents were written to the per-row table.
+    func noteRows() {
+        state.withLock { $0.rowsMayExist = true }
+    }
+
+    /// Notes that the per-row table was found empty.
+    func noteNoRows() {
+        state.withLock { $0.rowsMayExist = false }
+    }
+
+    // MARK: - Reading
+
+    /// The logged intent for `imageKey`, or nil (then the per-row table may still have one). Reads with
+    /// `c` (a reader) after catching up with batches other processes appended (one indexed query when
+    /// there are none); a place that no longer holds the key is healed.
+    func lookup(_ imageKey: String, _ c: SQLiteConnection) throws(RecordsError) -> UploadIntent? {
+        try catchUp(c)
+        let hash = IntentIndex.hash(imageKey)
+        guard let location = state.withLock({ $0.index.location(hash) }) else { return nil }
+        let found = try c.query(SQLiteQueries.batchData, [.int(location.batch)]) {
+            (row) throws(RecordsError) -> UploadIntent? in
+            try row.withBlob(0) { (blob) throws(RecordsError) -> UploadIntent? in
+                if let intent = IntentBatchCodec.decode(blob, at: location.offset), intent.imageKey == imageKey {
+                    return intent
+                }
+                return try heal(hash, imageKey, from: location, blob)
+            }
+        }
+        if found.isEmpty {
+            // The batch is gone (another process deleted it).
+            state.withLock { $0.index.remove(hash, ifAt: location) }
+        }
+        return found.first ?? nil
+    }
+
+    /// Finds `imageKey` again in a batch whose offsets changed (another process rewrote it), fixing the
+    /// index; nil (and the entry dropped) when the batch no longer holds it.
+    private func heal(
+        _ hash: IntentIndex.KeyHash, _ imageKey: String, from location: IntentIndex.Location,
+        _ blob: UnsafeRawBufferPointer
+    ) throws(RecordsError) -> UploadIntent? {
+        let newest = try Self.entries(blob, id: location.batch).last { $0.intent.imageKey == imageKey }
+        state.withLock { s in
+            guard s.index.location(hash) == location else { return }
+            if let newest {
+                s.index.move(hash, IntentIndex.Location(batch: location.batch, offset: newest.offset))
+            } else {
+                s.index.remove(hash)
+            }
+        }
+        return newest?.intent
+    }
+
+    // MARK: - Deleting and expiring
+
+    /// Removes the intents with these keys from their batches (rewriting or deleting each batch) inside
+    /// the caller's transaction on the writer; returns the index changes.
+    func delete(_ imageKeys: [String], _ c: SQLiteConnection) throws(RecordsError) -> [Change] {
+        var byBatch: [Int64: Set<String>] = [:]
+        state.withLock { s in
+            for key in imageKeys {
+                if let location = s.index.location(IntentIndex.hash(key)) {
+                    byBatch[location.batch, default: []].insert(key)
+                }
+            }
+        }
+        var changes: [Change] = []
+        for (batch, keys) in byBatch.sorted(by: { $0.key < $1.key }) {
+            let entries = try batchEntries(batch, c)
+            changes += try rewrite(batch, entries, keeping: { !keys.contains($0.imageKey) }, c)
+        }
+        return changes
+    }
+
+    /// Up to `limit` expired intents that are current in the index and have no record, soonest first,
+    /// from the batches whose next expiry has passed; inside the caller's transaction on the writer,
+    /// batches are tidied on the way: superseded intents and expired ones that were confirmed are dropped,
+    /// empty batches deleted, and each batch's next expiry moved on. Returns the intents and the changes.
+    func expired(nowMs: Int64, limit: Int, _ c: SQLiteConnection) throws(RecordsError) -> (
+        intents: [UploadIntent], changes: [Change]
+    ) {
+        let batches = try c.query(SQLiteQueries.dueBatches, [.int(nowMs), .int(Int64(Self.maxBatchesPerScan))]) {
+            row in (row.int64(0), row.int64(1))
+        }
+        var found: [UploadIntent] = []
+        var changes: [Change] = []
+        for (batch, storedNext) in batches {
+            let entries = try batchEntries(batch, c)
+            let current = currentEntries(entries, batch: batch)
+            var confirmed = Set<String>()
+            var due: [UploadIntent] = []
+            for entry in current where entry.intent.expiresAtMs <= nowMs {
+                if try isRecorded(entry.intent.imageKey, c) {
+                    confirmed.insert(entry.intent.imageKey)
+                } else {
+                    due.append(entry.intent)
+                }
+            }
+            let kept = current.filter { !confirmed.contains($0.intent.imageKey) }
+            let next = kept.map(\.intent.expiresAtMs).min()
+            if kept.count != entries.count || next != storedNext {
+                changes += try rewrite(batch, entries, keeping: { !confirmed.contains($0.imageKey) }, c)
+            }
+            found += due
+            if found.count >= limit { break }
+        }
+        found.sort(by: Self.expiryOrder)
+        return (Array(found.prefix(limit)), changes)
+    }
+
+    /// The entries of a batch that the index points at (the others were superseded or deleted).
+    private func currentEntries(_ entries: [(offset: Int, intent: UploadIntent)], batch: Int64) -> [(
+        offset: Int, intent: UploadIntent
+    )] {
+        state.withLock { s in
+            entries.filter {
+                s.index.location(IntentIndex.hash($0.intent.imageKey))
+                    == IntentIndex.Location(batch: batch, offset: $0.offset)
+            }
+        }
+    }
+
+    /// Rewrites `batch` with its current entries that `keeping` accepts (deleting it when none is left)
+    /// and returns the index changes.
+    private func rewrite(
+        _ batch: Int64, _ entries: [(offset: Int, intent: UploadIntent)], keeping: (UploadIntent) -> Bool,
+        _ c: SQLiteConnection
+    ) throws(RecordsError) -> [Change] {
+        let current = currentEntries(entries, batch: batch)
+        let kept = current.filter { keeping($0.intent) }
+        var changes: [Change] = current.filter { !keeping($0.intent) }.map {
+            .remove(IntentIndex.hash($0.intent.imageKey), IntentIndex.Location(batch: batch, offset: $0.offset))
+        }
+        guard let next = kept.map(\.intent.expiresAtMs).min() else {
+            try c.run(SQLiteQueries.deleteBatch, [.int(batch)])
+            return changes
+        }
+        // The kept entries are a subset of one batch, so they fit one blob again.
+        let (blobs, places) = try IntentBatchCodec.encode(kept.map(\.intent))
+        guard blobs.count == 1 else { throw .corrupt("intent batch \(batch) does not fit one blob when rewritten") }
+        try c.run(SQLiteQueries.updateBatch, [.int(batch), .int(next), .blob(blobs[0])])
+        for (i, entry) in kept.enumerated() {
+            changes.append(
+                .move(
+                    IntentIndex.hash(entry.intent.imageKey),
+                    IntentIndex.Location(batch: batch, offset: places[i].offset)))
+        }
+        return changes
+    }
+
+    // MARK: - Helpers
+
+    /// Soonest expiry first, then image keys in byte order (SQLite's `ORDER BY expires_at_ms, image_key`).
+    static func expiryOrder(_ a: UploadIntent, _ b: UploadIntent) -> Bool {
+        if a.expiresAtMs != b.expiresAtMs { return a.expiresAtMs < b.expiresAtMs }
+        return a.imageKey.utf8.lexicographicallyPrecedes(b.imageKey.utf8)
+    }
+
+    /// Whether `imageKey` has a record.
+    private func isRecorded(_ imageKey: String, _ c: SQLiteConnection) throws(RecordsError) -> Bool {
+        try !c.query(SQLiteQueries.recordExists, [.text(imageKey)]) { _ in true }.isEmpty
+    }
+
+    /// The entries of batch `batch` (none when it is gone).
+    private func batchEntries(_ batch: Int64, _ c: SQLiteConnection) throws(RecordsError) -> [(
+        offset: Int, intent: UploadIntent
+    )] {
+        try c.query(SQLiteQueries.batchData, [.int(batch)]) { (row) throws(RecordsError) in
+            try row.withBlob(0) { (blob) throws(RecordsError) in try Self.entries(blob, id: batch) }
+        }.first ?? []
+    }
+
+    /// Calls `body` with each batch after id `after`, oldest first.
+    private func forEachBatch(
+        _ c: SQLiteConnection, after: Int64, _ body: (Int64, UnsafeRawBufferPointer) throws(RecordsError) -> Void
+    ) throws(RecordsError) {
+        _ = try c.query(SQLiteQueries.batchesAfter, [.int(after)]) { (row) throws(RecordsError) in
+            let id = row.int64(0)
+            try row.withBlob(1) { (blob) throws(RecordsError) in try body(id, blob) }
+        }
+    }
+
+    /// The entries of the blob of batch `id`, or a corruption error.
+    private static func entries(_ blob: UnsafeRawBufferPointer, id: Int64) throws(RecordsError) -> [(
+        offset: Int, intent: UploadIntent
+    )] {
+        guard let entries = IntentBatchCodec.decodeAll(blob) else {
+            throw .corrupt("intent batch \(id) cannot be decoded")
+        }
+        return entries
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+@testable import Records
+
+/// SQLite's intent log: one row per batch, the in-memory index rebuilt on open, the per-row overflow when
+/// the index is full, two processes on one file, and the janitor's tidying of batches.
+@Suite struct SQLiteIntentLogTests {
+    /// A fresh store on a new file, with an index of `capacity`; also returns how to open it again.
+    func makeStore(capacity: Int = 1_000_000) throws -> (
+        store: SQLiteRecordStore, open: () throws -> SQLiteRecordStore, cleanup: () -> Void
+    ) {
+        let directory = NSTemporaryDirectory() + "records-log-\(UUID().uuidString)"
+        let path = directory + "/records.db"
+        let open = {
+            let store = try SQLiteRecordStore(
+                path: path, readers: 2, busyTimeoutMs: 5000, intentIndexCapacity: capacity)
+            try store.migrate()
+            return store
+        }
+        return (try open(), open, { try? FileManager.default.removeItem(atPath: directory) })
+    }
+
+    /// Rows in `table`, counted through a separate connection.
+    func count(_ table: String, in store: SQLiteRecordStore) throws -> Int {
+        let probe = try SQLiteConnection(path: store.path, create: false, readOnly: true, busyTimeoutMs: 1000)
+        return Int(try probe.scalarText("SELECT COUNT(*) FROM \(table)") ?? "") ?? -1
+    }
+
+    @Test func aBatchIsOneRowAndTheIndexIsRebuiltOnOpen() throws {
+        let (store, open, cleanup) = try makeStore()
+        defer { cleanup() }
+        let intents = (0..<300).map { i in Sample.intent(expiresAtMs: 2_000_000_000_000 + Int64(i)) }
+        try store.putIntents(Array(intents[..<200]))
+        try store.putIntents(Array(intents[200...]))
+        #expect(try count("intent_batches", in: store) == 2)
+        #expect(try count("intents", in: store) == 0)
+        #expect(store.intentLog.indexedCount == 300)
+        let reopened = try open()
+        #expect(reopened.intentLog.indexedCount == 300)
+        for intent in intents { #expect(try reopened.intent(imageKey: intent.imageKey) == intent) }
+        #expect(try reopened.intent(imageKey: Sample.uuid()) == nil)
+    }
+
+    @Test func aReissueInALaterBatchWinsAfterReopeningToo() throws {
+        let (store, open, cleanup) = try makeStore()
+        defer { cleanup() }
+        let first = Sample.intent(owner: "alice")
+        try store.putIntents([first, Sample.intent()])
+        let again = Sample.intent(owner: "bob", key: first.imageKey, expiresAtMs: 2_100_000_000_000)
+        try store.putIntents([again])
+        #expect(try store.intent(imageKey: first.imageKey) == again)
+        #expect(try open().intent(imageKey: first.imageKey) == again)
+        #expect(store.intentLog.indexedCount == 2)
+    }
+
+    @Test func whenTheIndexIsFullNewKeysGoToRowsAndEverythingIsFound() throws {
+        let (store, open, cleanup) = try makeStore(capacity: 3)
+        defer { cleanup() }
+        let intents = (0..<5).map { _ in Sample.intent(expiresAtMs: 1_000) }
+        try store.putIntents(intents)
+        #expect(store.intentLog.indexedCount == 3)
+        #expect(try count("intents", in: store) == 2)
+        // A re-issue of a logged key does not grow the index, so it still goes to the log.
+        let reissued = Sample.intent(owner: "other", key: intents[0].imageKey, expiresAtMs: 1_500)
+        try store.putIntents([reissued])
+        #expect(try count("intents", in: store) == 2)
+        let expected = [reissued] + intents[1...]
+        for intent in expected { #expect(try store.intent(imageKey: intent.imageKey) == intent) }
+        for intent in expected { #expect(try open().intent(imageKey: intent.imageKey) == intent) }
+        // The janitor sees both halves, soonest first, and deleting them makes room again.
+        let expired = try store.expiredIntents(nowMs: 2_000, limit: 10)
+        #expect(Set(expired.map(\.imageKey)) == Set(expected.map(\.imageKey)))
+        #expect(expired.last == reissued)
+        try store.deleteIntents(imageKeys: expired.map(\.imageKey))
+        #expect(try store.expiredIntents(nowMs: 2_000, limit: 10) == [])
+        #expect(store.intentLog.indexedCount == 0)
+        #expect(try count("intents", in: store) == 0)
+        let later = (0..<3).map { _ in Sample.intent() }
+        try store.putIntents(later)
+        #expect(store.intentLog.indexedCount == 3)
+        #expect(try count("intents", in: store) == 0)
+    }
+
+    @Test func aKeyWithARowIsMovedToTheLogWhenReissued() throws {
+        let (store, open, cleanup) = try makeStore(capacity: 1)
+        defer { cleanup() }
+        let filler = Sample.intent()
+        let rowOnly = Sample.intent(owner: "alice", expiresAtMs: 1_000)
+        try store.putIntents([filler, rowOnly])
+        #expect(try count("intents", in: store) == 1)
+        try store.deleteIntents(imageKeys: [filler.imageKey])
+        let reissued = Sample.intent(owner: "bob", key: rowOnly.imageKey, expiresAtMs: 5_000)
+        try store.putIntents([reissued])
+        #expect(try count("intents", in: store) == 0)
+        #expect(try store.intent(imageKey: rowOnly.imageKey) == reissued)
+        #expect(try open().intent(imageKey: rowOnly.imageKey) == reissued)
+        // The old row's expiry passing does not hand the janitor the key (its object is bob's now).
+        #expect(try store.expiredIntents(nowMs: 2_000, limit: 10) == [])
+    }
+
+    @Test func theJanitorTidiesBatchesAndDeletionsSurviveReopening() throws {
+        let (store, open, cleanup) = try makeStore()
+        defer { cleanup() }
+        let confirmed = Sample.intent(expiresAtMs: 1_000)
+        let unconfirmed = Sample.intent(expiresAtMs: 1_000)
+        let later = Sample.intent(expiresAtMs: 9_000)
+        try store.putIntents([confirmed, unconfirmed, later])
+        _ = try store.insertRecords([Sample.record(owner: confirmed.ownerId, key: confirmed.imageKey)])
+        #expect(try store.expiredIntents(nowMs: 2_000, limit: 10) == [unconfirmed])
+        // The confirmed intent was dropped from its batch on the way; the batch stays for the others.
+        #expect(store.intentLog.indexedCount == 2)
+        try store.deleteIntents(imageKeys: [unconfirmed.imageKey])
+        #expect(try store.intent(imageKey: unconfirmed.imageKey) == nil)
+        #expect(try store.expiredIntents(nowMs: 2_000, limit: 10) == [])
+        let reopened = try open()
+        #expect(reopened.intentLog.indexedCount == 1)
+        #expect(try reopened.intent(imageKey: unconfirmed.imageKey) == nil)
+        #expect(try reopened.intent(imageKey: confirmed.imageKey) == nil)
+        #expect(try reopened.intent(imageKey: later.imageKey) == later)
+        #expect(try reopened.expiredIntents(nowMs: 10_000, limit: 10) == [later])
+        try reopened.deleteIntents(imageKeys: [later.imageKey])
+        #expect(try count("intent_batches", in: reopened) == 0)
+    }
+
+    @Test func aBatchOfSupersededIntentsIsDeletedWhenDue() throws {
+        let (store, _, cleanup) = try makeStore()
+        defer { cleanup() }
+        let old = (0..<10).map { _ in Sample.intent(expiresAtMs: 1_000) }
+        try store.putIntents(old)
+        try store.putIntents(old.map { Sample.intent(owner: $0.ownerId, key: $0.imageKey, expiresAtMs: 50_000) })
+        #expect(try count("intent_batches", in: store) == 2)
+        #expect(try store.expiredIntents(nowMs: 2_000, limit: 100) == [])
+        #expect(try count("intent_batches", in: store) == 1)
+        #expect(store.intentLog.indexedCount == 10)
+    }
+
+    @Test func twoProcessesOnOneFileFindEachOthersIntents() throws {
+        let (first, open, cleanup) = try makeStore()
+        defer { cleanup() }
+        let second = try open()
+        let a = (0..<20).map { _ in Sample.intent(expiresAtMs: 1_000) }
+        try first.putIntents(a)
+        let b = (0..<20).map { _ in Sample.intent(expiresAtMs: 1_000) }
+        try second.putIntents(b)
+        // Each finds the other's intents (a miss reads the batches it has not seen).
+        for intent in a + b {
+            #expect(try first.intent(imageKey: intent.imageKey) == intent)
+            #expect(try second.intent(imageKey: intent.imageKey) == intent)
+        }
+        // The first deletes half of its own batch: the second's offsets are stale and must heal or miss.
+        let gone = Array(a[..<10])
+        try first.deleteIntents(imageKeys: gone.map(\.imageKey))
+        for intent in gone { #expect(try second.intent(imageKey: intent.imageKey) == nil) }
+        for intent in a[10...] { #expect(try second.intent(imageKey: intent.imageKey) == intent) }
+        // A re-issue through the second process is what both see afterwards.
+        let reissued = Sample.intent(owner: "carol", key: a[15].imageKey)
+        try second.putIntents([reissued])
+        #expect(try first.intent(imageKey: reissued.imageKey) == reissued)
+        #expect(try second.intent(imageKey: reissued.imageKey) == reissued)
+    }
+}
