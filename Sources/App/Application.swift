@@ -58,7 +58,8 @@ public final class Application: Sendable {
         let store: any RecordStore
         do {
             store = try RecordStoreFactory.open(
-                url: config.records.url, poolSize: config.records.poolSize, busyTimeoutMs: config.records.busyTimeoutMs)
+                url: config.records.url, poolSize: config.records.poolSize, busyTimeoutMs: config.records.busyTimeoutMs,
+                intentIndexCapacity: config.records.intentIndexCapacity)
             try store.migrate()
         } catch {
             throw .startup("records", "\(error)")

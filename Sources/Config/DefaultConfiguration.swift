@@ -135,6 +135,7 @@ enum DefaultConfiguration {
             "poolSize": 8,
             "janitorIntervalMs": 60000,
             "janitorBatchSize": 500,
+            "intentIndexCapacity": 1000000,
             "deleteUnconfirmedObjects": false,
             "busyTimeoutMs": 5000
           }

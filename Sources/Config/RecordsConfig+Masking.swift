@@ -7,6 +7,7 @@ extension RecordsConfig: CustomStringConvertible, CustomReflectable {
         "RecordsConfig(url: \(maskedURL), intentBatchSize: \(intentBatchSize), intentFlushMs: \(intentFlushMs), "
             + "groupCommitMaxBatch: \(groupCommitMaxBatch), poolSize: \(poolSize), "
             + "janitorIntervalMs: \(janitorIntervalMs), janitorBatchSize: \(janitorBatchSize), "
+            + "intentIndexCapacity: \(intentIndexCapacity), "
             + "deleteUnconfirmedObjects: \(deleteUnconfirmedObjects), busyTimeoutMs: \(busyTimeoutMs))"
     }
 
@@ -18,6 +19,7 @@ extension RecordsConfig: CustomStringConvertible, CustomReflectable {
                 "url": maskedURL, "intentBatchSize": intentBatchSize, "intentFlushMs": intentFlushMs,
                 "groupCommitMaxBatch": groupCommitMaxBatch, "poolSize": poolSize,
                 "janitorIntervalMs": janitorIntervalMs, "janitorBatchSize": janitorBatchSize,
+                "intentIndexCapacity": intentIndexCapacity,
                 "deleteUnconfirmedObjects": deleteUnconfirmedObjects, "busyTimeoutMs": busyTimeoutMs,
             ], displayStyle: .struct)
     }

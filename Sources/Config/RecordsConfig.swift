@@ -16,6 +16,9 @@ public struct RecordsConfig: Sendable, Equatable {
     public var janitorIntervalMs: Int
     /// Most intents the janitor handles per pass.
     public var janitorBatchSize: Int
+    /// Most intents SQLite's in-memory intent index holds (about 40 bytes each); beyond, new intents are
+    /// stored one indexed row each, at several times the writer's cost.
+    public var intentIndexCapacity: Int
     /// Whether the janitor deletes objects uploaded but never confirmed.
     public var deleteUnconfirmedObjects: Bool
     /// SQLite busy timeout, in milliseconds.
@@ -25,8 +28,10 @@ public struct RecordsConfig: Sendable, Equatable {
     public init(
         url: String = "sqlite:data/presignd.sqlite3", intentBatchSize: Int = 256, intentFlushMs: Int = 20,
         groupCommitMaxBatch: Int = 256, poolSize: Int = 8, janitorIntervalMs: Int = 60000,
-        janitorBatchSize: Int = 500, deleteUnconfirmedObjects: Bool = false, busyTimeoutMs: Int = 5000
+        janitorBatchSize: Int = 500, deleteUnconfirmedObjects: Bool = false, busyTimeoutMs: Int = 5000,
+        intentIndexCapacity: Int = 1_000_000
     ) {
+        self.intentIndexCapacity = intentIndexCapacity
         self.url = url
         self.intentBatchSize = intentBatchSize
         self.intentFlushMs = intentFlushMs
