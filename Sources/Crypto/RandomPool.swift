@@ -18,17 +18,23 @@ public final class RandomPool: Sendable {
 
     /// A new random version-4 UUID, lower case.
     public func uuid() throws(CryptoError) -> String {
-        let bytes: [UInt8] = try state.withLock { (s) throws(CryptoError) -> [UInt8] in
+        // Sixteen bytes on the stack: copied out under the lock, formatted after it.
+        var bytes: (UInt64, UInt64) = (0, 0)
+        try state.withLock { (s) throws(CryptoError) in
             if s.offset + 16 > s.buffer.count {
                 s.buffer = try SecureRandom.bytes(count: RandomPool.chunk)
                 s.offset = 0
             }
-            let out = Array(s.buffer[s.offset..<(s.offset + 16)])
-            // Overwrite what was handed out, so the pool never holds bytes already given away.
-            for i in s.offset..<(s.offset + 16) { s.buffer[i] = 0 }
+            let offset = s.offset
+            s.buffer.withUnsafeMutableBytes { pool in
+                withUnsafeMutableBytes(of: &bytes) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: pool[offset..<offset + 16]))
+                }
+                // Overwrite what was handed out, so the pool never holds bytes already given away.
+                pool[offset..<offset + 16].initializeMemory(as: UInt8.self, repeating: 0)
+            }
             s.offset += 16
-            return out
         }
-        return UUIDv4.format(randomBytes: bytes)
+        return withUnsafeBytes(of: &bytes) { UUIDv4.format(randomBytes: $0) }
     }
 }

@@ -9,21 +9,29 @@ public enum UUIDv4 {
     /// `10`, then it is written 8-4-4-4-12 in lower-case hexadecimal.
     public static func format(randomBytes: [UInt8]) -> String {
         precondition(randomBytes.count == 16, "a UUID is made of 16 bytes")
-        var bytes = randomBytes
-        bytes[6] = (bytes[6] & 0x0f) | 0x40
-        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        return randomBytes.withUnsafeBytes { format(randomBytes: $0) }
+    }
+
+    /// `format(randomBytes:)` over 16 bytes in place (the pool's path: no array is made).
+    public static func format(randomBytes bytes: UnsafeRawBufferPointer) -> String {
+        precondition(bytes.count == 16, "a UUID is made of 16 bytes")
         return String(unsafeUninitializedCapacity: 36) { output in
-            var position = 0
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    output[position] = UInt8(ascii: "-")
-                    position += 1
+            Hex.digits.withUnsafeBufferPointer { digits in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        output[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    var byte = bytes[index]
+                    if index == 6 { byte = (byte & 0x0f) | 0x40 }
+                    if index == 8 { byte = (byte & 0x3f) | 0x80 }
+                    output[position] = digits[Int(byte >> 4)]
+                    output[position + 1] = digits[Int(byte & 0x0f)]
+                    position += 2
                 }
-                output[position] = Hex.digits[Int(byte >> 4)]
-                output[position + 1] = Hex.digits[Int(byte & 0x0f)]
-                position += 2
+                return position
             }
-            return position
         }
     }
 }
