@@ -52,28 +52,28 @@ struct AccessLog {
         peer: String
     ) {
         guard enabled else { return }
-        buffer.append(contentsOf: #"{"time":""#.utf8)
+        buffer.append(ascii: #"{"time":""#)
         buffer.append(contentsOf: clock.isoSecond)
         buffer.append(UInt8(ascii: "."))
         let ms = Int(clock.millis)
         buffer.append(UInt8(ascii: "0") + UInt8(ms / 100))
         buffer.append(UInt8(ascii: "0") + UInt8(ms / 10 % 10))
         buffer.append(UInt8(ascii: "0") + UInt8(ms % 10))
-        buffer.append(contentsOf: #"Z","level":"info","msg":"request","requestId":"#.utf8)
+        buffer.append(ascii: #"Z","level":"info","msg":"request","requestId":"#)
         JSONWriter.appendQuoted(requestId ?? "", to: &buffer)
-        buffer.append(contentsOf: #","method":"#.utf8)
+        buffer.append(ascii: #","method":"#)
         JSONWriter.appendQuoted(method, to: &buffer)
-        buffer.append(contentsOf: #","route":"#.utf8)
+        buffer.append(ascii: #","route":"#)
         JSONWriter.appendQuoted(route, to: &buffer)
-        buffer.append(contentsOf: #","status":"#.utf8)
+        buffer.append(ascii: #","status":"#)
         appendDecimal(status, to: &buffer)
-        buffer.append(contentsOf: #","bytes":"#.utf8)
+        buffer.append(ascii: #","bytes":"#)
         appendDecimal(bytes, to: &buffer)
-        buffer.append(contentsOf: #","durationUs":"#.utf8)
+        buffer.append(ascii: #","durationUs":"#)
         appendDecimal(Int(max(0, micros)), to: &buffer)
-        buffer.append(contentsOf: #","peer":"#.utf8)
+        buffer.append(ascii: #","peer":"#)
         JSONWriter.appendQuoted(peer, to: &buffer)
-        buffer.append(contentsOf: "}\n".utf8)
+        buffer.append(ascii: "}\n")
         if buffer.count > 60_000 { flush() }
     }
 

@@ -44,7 +44,8 @@ final class EventLoop: @unchecked Sendable {
     private var log: AccessLog
     private let completions = Mutex<[Completion]>([])
     private var requestCounter: UInt64 = 0
-    private let requestIdPrefix: String
+    /// `<random hex><loop index hex>-`: the start of every request id this loop generates.
+    private let requestIdPrefix: [UInt8]
 
     /// A response computed by a worker, to be written by this loop.
     struct Completion: Sendable {
@@ -90,7 +91,8 @@ final class EventLoop: @unchecked Sendable {
         clock = LoopClock()
         log = AccessLog(enabled: options.accessLog, sink: logSink)
         var rnd = SystemRandomNumberGenerator()
-        requestIdPrefix = String(UInt32.random(in: 0...UInt32.max, using: &rnd), radix: 16) + String(index, radix: 16)
+        requestIdPrefix = Array(
+            (String(UInt32.random(in: 0...UInt32.max, using: &rnd), radix: 16) + String(index, radix: 16) + "-").utf8)
         register(fd: listener.fd, token: EventLoop.listenerToken, events: presignd_EPOLLIN())
         register(fd: wakeFd, token: EventLoop.wakeToken, events: presignd_EPOLLIN())
     }
@@ -510,24 +512,24 @@ final class EventLoop: @unchecked Sendable {
         out.append(contentsOf: clock.dateHeader)
         let noBody = r.status == 204 || r.status == 304 || (r.status >= 100 && r.status < 200)
         if !noBody {
-            out.append(contentsOf: "Content-Length: ".utf8)
+            out.append(ascii: "Content-Length: ")
             appendDecimal(r.body.count, to: &out)
             out.append(13)
             out.append(10)
         }
         for h in r.headers {
-            out.append(contentsOf: h.name.utf8)
-            out.append(contentsOf: ": ".utf8)
-            out.append(contentsOf: h.value.utf8)
+            out.append(utf8: h.name)
+            out.append(ascii: ": ")
+            out.append(utf8: h.value)
             out.append(13)
             out.append(10)
         }
-        out.append(contentsOf: "X-Request-Id: ".utf8)
-        out.append(contentsOf: requestId.utf8)
+        out.append(ascii: "X-Request-Id: ")
+        out.append(utf8: requestId)
         out.append(13)
         out.append(10)
         if close {
-            out.append(contentsOf: "Connection: close\r\n".utf8)
+            out.append(ascii: "Connection: close\r\n")
             c.closeAfterWrite = true
         }
         out.append(13)
@@ -781,9 +783,22 @@ final class EventLoop: @unchecked Sendable {
         return generateRequestId()
     }
 
+    /// `<prefix>-<counter in hex>`, written straight into the String.
     private func generateRequestId() -> String {
         requestCounter &+= 1
-        return requestIdPrefix + "-" + String(requestCounter, radix: 16)
+        let counter = requestCounter
+        let digits = max(1, (UInt64.bitWidth - counter.leadingZeroBitCount + 3) / 4)
+        return requestIdPrefix.withUnsafeBufferPointer { prefix in
+            String(unsafeUninitializedCapacity: prefix.count + digits) { out in
+                var n = out.initialize(fromContentsOf: prefix)
+                for k in stride(from: digits - 1, through: 0, by: -1) {
+                    let nibble = UInt8(truncatingIfNeeded: counter >> UInt64(4 * k)) & 0x0f
+                    out[n] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                    n += 1
+                }
+                return n
+            }
+        }
     }
 }
 
