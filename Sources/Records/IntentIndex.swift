@@ -3,13 +3,17 @@
 ///
 /// 128 bits of two keyed SipHash passes (Swift's `Hasher`, seeded randomly per process) make two keys
 /// sharing an entry practically impossible, and an attacker cannot choose keys that do; lookups still
-/// compare the full key of the intent they read. One entry costs about 32–48 bytes (a 24-byte slot in a
-/// table at most three-quarters full), so a million intents take about 40 MB.
+/// compare the full key of the intent they read. The table is open addressing with linear probing over
+/// 24-byte slots, at most three-quarters full: 32–64 bytes per entry, so a million intents take 48 MB
+/// (2^21 slots).
 struct IntentIndex {
     /// The hash of one image key.
     struct KeyHash: Hashable {
         let high: UInt64
         let low: UInt64
+
+        /// The low half is already a keyed hash.
+        func hash(into hasher: inout Hasher) { hasher.combine(low) }
     }
 
     /// Where an intent is: a batch id (below 2^40) and an offset in its blob (below 2^24).
@@ -36,11 +40,21 @@ struct IntentIndex {
         static func < (a: Location, b: Location) -> Bool { (a.batch, a.offset) < (b.batch, b.offset) }
     }
 
-    /// The entries.
-    private var entries: [KeyHash: UInt64] = [:]
+    /// One slot of the open-addressing table: a key hash and its packed location (0: the slot is empty;
+    /// batch ids start at 1, so no location packs to 0).
+    private struct Slot {
+        var high: UInt64
+        var low: UInt64
+        var packed: UInt64
 
-    /// How many intents are indexed.
-    var count: Int { entries.count }
+        static let empty = Slot(high: 0, low: 0, packed: 0)
+    }
+
+    /// The table, a power of two long, at most three-quarters full; linear probing from the hash's low
+    /// bits (already uniformly random, so no second hashing as a `Dictionary` would do).
+    private var slots = [Slot](repeating: .empty, count: 1024)
+    /// How many slots hold an entry.
+    private(set) var count = 0
 
     /// The hash of `imageKey`.
     static func hash(_ imageKey: String) -> KeyHash {
@@ -59,33 +73,93 @@ struct IntentIndex {
 
     /// Where the intent with this hash is, or nil.
     func location(_ hash: KeyHash) -> Location? {
-        entries[hash].map(Location.init(packed:))
+        let (index, found) = find(hash)
+        return found ? Location(packed: slots[index].packed) : nil
     }
 
     /// Points `hash` at `location` unless it already points at a newer place (a batch read again while
     /// catching up must not undo a newer re-issue).
     mutating func set(_ hash: KeyHash, _ location: Location) {
-        if let old = entries[hash], Location(packed: old) > location { return }
-        entries[hash] = location.packed
+        let (index, found) = find(hash)
+        if found, Location(packed: slots[index].packed) > location { return }
+        store(hash, location, at: index, found: found)
     }
 
     /// Points `hash` at `location` whatever it pointed at (a rewritten batch moves its entries).
     mutating func move(_ hash: KeyHash, _ location: Location) {
-        entries[hash] = location.packed
+        let (index, found) = find(hash)
+        store(hash, location, at: index, found: found)
     }
 
     /// Forgets `hash`.
     mutating func remove(_ hash: KeyHash) {
-        entries[hash] = nil
+        let (index, found) = find(hash)
+        if found { vacate(index) }
     }
 
     /// Forgets `hash` if it still points at `location`.
     mutating func remove(_ hash: KeyHash, ifAt location: Location) {
-        if entries[hash] == location.packed { entries[hash] = nil }
+        let (index, found) = find(hash)
+        if found, slots[index].packed == location.packed { vacate(index) }
     }
 
     /// Forgets everything.
     mutating func removeAll() {
-        entries = [:]
+        slots = [Slot](repeating: .empty, count: 1024)
+        count = 0
+    }
+
+    /// The slot holding `hash`, or the empty slot where it would go.
+    private func find(_ hash: KeyHash) -> (index: Int, found: Bool) {
+        let mask = slots.count - 1
+        var index = Int(truncatingIfNeeded: hash.low) & mask
+        while true {
+            let slot = slots[index]
+            if slot.packed == 0 { return (index, false) }
+            if slot.low == hash.low && slot.high == hash.high { return (index, true) }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// Writes an entry into slot `index` (found: replacing it), growing the table when it gets full.
+    private mutating func store(_ hash: KeyHash, _ location: Location, at index: Int, found: Bool) {
+        slots[index] = Slot(high: hash.high, low: hash.low, packed: location.packed)
+        guard !found else { return }
+        count += 1
+        if count * 4 > slots.count * 3 { grow() }
+    }
+
+    /// Empties slot `index`, shifting later entries of its probe run back so every entry stays reachable
+    /// from its home slot (deletion without tombstones).
+    private mutating func vacate(_ index: Int) {
+        let mask = slots.count - 1
+        var hole = index
+        var next = index
+        while true {
+            next = (next + 1) & mask
+            let slot = slots[next]
+            if slot.packed == 0 { break }
+            let home = Int(truncatingIfNeeded: slot.low) & mask
+            // Move the entry into the hole unless its home lies cyclically in (hole, next].
+            let homeAfterHole = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
+            if !homeAfterHole {
+                slots[hole] = slot
+                hole = next
+            }
+        }
+        slots[hole] = .empty
+        count -= 1
+    }
+
+    /// Doubles the table and re-inserts every entry.
+    private mutating func grow() {
+        let old = slots
+        slots = [Slot](repeating: .empty, count: old.count * 2)
+        let mask = slots.count - 1
+        for slot in old where slot.packed != 0 {
+            var index = Int(truncatingIfNeeded: slot.low) & mask
+            while slots[index].packed != 0 { index = (index + 1) & mask }
+            slots[index] = slot
+        }
     }
 }

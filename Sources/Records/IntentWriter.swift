@@ -7,7 +7,9 @@
 ///
 /// `enqueue` only appends under a mutex (callable from an event loop). The writer thread writes a batch
 /// when `batchSize` intents are queued, when the oldest has waited `flushIntervalMs`, or when someone
-/// calls `flush`. An intent stays visible through `pending(imageKey:)` until its batch has committed, so
+/// calls `flush`. An intent stays visible through `pending(imageKey:)` (a search of the queue and of the
+/// batch being written, newest first: no per-intent map to keep on the event loop) until its batch has
+/// committed, so
 /// `intent(imageKey:)` (queue first, then store) finds every intent whose URL was handed out, even one
 /// confirmed a millisecond later. A batch that fails is retried (twice, after 20 and 100 ms), then split
 /// so that one bad intent is dropped alone; every drop is reported to `onError`. Losing intents only means
@@ -17,9 +19,8 @@ public final class IntentWriter: Sendable {
     struct State {
         /// Intents waiting to be written, with their sequence numbers and enqueue times.
         var queue: [(sequence: UInt64, enqueuedAtNanos: UInt64, intent: UploadIntent)] = []
-        /// Every intent enqueued and not yet written or dropped (queued or in the batch being written),
-        /// by image key: the newest per key.
-        var pending: [String: (sequence: UInt64, intent: UploadIntent)] = [:]
+        /// The batch the writer is writing, visible until it has committed.
+        var inFlight: [(sequence: UInt64, enqueuedAtNanos: UInt64, intent: UploadIntent)] = []
         /// How many intents are queued or being written.
         var unwritten = 0
         /// The sequence number the next intent gets.
@@ -84,8 +85,8 @@ public final class IntentWriter: Sendable {
             }
             let sequence = state.nextSequence
             state.nextSequence += 1
+            if state.queue.capacity == 0 { state.queue.reserveCapacity(batchSize) }
             state.queue.append((sequence, now, intent))
-            state.pending[intent.imageKey] = (sequence, intent)
             state.unwritten += 1
             // The writer sleeps until the queue is non-empty, then until its deadline or a full batch.
             return (.queued, state.queue.count == 1 || state.queue.count >= batchSize)
@@ -118,7 +119,10 @@ public final class IntentWriter: Sendable {
 
     /// The newest intent for `imageKey` that is enqueued but not yet committed, or nil.
     public func pending(imageKey: String) -> UploadIntent? {
-        monitor.withLock { state in state.pending[imageKey]?.intent }
+        monitor.withLock { state in
+            state.queue.last { $0.intent.imageKey == imageKey }?.intent
+                ?? state.inFlight.last { $0.intent.imageKey == imageKey }?.intent
+        }
     }
 
     /// The intent for `imageKey` as confirmation must see it: the queue first (it holds the newest), then
@@ -177,22 +181,22 @@ public final class IntentWriter: Sendable {
                     waiter.wait(untilNanos: deadline)
                 }
                 if state.queue.count <= batchSize {
-                    let all = state.queue  // the common case: take the whole queue without shifting it
-                    state.queue = []
-                    return all
+                    // The common case: take the whole queue without shifting it.
+                    swap(&state.inFlight, &state.queue)
+                    state.queue.removeAll(keepingCapacity: true)
+                } else {
+                    state.inFlight.removeAll(keepingCapacity: true)
+                    state.inFlight.append(contentsOf: state.queue.prefix(batchSize))
+                    state.queue.removeFirst(batchSize)
                 }
-                let batch = Array(state.queue.prefix(batchSize))
-                state.queue.removeFirst(batchSize)
-                return batch
+                return state.inFlight
             }
             guard let last = batch.last?.sequence else { break }
             write(batch.map(\.intent), to: store, onError: onError)
             monitor.withLock { state in
                 state.doneSequence = last
                 state.unwritten -= batch.count
-                for item in batch where state.pending[item.intent.imageKey]?.sequence == item.sequence {
-                    state.pending[item.intent.imageKey] = nil
-                }
+                state.inFlight.removeAll(keepingCapacity: true)
             }
             monitor.broadcast()
         }

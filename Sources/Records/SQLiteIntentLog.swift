@@ -101,35 +101,39 @@ final class SQLiteIntentLog: Sendable {
         let (known, room, rowsMayExist) = state.withLock { s in
             (hashes.map { s.index.location($0) != nil }, capacity - s.index.count, s.rowsMayExist)
         }
-        var logged: [UploadIntent] = []
-        var loggedHashes: [IntentIndex.KeyHash] = []
+        // Usually every intent is new and fits: then the batch is logged as it came, with no per-key work.
+        let fits = room >= intents.count
+        var skipped = [Bool]()  // empty while nothing is skipped
         var overflow: [UploadIntent] = []
         var newInBatch = Set<IntentIndex.KeyHash>()
-        logged.reserveCapacity(intents.count)
-        loggedHashes.reserveCapacity(intents.count)
         for (i, intent) in intents.enumerated() {
-            let hash = hashes[i]
+            var logIt = true
             if known[i] {
                 // A re-issue: it replaces the indexed intent unless that one was confirmed.
-                if try isRecorded(intent.imageKey, c) { continue }
-            } else if !newInBatch.contains(hash) {
-                guard newInBatch.count < room else {
+                logIt = try !isRecorded(intent.imageKey, c)
+            } else {
+                if !fits && newInBatch.insert(hashes[i]).inserted && newInBatch.count > room {
                     overflow.append(intent)
-                    continue
+                    logIt = false
                 }
-                if rowsMayExist {
+                if logIt && rowsMayExist {
                     // The key may have a row from an overflow: the logged intent replaces it, and a recorded
                     // key gets no new intent (as in the per-row table).
-                    if try isRecorded(intent.imageKey, c) { continue }
-                    try c.run(
-                        SQLiteQueries.deleteIntent,
-                        [.int(SQLiteRecordStore.keyHash(intent.imageKey)), .text(intent.imageKey)])
+                    logIt = try !isRecorded(intent.imageKey, c)
+                    if logIt {
+                        try c.run(
+                            SQLiteQueries.deleteIntent,
+                            [.int(SQLiteRecordStore.keyHash(intent.imageKey)), .text(intent.imageKey)])
+                    }
                 }
-                newInBatch.insert(hash)
             }
-            logged.append(intent)
-            loggedHashes.append(hash)
+            if !logIt {
+                if skipped.isEmpty { skipped = [Bool](repeating: false, count: intents.count) }
+                skipped[i] = true
+            }
         }
+        let logged = skipped.isEmpty ? intents : intents.indices.filter { !skipped[$0] }.map { intents[$0] }
+        let loggedHashes = skipped.isEmpty ? hashes : hashes.indices.filter { !skipped[$0] }.map { hashes[$0] }
         guard !logged.isEmpty else { return Appended(changes: [], overflow: overflow, batches: nil) }
         let (blobs, places) = try IntentBatchCodec.encode(logged)
         var ids: [Int64] = []
