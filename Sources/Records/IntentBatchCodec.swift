@@ -116,17 +116,23 @@ enum IntentBatchCodec {
 
     /// Appends `value` little-endian.
     private static func appendInteger<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+        var remaining = value  // low byte first: little-endian on any host
+        for _ in 0..<MemoryLayout<T>.size {
+            out.append(UInt8(truncatingIfNeeded: remaining))
+            remaining >>= 8
+        }
     }
 
     /// Appends a string's length and bytes, or the nil length.
     private static func appendString(_ value: String?, to out: inout [UInt8]) {
-        guard let value else {
+        guard var text = value else {
             appendInteger(nilLength, to: &out)
             return
         }
-        appendInteger(UInt32(value.utf8.count), to: &out)
-        out.append(contentsOf: value.utf8)
+        text.withUTF8 { bytes in
+            appendInteger(UInt32(bytes.count), to: &out)
+            out.append(contentsOf: bytes)  // a buffer, not the String.UTF8View: one copy, not byte by byte
+        }
     }
 
     /// Reads fields within `position..<end`, refusing anything that would run past `end`.

@@ -90,11 +90,13 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE` ... `COMMIT`, rolling back if it throws or the commit fails.
+    /// BEGIN and COMMIT are prepared once, like every statement (the intent writer runs many small
+    /// transactions; parsing them each time cost more than the batch's own insert).
     func transaction<R>(_ body: () throws(RecordsError) -> R) throws(RecordsError) -> R {
-        try execute("BEGIN IMMEDIATE")
+        try run("BEGIN IMMEDIATE", [])
         do {
             let result = try body()
-            try execute("COMMIT")
+            try run("COMMIT", [])
             return result
         } catch {
             if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
