@@ -24,30 +24,32 @@ enum Timestamp {
         return HTTPDate.iso8601Second(HTTPDate.civil(fromEpochSeconds: s)) + "Z"
     }
 
-    /// `"2026-11-29T08:59:31Z"` (quoted, for a JSON body) for epoch milliseconds, written without
-    /// string interpolation (it is on the presign route).
-    static func quotedISO8601(millis: Int64) -> [UInt8] {
+    /// Appends `"2026-11-29T08:59:31Z"` (quoted, for a JSON body) for epoch milliseconds, written
+    /// without string interpolation (it is on the presign route).
+    static func appendQuotedISO8601(millis: Int64, to out: inout [UInt8]) {
         let s = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
         let c = HTTPDate.civil(fromEpochSeconds: s)
-        var out = [UInt8]()
-        out.reserveCapacity(22)
         out.append(UInt8(ascii: "\""))
         let y = c.year
         out.append(UInt8(ascii: "0") + UInt8(y / 1000 % 10))
         out.append(UInt8(ascii: "0") + UInt8(y / 100 % 10))
         out.append(UInt8(ascii: "0") + UInt8(y / 10 % 10))
         out.append(UInt8(ascii: "0") + UInt8(y % 10))
-        for (sep, v) in [
-            (UInt8(ascii: "-"), c.month), (UInt8(ascii: "-"), c.day), (UInt8(ascii: "T"), c.hour),
-            (UInt8(ascii: ":"), c.minute), (UInt8(ascii: ":"), c.second),
-        ] {
-            out.append(sep)
-            out.append(UInt8(ascii: "0") + UInt8(v / 10))
-            out.append(UInt8(ascii: "0") + UInt8(v % 10))
-        }
+        appendTwoDigits(c.month, after: UInt8(ascii: "-"), to: &out)
+        appendTwoDigits(c.day, after: UInt8(ascii: "-"), to: &out)
+        appendTwoDigits(c.hour, after: UInt8(ascii: "T"), to: &out)
+        appendTwoDigits(c.minute, after: UInt8(ascii: ":"), to: &out)
+        appendTwoDigits(c.second, after: UInt8(ascii: ":"), to: &out)
         out.append(UInt8(ascii: "Z"))
         out.append(UInt8(ascii: "\""))
-        return out
+    }
+
+    /// Appends `separator` and `value` (0...99) as two digits.
+    @inline(__always)
+    private static func appendTwoDigits(_ value: Int, after separator: UInt8, to out: inout [UInt8]) {
+        out.append(separator)
+        out.append(UInt8(ascii: "0") + UInt8(value / 10))
+        out.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 
     /// `2026-11-29T08:59:31.123Z` for epoch milliseconds.

@@ -316,34 +316,41 @@ public final class PresignService: Sendable {
 
     /// The 200 answer of both issue routes: client P reads `presignedUrl`, client B `signedUrl` (present
     /// when `imageKey` is given); both get the key, the method, the headers to send and the expiry.
+    ///
+    /// The body is written by fragments into one buffer sized in advance: the member names are literals,
+    /// only the URL, the keys and the header values are escaped.
     static func issued(_ presigned: PresignedURL, key: String, imageKey: String?, expiresAt: Int64) -> Response {
-        var w = JSONWriter(reservingCapacity: 768)
-        w.beginObject()
+        let url = presigned.url
+        var capacity = 160 + url.utf8.count + key.utf8.count
+        if let imageKey { capacity += url.utf8.count + imageKey.utf8.count + 32 }
+        for h in presigned.headers { capacity += h.name.utf8.count + h.value.utf8.count + 6 }
+        var body: [UInt8] = []
+        body.reserveCapacity(capacity)
         if imageKey != nil {
-            w.key("signedUrl")
-            w.string(presigned.url)
+            JSONWriter.appendLiteral(#"{"signedUrl":"#, to: &body)
+            JSONWriter.appendQuoted(url, to: &body)
+            JSONWriter.appendLiteral(#","presignedUrl":"#, to: &body)
+        } else {
+            JSONWriter.appendLiteral(#"{"presignedUrl":"#, to: &body)
         }
-        w.key("presignedUrl")
-        w.string(presigned.url)
-        w.key("key")
-        w.string(key)
+        JSONWriter.appendQuoted(url, to: &body)
+        JSONWriter.appendLiteral(#","key":"#, to: &body)
+        JSONWriter.appendQuoted(key, to: &body)
         if let imageKey {
-            w.key("imageKey")
-            w.string(imageKey)
+            JSONWriter.appendLiteral(#","imageKey":"#, to: &body)
+            JSONWriter.appendQuoted(imageKey, to: &body)
         }
-        w.key("method")
-        w.string("PUT")
-        w.key("headers")
-        w.beginObject()
-        for h in presigned.headers {
-            w.key(h.name)
-            w.string(h.value)
+        JSONWriter.appendLiteral(#","method":"PUT","headers":{"#, to: &body)
+        for (index, h) in presigned.headers.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            JSONWriter.appendQuoted(h.name, to: &body)
+            body.append(UInt8(ascii: ":"))
+            JSONWriter.appendQuoted(h.value, to: &body)
         }
-        w.endObject()
-        w.key("expiresAt")
-        w.raw(Timestamp.quotedISO8601(millis: expiresAt))
-        w.endObject()
-        return Response(status: 200, headers: APIError.jsonNoStoreHeaders, body: w.bytes)
+        JSONWriter.appendLiteral(#"},"expiresAt":"#, to: &body)
+        Timestamp.appendQuotedISO8601(millis: expiresAt, to: &body)
+        body.append(UInt8(ascii: "}"))
+        return Response(status: 200, headers: APIError.jsonNoStoreHeaders, body: body)
     }
 
     /// `[0-9]{1,19}`.

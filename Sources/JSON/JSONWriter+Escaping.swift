@@ -51,6 +51,12 @@ extension JSONWriter {
         }
     }
 
+    /// Appends a literal that is already JSON (a fragment such as `{"key":`), copied as is.
+    @inline(__always)
+    public static func appendLiteral(_ json: StaticString, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: UnsafeBufferPointer(start: json.utf8Start, count: json.utf8CodeUnitCount))
+    }
+
     /// Lower-case hexadecimal digits.
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
