@@ -31,9 +31,27 @@ public final class ServerMetrics: Sendable {
         }
     }
 
+    /// What one shard counted for one route: the answers by method and status, and the latencies.
+    struct RouteStats {
+        /// Requests answered, by method and status (a handful per route: searched in order).
+        var answers: [(method: String, status: Int, count: Int)] = []
+        /// How long the route's requests took.
+        var latency = Histogram()
+
+        /// Counts one answer, in place.
+        mutating func record(method: String, status: Int, micros: Int64) {
+            if let i = answers.firstIndex(where: { $0.status == status && $0.method == method }) {
+                answers[i].count += 1
+            } else {
+                answers.append((method, status, 1))
+            }
+            latency.observe(micros: micros)
+        }
+    }
+
     struct Shard {
-        var requests: [Key: Int] = [:]
-        var latency: [String: Histogram] = [:]
+        /// By route template: one dictionary lookup per request.
+        var routes: [String: RouteStats] = [:]
     }
 
     final class ShardBox: Sendable {
@@ -54,8 +72,7 @@ public final class ServerMetrics: Sendable {
     /// Records one answered request on `shard`.
     func record(shard: Int, route: String, method: String, status: Int, micros: Int64) {
         shards[shard].state.withLock { s in
-            s.requests[Key(route: route, method: method, status: status), default: 0] += 1
-            s.latency[route, default: Histogram()].observe(micros: micros)
+            s.routes[route, default: RouteStats()].record(method: method, status: status, micros: micros)
         }
     }
 
@@ -69,7 +86,7 @@ public final class ServerMetrics: Sendable {
         var n = 0
         for sh in shards {
             sh.state.withLock { s in
-                for (k, v) in s.requests where k.route == route && k.status == status { n += v }
+                for a in s.routes[route]?.answers ?? [] where a.status == status { n += a.count }
             }
         }
         return n
@@ -81,8 +98,11 @@ public final class ServerMetrics: Sendable {
         var latency: [String: Histogram] = [:]
         for sh in shards {
             sh.state.withLock { s in
-                for (k, v) in s.requests { requests[k, default: 0] += v }
-                for (r, h) in s.latency {
+                for (r, stats) in s.routes {
+                    for a in stats.answers {
+                        requests[Key(route: r, method: a.method, status: a.status), default: 0] += a.count
+                    }
+                    let h = stats.latency
                     var t = latency[r] ?? Histogram()
                     for i in 0..<t.buckets.count { t.buckets[i] += h.buckets[i] }
                     t.count += h.count
