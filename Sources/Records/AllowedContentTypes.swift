@@ -11,8 +11,10 @@ enum AllowedContentTypes {
 
     /// Refuses an empty type or one with a line feed (every store refuses the same intents).
     static func validate(_ types: [String]) throws(RecordsError) {
-        for type in types where type.isEmpty || type.utf8.contains(UInt8(ascii: "\n")) {
-            throw .constraint("an allowed content type is empty or contains a line feed")
+        for type in types {
+            var text = type
+            let bad = text.withUTF8 { bytes in bytes.isEmpty || bytes.contains(UInt8(ascii: "\n")) }
+            if bad { throw .constraint("an allowed content type is empty or contains a line feed") }
         }
     }
 

@@ -11,7 +11,7 @@ enum IntentBatchCodec {
     /// The layout version in the first byte.
     static let version: UInt8 = 1
     /// The length that stands for nil.
-    private static let nilLength = UInt32.max
+    fileprivate static let nilLength = UInt32.max
     /// The largest batch blob: offsets must fit the 24 bits the index keeps for them.
     static let maxBatchBytes = 1 << 24
 
@@ -22,22 +22,56 @@ enum IntentBatchCodec {
         guard intent.allowedContentTypes.count <= Int(UInt16.max) else {
             throw .constraint("an intent allows more than 65,535 content types")
         }
+        // Size the entry first, then write it in place: no per-byte appends.
+        var size = 4 + 6 * 4 + 2 + 3 * 8 + 4 * intent.allowedContentTypes.count
+        size += intent.imageKey.utf8.count + intent.ownerId.utf8.count + intent.objectKey.utf8.count
+        size += (intent.permanentKey?.utf8.count ?? 0) + intent.type.utf8.count + (intent.contentType?.utf8.count ?? 0)
+        for text in intent.allowedContentTypes { size += text.utf8.count }
+        guard size <= Int(UInt32.max) else { throw .constraint("an intent of \(size) bytes is too large") }
         let start = out.count
-        appendInteger(UInt32(0), to: &out)  // the entry length, filled in below
-        appendString(intent.imageKey, to: &out)
-        appendString(intent.ownerId, to: &out)
-        appendString(intent.objectKey, to: &out)
-        appendString(intent.permanentKey, to: &out)
-        appendString(intent.type, to: &out)
-        appendString(intent.contentType, to: &out)
-        appendInteger(UInt16(intent.allowedContentTypes.count), to: &out)
-        for type in intent.allowedContentTypes { appendString(type, to: &out) }
-        appendInteger(UInt64(bitPattern: intent.maxBytes), to: &out)
-        appendInteger(UInt64(bitPattern: intent.createdAtMs), to: &out)
-        appendInteger(UInt64(bitPattern: intent.expiresAtMs), to: &out)
-        let length = UInt32(out.count - start)
-        withUnsafeBytes(of: length.littleEndian) { bytes in
-            for i in 0..<4 { out[start + i] = bytes[i] }
+        out.append(contentsOf: repeatElement(0, count: size))
+        out.withUnsafeMutableBytes { buffer in
+            var writer = Writer(base: buffer.baseAddress! + start)
+            writer.integer(UInt32(size))
+            writer.string(intent.imageKey)
+            writer.string(intent.ownerId)
+            writer.string(intent.objectKey)
+            writer.string(intent.permanentKey)
+            writer.string(intent.type)
+            writer.string(intent.contentType)
+            writer.integer(UInt16(intent.allowedContentTypes.count))
+            for text in intent.allowedContentTypes { writer.string(text) }
+            writer.integer(UInt64(bitPattern: intent.maxBytes))
+            writer.integer(UInt64(bitPattern: intent.createdAtMs))
+            writer.integer(UInt64(bitPattern: intent.expiresAtMs))
+            precondition(writer.position == size, "intent entry size miscounted")
+        }
+    }
+
+    /// Writes fields into memory sized for them beforehand.
+    private struct Writer {
+        /// Where the entry starts.
+        let base: UnsafeMutableRawPointer
+        /// The next byte to write, from `base`.
+        var position = 0
+
+        /// Writes `value` little-endian.
+        mutating func integer<T: FixedWidthInteger>(_ value: T) {
+            base.storeBytes(of: value.littleEndian, toByteOffset: position, as: T.self)
+            position += MemoryLayout<T>.size
+        }
+
+        /// Writes a string's length and bytes, or the nil length.
+        mutating func string(_ value: String?) {
+            guard var text = value else {
+                integer(IntentBatchCodec.nilLength)
+                return
+            }
+            text.withUTF8 { bytes in
+                integer(UInt32(bytes.count))
+                if let source = bytes.baseAddress { (base + position).copyMemory(from: source, byteCount: bytes.count) }
+                position += bytes.count
+            }
         }
     }
 
@@ -112,27 +146,6 @@ enum IntentBatchCodec {
         }
         blobs.append(current)
         return (blobs, places)
-    }
-
-    /// Appends `value` little-endian.
-    private static func appendInteger<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
-        var remaining = value  // low byte first: little-endian on any host
-        for _ in 0..<MemoryLayout<T>.size {
-            out.append(UInt8(truncatingIfNeeded: remaining))
-            remaining >>= 8
-        }
-    }
-
-    /// Appends a string's length and bytes, or the nil length.
-    private static func appendString(_ value: String?, to out: inout [UInt8]) {
-        guard var text = value else {
-            appendInteger(nilLength, to: &out)
-            return
-        }
-        text.withUTF8 { bytes in
-            appendInteger(UInt32(bytes.count), to: &out)
-            out.append(contentsOf: bytes)  // a buffer, not the String.UTF8View: one copy, not byte by byte
-        }
     }
 
     /// Reads fields within `position..<end`, refusing anything that would run past `end`.
