@@ -15,37 +15,37 @@ enum IntentBatchCodec {
     /// The largest batch blob: offsets must fit the 24 bits the index keeps for them.
     static let maxBatchBytes = 1 << 24
 
-    /// The bytes of one entry for `intent`, appended to `out`; refuses what the row layout refuses too
-    /// (an empty allowed content type or one with a line feed, more than 65,535 of them).
-    static func append(_ intent: UploadIntent, to out: inout [UInt8]) throws(RecordsError) {
+    /// The size of the entry for `intent`; refuses what the row layout refuses too (an empty allowed
+    /// content type or one with a line feed) and what this layout cannot hold.
+    static func entrySize(_ intent: UploadIntent) throws(RecordsError) -> Int {
         try AllowedContentTypes.validate(intent.allowedContentTypes)
         guard intent.allowedContentTypes.count <= Int(UInt16.max) else {
             throw .constraint("an intent allows more than 65,535 content types")
         }
-        // Size the entry first, then write it in place: no per-byte appends.
         var size = 4 + 6 * 4 + 2 + 3 * 8 + 4 * intent.allowedContentTypes.count
         size += intent.imageKey.utf8.count + intent.ownerId.utf8.count + intent.objectKey.utf8.count
         size += (intent.permanentKey?.utf8.count ?? 0) + intent.type.utf8.count + (intent.contentType?.utf8.count ?? 0)
         for text in intent.allowedContentTypes { size += text.utf8.count }
         guard size <= Int(UInt32.max) else { throw .constraint("an intent of \(size) bytes is too large") }
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: size))
-        out.withUnsafeMutableBytes { buffer in
-            var writer = Writer(base: buffer.baseAddress! + start)
-            writer.integer(UInt32(size))
-            writer.string(intent.imageKey)
-            writer.string(intent.ownerId)
-            writer.string(intent.objectKey)
-            writer.string(intent.permanentKey)
-            writer.string(intent.type)
-            writer.string(intent.contentType)
-            writer.integer(UInt16(intent.allowedContentTypes.count))
-            for text in intent.allowedContentTypes { writer.string(text) }
-            writer.integer(UInt64(bitPattern: intent.maxBytes))
-            writer.integer(UInt64(bitPattern: intent.createdAtMs))
-            writer.integer(UInt64(bitPattern: intent.expiresAtMs))
-            precondition(writer.position == size, "intent entry size miscounted")
-        }
+        return size
+    }
+
+    /// Writes the entry for `intent`, `size` bytes as `entrySize` gave, at `base`.
+    private static func write(_ intent: UploadIntent, size: Int, at base: UnsafeMutableRawPointer) {
+        var writer = Writer(base: base)
+        writer.integer(UInt32(size))
+        writer.string(intent.imageKey)
+        writer.string(intent.ownerId)
+        writer.string(intent.objectKey)
+        writer.string(intent.permanentKey)
+        writer.string(intent.type)
+        writer.string(intent.contentType)
+        writer.integer(UInt16(intent.allowedContentTypes.count))
+        for text in intent.allowedContentTypes { writer.string(text) }
+        writer.integer(UInt64(bitPattern: intent.maxBytes))
+        writer.integer(UInt64(bitPattern: intent.createdAtMs))
+        writer.integer(UInt64(bitPattern: intent.expiresAtMs))
+        precondition(writer.position == size, "intent entry size miscounted")
     }
 
     /// Writes fields into memory sized for them beforehand.
@@ -118,33 +118,46 @@ enum IntentBatchCodec {
     }
 
     /// Encodes `intents` into batches of at most `maxBytes` each (one intent per batch at least): each
-    /// batch's blob, and per intent its batch number and offset, in the order given.
+    /// batch's blob, and per intent its batch number and offset, in the order given. Sizes every entry
+    /// first, so each blob is allocated once and written in place.
     static func encode(_ intents: [UploadIntent], maxBytes: Int = maxBatchBytes) throws(RecordsError)
         -> (blobs: [[UInt8]], places: [(batch: Int, offset: Int)])
     {
-        var blobs: [[UInt8]] = []
+        var sizes: [Int] = []
+        sizes.reserveCapacity(intents.count)
         var places: [(batch: Int, offset: Int)] = []
         places.reserveCapacity(intents.count)
-        var current: [UInt8] = [version]
-        current.reserveCapacity(min(maxBytes, 64 + intents.count * 256))
+        var blobSizes: [Int] = []
+        var used = 1
         for intent in intents {
-            let offset = current.count
-            try append(intent, to: &current)
-            if current.count > maxBytes && offset > 1 {
-                // Start a new batch with this entry.
-                let entry = Array(current[offset...])
-                current.removeSubrange(offset...)
-                blobs.append(current)
-                current = [version] + entry
-                places.append((blobs.count, 1))
-            } else {
-                guard current.count <= maxBytes else {
-                    throw .constraint("one intent needs \(current.count - offset) bytes, over the batch limit")
-                }
-                places.append((blobs.count, offset))
+            let size = try entrySize(intent)
+            guard 1 + size <= maxBytes else {
+                throw .constraint("one intent needs \(size) bytes, over the batch limit of \(maxBytes)")
             }
+            if used + size > maxBytes {
+                blobSizes.append(used)
+                used = 1
+            }
+            places.append((blobSizes.count, used))
+            sizes.append(size)
+            used += size
         }
-        blobs.append(current)
+        blobSizes.append(used)
+        var blobs: [[UInt8]] = []
+        blobs.reserveCapacity(blobSizes.count)
+        var next = 0
+        for (batch, total) in blobSizes.enumerated() {
+            blobs.append(
+                [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+                    let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+                    base.storeBytes(of: version, as: UInt8.self)
+                    while next < intents.count && places[next].batch == batch {
+                        write(intents[next], size: sizes[next], at: base + places[next].offset)
+                        next += 1
+                    }
+                    count = total
+                })
+        }
         return (blobs, places)
     }
 

@@ -17,10 +17,13 @@
 public final class IntentWriter: Sendable {
     /// The queue shared by callers and the writer thread.
     struct State {
-        /// Intents waiting to be written, with their sequence numbers and enqueue times.
-        var queue: [(sequence: UInt64, enqueuedAtNanos: UInt64, intent: UploadIntent)] = []
+        /// Intents waiting to be written, oldest first. Sequence numbers are implicit: the last one queued
+        /// has `nextSequence - 1`. The batch is handed to the store as this very array, without copies.
+        var queue: [UploadIntent] = []
+        /// When each queued intent was enqueued (parallel to `queue`), for the flush deadline.
+        var enqueuedAtNanos: [UInt64] = []
         /// The batch the writer is writing, visible until it has committed.
-        var inFlight: [(sequence: UInt64, enqueuedAtNanos: UInt64, intent: UploadIntent)] = []
+        var inFlight: [UploadIntent] = []
         /// How many intents are queued or being written.
         var unwritten = 0
         /// The sequence number the next intent gets.
@@ -83,10 +86,13 @@ public final class IntentWriter: Sendable {
                 // Report the first drop and every 10,000th after it, not one line per request.
                 return (state.dropped % 10_000 == 1 ? .full(state.dropped) : .fullQuiet, false)
             }
-            let sequence = state.nextSequence
             state.nextSequence += 1
-            if state.queue.capacity == 0 { state.queue.reserveCapacity(batchSize) }
-            state.queue.append((sequence, now, intent))
+            if state.queue.capacity == 0 {
+                state.queue.reserveCapacity(batchSize)
+                state.enqueuedAtNanos.reserveCapacity(batchSize)
+            }
+            state.queue.append(intent)
+            state.enqueuedAtNanos.append(now)
             state.unwritten += 1
             // The writer sleeps until the queue is non-empty, then until its deadline or a full batch.
             return (.queued, state.queue.count == 1 || state.queue.count >= batchSize)
@@ -120,8 +126,7 @@ public final class IntentWriter: Sendable {
     /// The newest intent for `imageKey` that is enqueued but not yet committed, or nil.
     public func pending(imageKey: String) -> UploadIntent? {
         monitor.withLock { state in
-            state.queue.last { $0.intent.imageKey == imageKey }?.intent
-                ?? state.inFlight.last { $0.intent.imageKey == imageKey }?.intent
+            state.queue.last { $0.imageKey == imageKey } ?? state.inFlight.last { $0.imageKey == imageKey }
         }
     }
 
@@ -167,36 +172,38 @@ public final class IntentWriter: Sendable {
         onError: @Sendable (RecordsError) -> Void
     ) {
         while true {
-            let batch: [(sequence: UInt64, enqueuedAtNanos: UInt64, intent: UploadIntent)] = monitor.withLock {
-                state, waiter in
+            let (batch, last): ([UploadIntent], UInt64) = monitor.withLock { state, waiter in
                 while true {
                     if state.queue.isEmpty {
-                        if state.stopping { return [] }
+                        if state.stopping { return ([], 0) }
                         waiter.wait()
                         continue
                     }
                     if state.queue.count >= batchSize || state.flushWaiters > 0 || state.stopping { break }
-                    let deadline = state.queue[0].enqueuedAtNanos + intervalNanos
+                    let deadline = state.enqueuedAtNanos[0] + intervalNanos
                     if Monitor<State>.nowNanos() >= deadline { break }
                     waiter.wait(untilNanos: deadline)
                 }
-                if state.queue.count <= batchSize {
+                let taken = min(batchSize, state.queue.count)
+                let last = state.nextSequence - 1 - UInt64(state.queue.count - taken)
+                if taken == state.queue.count {
                     // The common case: take the whole queue without shifting it.
-                    swap(&state.inFlight, &state.queue)
-                    state.queue.removeAll(keepingCapacity: true)
+                    state.inFlight = state.queue
+                    state.queue = []
+                    state.enqueuedAtNanos.removeAll(keepingCapacity: true)
                 } else {
-                    state.inFlight.removeAll(keepingCapacity: true)
-                    state.inFlight.append(contentsOf: state.queue.prefix(batchSize))
-                    state.queue.removeFirst(batchSize)
+                    state.inFlight = Array(state.queue.prefix(taken))
+                    state.queue.removeFirst(taken)
+                    state.enqueuedAtNanos.removeFirst(taken)
                 }
-                return state.inFlight
+                return (state.inFlight, last)
             }
-            guard let last = batch.last?.sequence else { break }
-            write(batch.map(\.intent), to: store, onError: onError)
+            guard !batch.isEmpty else { break }
+            write(batch, to: store, onError: onError)
             monitor.withLock { state in
                 state.doneSequence = last
                 state.unwritten -= batch.count
-                state.inFlight.removeAll(keepingCapacity: true)
+                state.inFlight = []
             }
             monitor.broadcast()
         }

@@ -106,24 +106,23 @@ final class SQLiteIntentLog: Sendable {
         var skipped = [Bool]()  // empty while nothing is skipped
         var overflow: [UploadIntent] = []
         var newInBatch = Set<IntentIndex.KeyHash>()
-        for (i, intent) in intents.enumerated() {
+        for i in intents.indices where known[i] || !fits || rowsMayExist {
             var logIt = true
             if known[i] {
                 // A re-issue: it replaces the indexed intent unless that one was confirmed.
-                logIt = try !isRecorded(intent.imageKey, c)
+                logIt = try !isRecorded(intents[i].imageKey, c)
             } else {
                 if !fits && newInBatch.insert(hashes[i]).inserted && newInBatch.count > room {
-                    overflow.append(intent)
+                    overflow.append(intents[i])
                     logIt = false
                 }
                 if logIt && rowsMayExist {
                     // The key may have a row from an overflow: the logged intent replaces it, and a recorded
                     // key gets no new intent (as in the per-row table).
-                    logIt = try !isRecorded(intent.imageKey, c)
+                    let key = intents[i].imageKey
+                    logIt = try !isRecorded(key, c)
                     if logIt {
-                        try c.run(
-                            SQLiteQueries.deleteIntent,
-                            [.int(SQLiteRecordStore.keyHash(intent.imageKey)), .text(intent.imageKey)])
+                        try c.run(SQLiteQueries.deleteIntent, [.int(SQLiteRecordStore.keyHash(key)), .text(key)])
                     }
                 }
             }
