@@ -3,7 +3,8 @@
 /// A batch is a version byte followed by entries, one per intent, each found again by its byte offset
 /// (the in-memory index keeps `(batch id, offset)`). An entry is its own length (4 bytes) then its fields:
 /// image key, owner, object key, permanent key, type, content type (each a 4-byte length and UTF-8
-/// bytes; nil is the length 0xFFFF_FFFF), the allowed content types (a 2-byte count, then strings), and
+/// bytes; nil is the length 0xFFFF_FFFF, and an object key equal to the image key is the length
+/// 0xFFFF_FFFE alone), the allowed content types (a 2-byte count, then strings), and
 /// max bytes, created and expires (8 bytes each). Integers are little-endian. Decoding checks every
 /// length against the bytes it has, so an offset that no longer starts an entry (the batch was rewritten
 /// meanwhile) gives nil or an intent with another key, never a crash.
@@ -12,6 +13,8 @@ enum IntentBatchCodec {
     static let version: UInt8 = 1
     /// The length that stands for nil.
     fileprivate static let nilLength = UInt32.max
+    /// The object key's length when it equals the image key (client P's intents): stored once.
+    fileprivate static let sameAsImageKeyLength = UInt32.max - 1
     /// The largest batch blob: offsets must fit the 24 bits the index keeps for them.
     static let maxBatchBytes = 1 << 24
 
@@ -23,7 +26,8 @@ enum IntentBatchCodec {
             throw .constraint("an intent allows more than 65,535 content types")
         }
         var size = 4 + 6 * 4 + 2 + 3 * 8 + 4 * intent.allowedContentTypes.count
-        size += intent.imageKey.utf8.count + intent.ownerId.utf8.count + intent.objectKey.utf8.count
+        size += intent.imageKey.utf8.count + intent.ownerId.utf8.count
+        if intent.objectKey != intent.imageKey { size += intent.objectKey.utf8.count }
         size += (intent.permanentKey?.utf8.count ?? 0) + intent.type.utf8.count + (intent.contentType?.utf8.count ?? 0)
         for text in intent.allowedContentTypes { size += text.utf8.count }
         guard size <= Int(UInt32.max) else { throw .constraint("an intent of \(size) bytes is too large") }
@@ -36,7 +40,11 @@ enum IntentBatchCodec {
         writer.integer(UInt32(size))
         writer.string(intent.imageKey)
         writer.string(intent.ownerId)
-        writer.string(intent.objectKey)
+        if intent.objectKey == intent.imageKey {
+            writer.integer(sameAsImageKeyLength)
+        } else {
+            writer.string(intent.objectKey)
+        }
         writer.string(intent.permanentKey)
         writer.string(intent.type)
         writer.string(intent.contentType)
@@ -84,7 +92,8 @@ enum IntentBatchCodec {
             return nil
         }
         reader.end = offset + Int(length)
-        guard let imageKey = reader.string(), let ownerId = reader.string(), let objectKey = reader.string(),
+        guard let imageKey = reader.string(), let ownerId = reader.string(),
+            let objectKey = reader.objectKey(imageKey: imageKey),
             let permanentKey = reader.optionalString(), let type = reader.string(),
             let contentType = reader.optionalString(), let count = reader.integer(UInt16.self)
         else { return nil }
@@ -129,8 +138,8 @@ enum IntentBatchCodec {
         places.reserveCapacity(intents.count)
         var blobSizes: [Int] = []
         var used = 1
-        for intent in intents {
-            let size = try entrySize(intent)
+        for i in intents.indices {  // by index: iterating would copy (retain) every intent
+            let size = try entrySize(intents[i])
             guard 1 + size <= maxBytes else {
                 throw .constraint("one intent needs \(size) bytes, over the batch limit of \(maxBytes)")
             }
@@ -194,6 +203,17 @@ enum IntentBatchCodec {
                 decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)]), as: UTF8.self)
             position += Int(length)
             return .some(text)
+        }
+
+        /// The object key: a string, or the marker for "the image key"; nil means malformed.
+        mutating func objectKey(imageKey: String) -> String? {
+            guard end - position >= 4 else { return nil }
+            let length = bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)
+            if UInt32(littleEndian: length) == IntentBatchCodec.sameAsImageKeyLength {
+                position += 4
+                return imageKey
+            }
+            return string()
         }
 
         /// A string that must not be nil; nil means malformed.

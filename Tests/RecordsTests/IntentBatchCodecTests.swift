@@ -15,6 +15,18 @@ import Testing
             allowedContentTypes: ["a/b"], maxBytes: Int64.max, createdAtMs: Int64.min, expiresAtMs: 0),
     ]
 
+    @Test func anObjectKeyEqualToTheImageKeyIsStoredOnce() throws {
+        var same = Sample.intent()
+        same.objectKey = same.imageKey
+        var different = same
+        different.objectKey = same.imageKey + "x"
+        let one = try IntentBatchCodec.encode([same]).blobs[0]
+        let other = try IntentBatchCodec.encode([different]).blobs[0]
+        #expect(other.count - one.count == same.imageKey.utf8.count + 1)
+        one.withUnsafeBytes { #expect(IntentBatchCodec.decode($0, at: 1) == same) }
+        other.withUnsafeBytes { #expect(IntentBatchCodec.decode($0, at: 1) == different) }
+    }
+
     @Test func intentsRoundTripAtTheirOffsets() throws {
         let (blobs, places) = try IntentBatchCodec.encode(Self.intents)
         #expect(blobs.count == 1)
