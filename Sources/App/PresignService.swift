@@ -99,19 +99,19 @@ public final class PresignService: Sendable {
         case .success(let c): caller = c
         case .failure(let f): return f.response
         }
-        guard let items = req.queryItems() else {
-            return APIError.error(400, "MALFORMED_QUERY", "the query string is not valid percent-encoded UTF-8")
-        }
         var typeName: String?
         var ext: String?
         var chatroomId: String?
-        for (n, v) in items {
+        let wellFormed = req.forEachQueryItem { n, v in
             switch n {
             case "type": typeName = v
             case "ext": ext = v
             case "chatroomId": chatroomId = v
-            default: continue
+            default: break
             }
+        }
+        guard wellFormed else {
+            return APIError.error(400, "MALFORMED_QUERY", "the query string is not valid percent-encoded UTF-8")
         }
         var errors = FieldErrors()
         let type = typeName.flatMap { uploadType(named: $0) }

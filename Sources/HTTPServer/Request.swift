@@ -39,6 +39,12 @@ public struct Request: Sendable {
     public func queryItems() -> [(name: String, value: String)]? {
         QueryString.parse(head.query)
     }
+
+    /// Calls `body` with each percent-decoded query pair, in order (`QueryString.forEach`); false when
+    /// the query is malformed.
+    public func forEachQueryItem(_ body: (_ name: String, _ value: String) -> Void) -> Bool {
+        QueryString.forEach(head.query, body)
+    }
 }
 
 /// Parsing of `application/x-www-form-urlencoded`-style query strings.
@@ -47,9 +53,17 @@ public enum QueryString {
     public static func parse(_ query: String) -> [(name: String, value: String)]? {
         var items: [(name: String, value: String)] = []
         if query.isEmpty { return items }
+        items.reserveCapacity(4)
+        guard forEach(query, { items.append(($0, $1)) }) else { return nil }
+        return items
+    }
+
+    /// Calls `body` with each percent-decoded pair of `query`, in order, without collecting them;
+    /// false when the query is malformed (`body` has then seen the pairs before the bad one).
+    public static func forEach(_ query: String, _ body: (_ name: String, _ value: String) -> Void) -> Bool {
+        if query.isEmpty { return true }
         var q = query
-        return q.withUTF8 { buf -> [(name: String, value: String)]? in
-            items.reserveCapacity(4)
+        return q.withUTF8 { buf -> Bool in
             var i = 0
             let n = buf.count
             while i < n {
@@ -64,12 +78,12 @@ public enum QueryString {
                     let valueStart = eq >= 0 ? eq + 1 : end
                     guard let name = decode(UnsafeBufferPointer(rebasing: buf[i..<nameEnd])),
                         let value = decode(UnsafeBufferPointer(rebasing: buf[valueStart..<end]))
-                    else { return nil }
-                    items.append((name, value))
+                    else { return false }
+                    body(name, value)
                 }
                 i = end + 1
             }
-            return items
+            return true
         }
     }
 
