@@ -329,7 +329,7 @@ final class EventLoop: @unchecked Sendable {
                     offset += used
                     answered += 1
                     c.headClockStartMs = nil
-                    beginRequest(c, head)
+                    beginRequest(c, consume head)
                 }
             case .readingBody:
                 guard var p = c.pendingBody else { return offset }
@@ -365,15 +365,18 @@ final class EventLoop: @unchecked Sendable {
                     return offset
                 }
                 c.phase = .awaitingHead
-                dispatch(c, p)
+                let request = Request(
+                    head: p.head, body: p.body, pathParameters: p.parameters, requestId: p.requestId, peer: c.peer)
+                dispatch(c, request, route: p.route, startNanos: p.startNanos)
             case .waitingForHandler, .lingering, .closed:
                 return offset
             }
         }
     }
 
-    /// Routes a parsed head: answers errors at once, or sets up body reading, or dispatches.
-    private func beginRequest(_ c: Connection, _ head: RequestHead) {
+    /// Routes a parsed head: answers errors at once, or sets up body reading, or dispatches. The head is
+    /// consumed (moved into the pending request, not copied).
+    private func beginRequest(_ c: Connection, _ head: consuming RequestHead) {
         let start = Sys.monotonicNanos()
         metrics.inFlight.wrappingAdd(1, ordering: .relaxed)
         let requestId = requestId(for: head)
@@ -406,40 +409,42 @@ final class EventLoop: @unchecked Sendable {
                     route: route.template, requestId: requestId, startNanos: start, close: true)
                 return
             }
+            if !head.isChunked && declared == 0 {
+                // No body: the head moves straight into the request.
+                let request = Request(head: head, body: [], pathParameters: params, requestId: requestId, peer: c.peer)
+                dispatch(c, request, route: route, startNanos: start)
+                return
+            }
+            let sendContinue = head.expectsContinue && head.versionMinor == 1
             var p = Connection.PendingBody(
                 head: head, route: route, parameters: params, requestId: requestId, startNanos: start,
                 remaining: declared, chunked: nil, body: [])
-            if head.isChunked {
+            if p.head.isChunked {
                 p.chunked = ChunkedDecoder(maxBodyBytes: route.maxBodyBytes, limits: options.parserLimits)
-            } else if declared == 0 {
-                dispatch(c, p)
-                return
             }
             if declared > 0 { p.body.reserveCapacity(declared) }
             c.pendingBody = p
             c.phase = .readingBody
             c.deadlineMs = clock.monoMs + Int64(options.bodyTimeoutMs)
-            if head.expectsContinue && head.versionMinor == 1 {
+            if sendContinue {
                 c.outbox.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
             }
         }
     }
 
     /// Runs the handler of a complete request.
-    private func dispatch(_ c: Connection, _ p: Connection.PendingBody) {
-        let request = Request(
-            head: p.head, body: p.body, pathParameters: p.parameters, requestId: p.requestId, peer: c.peer)
-        switch p.route.handler(request) {
+    private func dispatch(_ c: Connection, _ request: Request, route: Route, startNanos: UInt64) {
+        switch route.handler(request) {
         case .respond(let response):
             metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
             respond(
-                c, response, head: p.head, route: p.route.template, requestId: p.requestId,
-                startNanos: p.startNanos, close: false)
+                c, response, head: request.head, route: route.template, requestId: request.requestId,
+                startNanos: startNanos, close: false)
         case .blocking(let work):
             c.phase = .waitingForHandler
             c.pendingBody = Connection.PendingBody(
-                head: p.head, route: p.route, parameters: [], requestId: p.requestId, startNanos: p.startNanos,
-                remaining: 0, chunked: nil, body: [])
+                head: request.head, route: route, parameters: [], requestId: request.requestId,
+                startNanos: startNanos, remaining: 0, chunked: nil, body: [])
             let id = c.id
             pool.submit { [self] in
                 let response = work()
