@@ -22,9 +22,16 @@ enum ByteScan {
     }
 
     /// True when no byte of `word` needs escaping in a JSON string (`"`, `\`, below 0x20).
+    ///
+    /// The three tests of `hasByte` with their high-bit masks OR-ed before the one comparison (the same
+    /// answer as testing each, with one branch instead of three).
     @inline(__always)
     static func isEscapeFree(_ word: UInt64) -> Bool {
-        !hasByte(below: 0x20, in: word) && !hasByte(0x22, in: word) && !hasByte(0x5C, in: word)
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let found =
+            ((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+        return found & highBits == 0
     }
 
     /// True when every byte of `word` is ASCII that a parser copies through unchanged inside a string.
