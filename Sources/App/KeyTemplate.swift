@@ -9,6 +9,7 @@ public struct KeyTemplate: Sendable, Equatable {
     enum Part: Sendable, Equatable {
         /// Bytes of `literals` (offsets, so rendering copies no array references).
         case literal(Range<Int>)
+        /// A variable, substituted at render time.
         case variable(Variable)
     }
 

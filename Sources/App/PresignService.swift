@@ -18,6 +18,7 @@ public final class PresignService: Sendable {
         let key: KeyTemplate
         let permanentKey: KeyTemplate?
 
+        /// A type from its configuration and its parsed templates.
         init(config: UploadTypeConfig, key: KeyTemplate, permanentKey: KeyTemplate?) {
             self.config = config
             self.key = key
