@@ -22,12 +22,12 @@ extension JSONWriter {
         var runStart = 0
         var position = 0
         while position < count {
-            if position + 8 <= count
+            while position &+ 8 <= count
                 && ByteScan.isEscapeFree(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
             {
-                position += 8
-                continue
+                position &+= 8
             }
+            if position >= count { break }
             let byte = base[position]
             position += 1
             if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { continue }
