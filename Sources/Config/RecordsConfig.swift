@@ -16,8 +16,8 @@ public struct RecordsConfig: Sendable, Equatable {
     public var janitorIntervalMs: Int
     /// Most intents the janitor handles per pass.
     public var janitorBatchSize: Int
-    /// Most intents SQLite's in-memory intent index holds (about 40 bytes each); beyond, new intents are
-    /// stored one indexed row each, at several times the writer's cost.
+    /// Most intents SQLite's in-memory intent index holds (48 MiB of table at 1,000,000); beyond, new
+    /// intents are stored one indexed row each, at several times the writer's cost.
     public var intentIndexCapacity: Int
     /// Whether the janitor deletes objects uploaded but never confirmed.
     public var deleteUnconfirmedObjects: Bool
