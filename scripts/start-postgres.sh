@@ -11,7 +11,7 @@
 # Stop:    bash scripts/stop-postgres.sh   (same PG_PORT / PG_STATE_DIR)
 #
 # Environment (all optional):
-#   PG_PORT            TCP port on 127.0.0.1                      (default 55432)
+#   PG_PORT            TCP port on 127.0.0.1                      (default 25432)
 #   PG_STATE_DIR       data, socket, log and pid live here         (default /tmp/presignd-pg-$PG_PORT)
 #   PG_USER            role created for the tests                  (default presignd)
 #   PG_PASSWORD        its password (letters and digits only)      (default presignd-test-pw)
@@ -35,7 +35,7 @@ for fd in /proc/$$/fd/*; do
   case $fd in 0|1|2|255) ;; *) eval "exec $fd>&-" 2>/dev/null || true ;; esac
 done
 
-PG_PORT=${PG_PORT:-55432}
+PG_PORT=${PG_PORT:-25432}
 case "$PG_PORT" in ''|*[!0-9]*) echo "[start-postgres] ERROR: PG_PORT must be a number" >&2; exit 1;; esac
 PG_STATE_DIR=${PG_STATE_DIR:-/tmp/presignd-pg-$PG_PORT}
 PG_USER=${PG_USER:-presignd}

@@ -2,11 +2,11 @@
 # stop-postgres.sh - stop the PostgreSQL cluster that start-postgres.sh started, found
 # through its postmaster.pid only (and only if that pid's command line names our data
 # directory), then delete the state dir.
-#   PG_PORT / PG_STATE_DIR  as given to start-postgres.sh (default 55432, /tmp/presignd-pg-$PG_PORT)
+#   PG_PORT / PG_STATE_DIR  as given to start-postgres.sh (default 25432, /tmp/presignd-pg-$PG_PORT)
 #   PG_KEEP_STATE=1         keep the state dir (data and logs)
 set -uo pipefail
 
-PG_PORT=${PG_PORT:-55432}
+PG_PORT=${PG_PORT:-25432}
 D=${PG_STATE_DIR:-/tmp/presignd-pg-$PG_PORT}
 DATA=$D/data
 log() { printf '[stop-postgres] %s\n' "$*" >&2; }

@@ -3,7 +3,8 @@
 # starts a real S3 server (Ceph RGW, scripts/start-s3.sh) and a real PostgreSQL 15
 # (scripts/start-postgres.sh) on loopback, runs `swift test` against them, and stops what it started.
 #   TEST_S3_PORT   RGW port block start (default 19000; uses 13 ports from there)
-#   TEST_PG_PORT   PostgreSQL port (default 55432)
+#   TEST_PG_PORT   PostgreSQL port (default 25432: below Linux's ephemeral range 32768-60999, so no
+#                  client connection of another program can be holding it as its local port)
 #   SWIFT_TEST_ARGS  extra arguments for `swift test` (e.g. --filter SigV4Tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ bash scripts/setup.sh
 
 export S3_PORT=${TEST_S3_PORT:-19000}
 export S3_STATE_DIR=${TEST_S3_STATE_DIR:-/tmp/presignd-test-s3-$S3_PORT}
-export PG_PORT=${TEST_PG_PORT:-55432}
+export PG_PORT=${TEST_PG_PORT:-25432}
 started_s3=0
 started_pg=0
 cleanup() {
@@ -25,7 +26,10 @@ cleanup() {
 trap cleanup EXIT
 
 log "starting Ceph RGW on 127.0.0.1:$S3_PORT"
-eval "$(bash scripts/start-s3.sh)"
+# The scripts print `export ...` lines; a failure must stop the run here, not surface later as
+# hundreds of skipped-service test failures.
+s3_env=$(bash scripts/start-s3.sh) || { log "ERROR: Ceph RGW did not start (see above)"; exit 1; }
+eval "$s3_env"
 started_s3=1
 export PRESIGN_TEST_S3_ENDPOINT=$S3_ENDPOINT
 export PRESIGN_TEST_S3_ACCESS_KEY=$S3_ACCESS_KEY
@@ -34,7 +38,8 @@ export PRESIGN_TEST_S3_BUCKET=$S3_BUCKET
 export PRESIGN_TEST_S3_REGION=$S3_REGION
 
 log "starting PostgreSQL 15 on 127.0.0.1:$PG_PORT"
-eval "$(bash scripts/start-postgres.sh)"
+pg_env=$(bash scripts/start-postgres.sh) || { log "ERROR: PostgreSQL did not start (see above)"; exit 1; }
+eval "$pg_env"
 started_pg=1
 
 log "building"
