@@ -5,9 +5,13 @@ import CLinux
 #endif
 
 /// A listening TCP socket (non-blocking, `SO_REUSEPORT` so each event loop can own one on the same port).
+/// Owns its descriptor: closed by `close()` or, at the latest, when the object goes away (so a server
+/// whose set-up fails half-way leaves no socket bound). Used by one thread at a time.
 final class Listener {
     /// The descriptor.
     let fd: Int32
+    /// Whether `close()` ran.
+    private var closed = false
     /// The port actually bound (useful when asked for port 0).
     let port: Int
 
@@ -75,6 +79,12 @@ final class Listener {
         self.fd = fd
     }
 
-    /// Closes the socket (new connections are then refused by the kernel).
-    func close() { Sys.close(fd) }
+    deinit { close() }
+
+    /// Closes the socket (new connections are then refused by the kernel); later calls do nothing.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        Sys.close(fd)
+    }
 }
