@@ -255,19 +255,25 @@ final class SQLiteIntentLog: Sendable {
         return changes
     }
 
-    /// Up to `limit` expired intents that are current in the index and have no record, soonest first,
-    /// from the batches whose next expiry has passed; inside the caller's transaction on the writer,
-    /// batches are tidied on the way: superseded intents and expired ones that were confirmed are dropped,
-    /// empty batches deleted, and each batch's next expiry moved on. Returns the intents and the changes.
-    func expired(nowMs: Int64, limit: Int, _ c: SQLiteConnection) throws(RecordsError) -> (
-        intents: [UploadIntent], changes: [Change]
+    /// Examines up to `maxBatchesPerScan` batches whose next expiry has passed, in id order after `after`,
+    /// inside the caller's transaction on the writer: returns their expired intents that are current in
+    /// the index and have no record (at most `limit`, soonest first), and tidies each batch on the way:
+    /// superseded intents and expired ones that were confirmed are dropped, the batch is rewritten with
+    /// the rest and its next expiry, or deleted when nothing is left. Also returns the index changes and
+    /// the last batch examined, or nil when no due batch is left after it: the caller goes on from there
+    /// in a new transaction until it has `limit` intents or no batch is left, so tidying many batches of
+    /// confirmed intents never holds the writer long, and never stops early.
+    func expired(nowMs: Int64, limit: Int, after: Int64, _ c: SQLiteConnection) throws(RecordsError) -> (
+        intents: [UploadIntent], changes: [Change], lastBatch: Int64?
     ) {
-        let batches = try c.query(SQLiteQueries.dueBatches, [.int(nowMs), .int(Int64(Self.maxBatchesPerScan))]) {
-            row in (row.int64(0), row.int64(1))
-        }
+        let batches = try c.query(
+            SQLiteQueries.dueBatches, [.int(after), .int(nowMs), .int(Int64(Self.maxBatchesPerScan))]
+        ) { row in (row.int64(0), row.int64(1)) }
         var found: [UploadIntent] = []
         var changes: [Change] = []
+        var lastBatch: Int64?
         for (batch, storedNext) in batches {
+            lastBatch = batch
             let entries = try batchEntries(batch, c)
             let current = currentEntries(entries, batch: batch)
             var confirmed = Set<String>()
@@ -288,7 +294,9 @@ final class SQLiteIntentLog: Sendable {
             if found.count >= limit { break }
         }
         found.sort(by: Self.expiryOrder)
-        return (Array(found.prefix(limit)), changes)
+        // Fewer due batches than asked for: none is left after these.
+        let more = batches.count == Self.maxBatchesPerScan || found.count >= limit
+        return (Array(found.prefix(limit)), changes, more ? lastBatch : nil)
     }
 
     /// The entries of a batch that the index points at (the others were superseded or deleted).

@@ -61,10 +61,12 @@ enum SQLiteQueries {
     /// The newest batch id (0 when there is none).
     static let newestBatch = "SELECT COALESCE(MAX(id), 0) FROM intent_batches"
 
-    /// Batches whose next expiry has passed (?1 now), soonest first, at most ?2.
+    /// Batches after id ?1 whose next expiry has passed (?2 now), in id order, at most ?3. The `+`
+    /// keeps SQLite on the rowid order (no index on the expiry: this runs once per janitor pass, and
+    /// reading each batch row's first page is cheaper than maintaining one more index per batch).
     static let dueBatches = """
-        SELECT id, next_expiry_ms FROM intent_batches WHERE next_expiry_ms <= ?1
-        ORDER BY next_expiry_ms, id LIMIT ?2
+        SELECT id, next_expiry_ms FROM intent_batches WHERE id > ?1 AND +next_expiry_ms <= ?2
+        ORDER BY id LIMIT ?3
         """
 
     /// Replaces a batch's blob and next expiry.

@@ -219,16 +219,29 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// Expired, unconfirmed intents, soonest-expired first: from the log (tidying its batches on the way, see
-    /// `SQLiteIntentLog.expired`) and from the per-row table.
+    /// `SQLiteIntentLog.expired`) and from the per-row table. The log's transactions here and in
+    /// `deleteIntents` skip the fsync, like intent batches: a tidy lost in a crash is done again.
     public func expiredIntents(nowMs: Int64, limit: Int) throws(RecordsError) -> [UploadIntent] {
         try RecordStoreLimits.checkBatchLimit(limit)
-        var found = try writer.withConnection { (connection) throws(RecordsError) -> [UploadIntent] in
-            let (intents, changes) = try transaction(connection, durable: true) { () throws(RecordsError) in
-                try intentLog.expired(nowMs: nowMs, limit: limit, connection)
+        var found: [UploadIntent] = []
+        var after: Int64 = 0
+        // A few batches per transaction, releasing the writer in between, until enough are found or no due
+        // batch is left (see SQLiteIntentLog.expired).
+        while found.count < limit {
+            let (intents, last) = try writer.withConnection {
+                (connection) throws(RecordsError) -> ([UploadIntent], Int64?) in
+                let (intents, changes, last) = try transaction(connection, durable: false) {
+                    () throws(RecordsError) in
+                    try intentLog.expired(nowMs: nowMs, limit: limit - found.count, after: after, connection)
+                }
+                intentLog.apply(changes)
+                return (intents, last)
             }
-            intentLog.apply(changes)
-            return intents
+            found += intents
+            guard let last else { break }
+            after = last
         }
+        found.sort(by: SQLiteIntentLog.expiryOrder)
         if intentLog.rowsMayExist {
             let rows = try read { (connection) throws(RecordsError) in
                 if try connection.query(SQLiteQueries.anyIntentRow, [], row: { _ in true }).isEmpty {
@@ -247,7 +260,7 @@ public final class SQLiteRecordStore: RecordStore {
     public func deleteIntents(imageKeys: [String]) throws(RecordsError) {
         guard !imageKeys.isEmpty else { return }
         try writer.withConnection { (connection) throws(RecordsError) in
-            let changes = try transaction(connection, durable: true) { () throws(RecordsError) in
+            let changes = try transaction(connection, durable: false) { () throws(RecordsError) in
                 let changes = try intentLog.delete(imageKeys, connection)
                 if intentLog.rowsMayExist {
                     for key in imageKeys {

@@ -122,8 +122,7 @@ enum Schema {
                     next_expiry_ms INTEGER NOT NULL,
                     data BLOB NOT NULL
                 )
-                """,
-                "CREATE INDEX intent_batches_next_expiry ON intent_batches (next_expiry_ms)",
+                """
             ],
             postgres: []
         ),

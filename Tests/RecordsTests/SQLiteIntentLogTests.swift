@@ -135,6 +135,28 @@ import Testing
         #expect(store.intentLog.indexedCount == 10)
     }
 
+    @Test func oneCallTidiesEveryDueBatchOfConfirmedIntentsAndStillFindsTheRest() throws {
+        let (store, _, cleanup) = try makeStore()
+        defer { cleanup() }
+        // 150 batches (more than one scan's 64) whose intents were all confirmed, then one with an
+        // unconfirmed intent: a single call must get through all of them.
+        for _ in 0..<150 {
+            let batch = (0..<4).map { _ in Sample.intent(expiresAtMs: 1_000) }
+            try store.putIntents(batch)
+            _ = try store.insertRecords(batch.map { Sample.record(owner: $0.ownerId, key: $0.imageKey) })
+        }
+        let unconfirmed = Sample.intent(expiresAtMs: 1_500)
+        try store.putIntents([unconfirmed, Sample.intent(expiresAtMs: 9_000)])
+        #expect(try count("intent_batches", in: store) == 151)
+        #expect(try store.expiredIntents(nowMs: 2_000, limit: 10) == [unconfirmed])
+        #expect(try count("intent_batches", in: store) == 1)
+        #expect(store.intentLog.indexedCount == 2)
+        // The second call has one due batch to examine: one transaction.
+        let commits = store.committedTransactions
+        #expect(try store.expiredIntents(nowMs: 2_000, limit: 10) == [unconfirmed])
+        #expect(store.committedTransactions - commits == 1)
+    }
+
     @Test func twoProcessesOnOneFileFindEachOthersIntents() throws {
         let (first, open, cleanup) = try makeStore()
         defer { cleanup() }

@@ -34,8 +34,7 @@ import Testing
         }
         #expect(
             indexes == [
-                "intent_batches_next_expiry", "intents_expires_at", "intents_key_hash", "records_image_key",
-                "records_owner_created",
+                "intents_expires_at", "intents_key_hash", "records_image_key", "records_owner_created",
             ])
     }
 
