@@ -1,4 +1,5 @@
 import JSON
+import TestSupport
 import Testing
 
 /// One document the parser must accept, and the value it must produce.
@@ -275,20 +276,5 @@ let invalidCases: [InvalidCase] = [
             #expect((try? JSONValue(parsing: value.serialized())) == value)
         }
         #expect(accepted > 100)
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator so the fuzz test repeats exactly.
-struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

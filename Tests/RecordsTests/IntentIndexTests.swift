@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Records
@@ -8,24 +9,12 @@ import Testing
     typealias KeyHash = IntentIndex.KeyHash
     typealias Location = IntentIndex.Location
 
-    /// A deterministic generator (SplitMix64), so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [
         // (seed, how many distinct low halves: few means long probe runs and many shifted deletions)
         (UInt64(1), 8), (2, 64), (3, 100_000), (4, 3),
     ])
     func agreesWithADictionaryThroughInsertsMovesAndRemovals(seed: UInt64, lows: Int) {
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         var index = IntentIndex()
         var model: [KeyHash: Location] = [:]
         // Low halves near the table's end wrap around to its start.

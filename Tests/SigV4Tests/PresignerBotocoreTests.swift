@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SigV4
@@ -10,18 +11,6 @@ import Testing
 /// (boto3's `generate_presigned_url`, s3v4, clock fixed per case); signatures, paths, hosts and
 /// query parameters must agree. Without python3 and boto3 this test fails: it never passes silently.
 struct PresignerBotocoreTests {
-    /// SplitMix64: a small seeded generator, so a failing case can be reproduced.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// One case as the script reads it.
     struct Case: Codable {
         var method: String
@@ -75,7 +64,7 @@ struct PresignerBotocoreTests {
     ]
 
     /// A random key that the signer accepts (no `.`/`..` segment, at most 1024 bytes).
-    static func randomKey(_ random: inout SeededGenerator) -> String {
+    static func randomKey(_ random: inout SplitMix64) -> String {
         while true {
             let count = Int.random(in: 1...12, using: &random)
             let key = (0..<count).map { _ in keyPieces.randomElement(using: &random)! }.joined()
@@ -84,7 +73,7 @@ struct PresignerBotocoreTests {
     }
 
     /// A random bucket name that the signer accepts: plain, dotted, upper case or with `_`.
-    static func randomBucket(_ random: inout SeededGenerator) -> String {
+    static func randomBucket(_ random: inout SplitMix64) -> String {
         let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         func label() -> String {
             let middle = (0..<Int.random(in: 1...10, using: &random)).map { _ in
@@ -102,13 +91,13 @@ struct PresignerBotocoreTests {
     }
 
     /// Base64 of `count` random bytes.
-    static func randomBase64(_ count: Int, _ random: inout SeededGenerator) -> String {
+    static func randomBase64(_ count: Int, _ random: inout SplitMix64) -> String {
         Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }).base64EncodedString()
     }
 
     /// `count` seeded cases.
     static func makeCases(count: Int, seed: UInt64) -> [Case] {
-        var random = SeededGenerator(state: seed)
+        var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             let (region, endpoint) = endpoints.randomElement(using: &random)!
             let method = ["PUT", "PUT", "GET", "HEAD", "DELETE"].randomElement(using: &random)!
