@@ -9,7 +9,8 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 
 command -v swift >/dev/null 2>&1 || { log "ERROR: the Swift 6 toolchain (swift) is not on PATH"; exit 1; }
 
-pkgs=(libssl-dev libsqlite3-dev libpq-dev postgresql-15 curl python3-pip)
+# faketime: a test runs the binary with its wall clock two hours ahead (the /readyz clock check).
+pkgs=(libssl-dev libsqlite3-dev libpq-dev postgresql-15 curl python3-pip faketime)
 [ "${SETUP_BENCH:-0}" = 1 ] && pkgs+=(wrk nginx-light)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -120,13 +120,19 @@ public final class Application: Sendable {
         let metricsBox = MetricsBox()
         let ops = OpsService(
             store: store, metrics: { metricsBox.render() },
-            storageCheck: {
-                do {
-                    try storage.headBucket()
-                    return nil
-                } catch {
-                    return "unavailable"
+            storageCheck: { [maxSkew = config.s3.maxClockSkewSeconds] in
+                // One signed HEAD of the bucket answers both: does storage take our requests, and does
+                // its clock (the Date header, sent with refusals too) agree with ours.
+                guard let probe = try? storage.probeBucket() else { return [("storage", "unavailable")] }
+                var checks: [(name: String, problem: String?)] = [
+                    ("storage", probe.status == 200 ? nil : "unavailable (HTTP \(probe.status))")
+                ]
+                if let serverSeconds = probe.serverEpochSeconds {
+                    let now = env.nowMillis()
+                    let skew = ClockSkew.problem(serverEpochSeconds: serverSeconds, nowMillis: now, maxSeconds: maxSkew)
+                    checks.append(("clock", skew))
                 }
+                return checks
             })
         let opsRoutes = ops.routes()
         if config.server.metricsPort == 0 {

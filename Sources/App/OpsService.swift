@@ -2,14 +2,19 @@ import HTTPServer
 import JSON
 import Records
 
-/// `/healthz` (liveness), `/readyz` (readiness: the database and storage answer) and `/metrics`.
+/// `/healthz` (liveness), `/readyz` (readiness: the database and storage answer, and the clocks agree)
+/// and `/metrics`.
 final class OpsService: Sendable {
     private let store: any RecordStore
     private let metricsSource: @Sendable () -> String
-    private let storageCheck: (@Sendable () -> String?)?
+    private let storageCheck: (@Sendable () -> [(name: String, problem: String?)])?
 
-    /// `storageCheck` returns nil when storage answers, else a short reason.
-    init(store: any RecordStore, metrics: @escaping @Sendable () -> String, storageCheck: (@Sendable () -> String?)?) {
+    /// `storageCheck` returns the storage-side checks by name (`storage`, `clock`), each with nil when
+    /// it passes, else a short reason.
+    init(
+        store: any RecordStore, metrics: @escaping @Sendable () -> String,
+        storageCheck: (@Sendable () -> [(name: String, problem: String?)])?
+    ) {
         self.store = store
         self.metricsSource = metrics
         self.storageCheck = storageCheck
@@ -43,12 +48,12 @@ final class OpsService: Sendable {
             ok = false
             checks.append(("database", "unavailable"))
         }
-        if let storageCheck {
-            if let problem = storageCheck() {
+        for (name, problem) in storageCheck?() ?? [] {
+            if let problem {
                 ok = false
-                checks.append(("storage", problem))
+                checks.append((name, problem))
             } else {
-                checks.append(("storage", "ok"))
+                checks.append((name, "ok"))
             }
         }
         var w = JSONWriter(reservingCapacity: 128)

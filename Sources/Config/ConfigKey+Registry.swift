@@ -65,6 +65,7 @@ extension ConfigKey {
             ConfigKey(section: "s3", name: "requestTimeoutMs", kind: .int(\.s3.requestTimeoutMs)),
             ConfigKey(section: "s3", name: "maxRetries", kind: .int(\.s3.maxRetries)),
             ConfigKey(section: "s3", name: "caFile", kind: .string(\.s3.caFile)),
+            ConfigKey(section: "s3", name: "maxClockSkewSeconds", kind: .int(\.s3.maxClockSkewSeconds)),
             ConfigKey(section: "s3", name: "verifyUploads", kind: .bool(\.s3.verifyUploads)),
 
             ConfigKey(section: "presign", name: "expiresSeconds", kind: .int(\.presign.expiresSeconds)),

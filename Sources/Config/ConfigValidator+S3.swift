@@ -40,6 +40,7 @@ extension ConfigValidator {
             report("s3.sessionToken", "is used only with s3.accessKeyId and s3.secretAccessKey")
         }
         check("s3.requestTimeoutMs", s3.requestTimeoutMs, in: 1...600_000)
+        check("s3.maxClockSkewSeconds", s3.maxClockSkewSeconds, in: 1...86_400)
         check("s3.maxRetries", s3.maxRetries, in: 0...10)
     }
 

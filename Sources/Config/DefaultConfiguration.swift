@@ -62,6 +62,7 @@ enum DefaultConfiguration {
             "requestTimeoutMs": 5000,
             "maxRetries": 2,
             "caFile": "",
+            "maxClockSkewSeconds": 300,
             "verifyUploads": true
           },
           "presign": {

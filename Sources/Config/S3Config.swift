@@ -24,6 +24,9 @@ public struct S3Config: Sendable, Equatable {
     public var maxRetries: Int
     /// PEM file of the CA(s) trusted for an https `endpoint`; empty: the system's store.
     public var caFile: String
+    /// Largest difference between this server's clock and the storage server's (its `Date` header)
+    /// with which `/readyz` still reports ready, in seconds.
+    public var maxClockSkewSeconds: Int
     /// Whether a confirmation checks the object with a signed HEAD.
     public var verifyUploads: Bool
 
@@ -35,8 +38,9 @@ public struct S3Config: Sendable, Equatable {
         endpoint: String = "http://127.0.0.1:9000", publicEndpoint: String = "", region: String = "us-east-1",
         bucket: String = "uploads", addressing: String = "path", accessKeyId: String = "",
         secretAccessKey: Secret? = nil, sessionToken: Secret? = nil, requestTimeoutMs: Int = 5000,
-        maxRetries: Int = 2, verifyUploads: Bool = true, caFile: String = ""
+        maxRetries: Int = 2, verifyUploads: Bool = true, caFile: String = "", maxClockSkewSeconds: Int = 300
     ) {
+        self.maxClockSkewSeconds = maxClockSkewSeconds
         self.endpoint = endpoint
         self.publicEndpoint = publicEndpoint
         self.region = region

@@ -111,3 +111,24 @@ extension S3Client {
         }
     }
 }
+
+extension S3Client {
+    /// What a readiness probe of the bucket saw: the status of a signed HEAD of the bucket and the
+    /// server's clock from its `Date` header (also on a refusal, e.g. 403 `RequestTimeTooSkewed`).
+    public struct BucketProbe: Sendable, Equatable {
+        /// The HEAD's status: 200 when the bucket exists and the credentials may use it.
+        public var status: Int
+        /// The server's `Date`, in seconds since the Unix epoch, or nil when absent or unreadable.
+        public var serverEpochSeconds: Int64?
+    }
+
+    /// A signed HEAD of the bucket that reports the status and the server's clock instead of throwing on
+    /// a non-200 answer; transport failures (no connection, timeout) still throw.
+    public func probeBucket() throws(ObjectStoreError) -> BucketProbe {
+        try perform("HEAD", key: "") { (response) throws(ObjectStoreError) -> BucketProbe in
+            BucketProbe(
+                status: response.status,
+                serverEpochSeconds: response.header("Date").flatMap(HTTPDateParser.epochSeconds))
+        }
+    }
+}

@@ -262,12 +262,37 @@ struct ImagesFlowTests {
         let j = try JSONValue(parsing: r.body)
         #expect(j["checks"]?["database"]?.stringValue == "ok")
         #expect(j["checks"]?["storage"]?.stringValue == "ok")
+        #expect(j["checks"]?["clock"]?.stringValue == "ok")
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)  // storage endpoint 127.0.0.1:9: nothing there
         let down = try ServerProcess(environment: env)
         defer { down.stop() }
         let d = try Self.request(down, "GET", "/readyz", user: "1")
         #expect(d.status == 503)
         #expect(try JSONValue(parsing: d.body)["checks"]?["storage"]?.stringValue == "unavailable")
+    }
+
+    /// libfaketime (Debian's `faketime`, installed by scripts/setup.sh) moves the binary's wall clock.
+    static let faketimeLibrary = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+
+    @Test("readyz fails when this server's clock is two hours ahead of the storage server's")
+    func readinessWithASkewedClock() throws {
+        try #require(
+            FileManager.default.fileExists(atPath: Self.faketimeLibrary),
+            "\(Self.faketimeLibrary) is missing: run scripts/setup.sh (it installs Debian's faketime)")
+        let skewed = try Self.start(
+            .sqlite,
+            extra: [
+                "LD_PRELOAD": Self.faketimeLibrary, "FAKETIME": "+2h", "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+            ]
+        ).0
+        defer { skewed.stop() }
+        let r = try Self.request(skewed, "GET", "/readyz", user: "1")
+        #expect(r.status == 503)
+        let clock = try JSONValue(parsing: r.body)["checks"]?["clock"]?.stringValue ?? ""
+        #expect(clock.hasPrefix("this server's clock is 7"), "\(clock)")  // 7200 s give or take a second
+        #expect(clock.hasSuffix(" s ahead of the storage server's (allowed: 300 s)"), "\(clock)")
+        // RGW refuses requests signed two hours in the future, and says so with its own Date.
+        #expect(try JSONValue(parsing: r.body)["checks"]?["storage"]?.stringValue == "unavailable (HTTP 403)")
     }
 }
 

@@ -100,6 +100,7 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
         ("server", "drainTimeoutMs", 1, 3_600_000), ("server", "maxPipelinedPerRead", 1, 1024),
         ("server", "maxJsonBodyBytes", 1, 16_777_216), ("server", "metricsPort", 0, 65535),
         ("s3", "requestTimeoutMs", 1, 600_000), ("s3", "maxRetries", 0, 10),
+        ("s3", "maxClockSkewSeconds", 1, 86_400),
         ("presign", "expiresSeconds", 1, 604_800), ("presign", "readUrlExpiresSeconds", 1, 604_800),
         ("records", "intentBatchSize", 1, 65536), ("records", "intentFlushMs", 1, 60000),
         ("records", "groupCommitMaxBatch", 1, 65536), ("records", "poolSize", 1, 256),

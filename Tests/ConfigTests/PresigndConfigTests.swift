@@ -58,6 +58,7 @@ import Testing
         #expect(s3.secretAccessKey == nil)
         #expect(s3.sessionToken == nil)
         #expect(s3.requestTimeoutMs == 5000)
+        #expect(s3.maxClockSkewSeconds == 300)
         #expect(s3.maxRetries == 2)
         #expect(s3.verifyUploads == true)
         #expect(config.presign.expiresSeconds == 600)

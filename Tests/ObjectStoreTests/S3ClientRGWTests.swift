@@ -174,6 +174,17 @@ struct S3ClientRGWTests {
         }
     }
 
+    @Test func probeBucketReportsTheStatusAndTheServersClockEvenOnARefusal() throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        let ok = try Self.client().probeBucket()
+        #expect(ok.status == 200)
+        let serverTime = try #require(ok.serverEpochSeconds)
+        #expect(abs(serverTime - now) <= 5, "RGW on this machine shares its clock")
+        let refused = try Self.client(secret: "wrong-secret-0000000000000000000000000000").probeBucket()
+        #expect(refused.status == 403)
+        #expect(refused.serverEpochSeconds != nil)
+    }
+
     @Test func connectionsAreKeptAliveBetweenCalls() throws {
         let client = try Self.client()
         let rgw = try RGWEnvironment.current()
