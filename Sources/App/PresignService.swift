@@ -196,6 +196,10 @@ public final class PresignService: Sendable {
         let contentType: String
         let imageKey: String
         let size: Int64?
+        /// The body's MD5, base64, signed as `content-md5` (storage refuses a body that does not match).
+        var contentMD5: String? = nil
+        /// The body's SHA-256, base64, signed as `x-amz-checksum-sha256`.
+        var checksumSHA256: String? = nil
     }
 
     func validateBody(_ req: Request) -> Result<BodyRequest, ResolveFailure> {
@@ -267,11 +271,30 @@ public final class PresignService: Sendable {
                 errors.add("size", "size must be a positive integer")
             }
         }
+        let contentMD5 = PresignService.digestField(
+            object["contentMD5"], name: "contentMD5", bytes: 16, what: "an MD5 digest", errors: &errors)
+        let checksumSHA256 = PresignService.digestField(
+            object["checksumSHA256"], name: "checksumSHA256", bytes: 32, what: "a SHA-256 digest", errors: &errors)
         guard errors.isEmpty, let type, let contentType, let imageKey else {
             return .failure(ResolveFailure(response: APIError.unprocessable(errors.list)))
         }
         return .success(
-            BodyRequest(caller: caller, type: type, contentType: contentType, imageKey: imageKey, size: size))
+            BodyRequest(
+                caller: caller, type: type, contentType: contentType, imageKey: imageKey, size: size,
+                contentMD5: contentMD5, checksumSHA256: checksumSHA256))
+    }
+
+    /// An optional digest member: absent or null is nil; otherwise it must be the canonical padded base64
+    /// of `bytes` bytes, else a field error.
+    static func digestField(
+        _ value: JSONValue?, name: String, bytes: Int, what: String, errors: inout FieldErrors
+    ) -> String? {
+        guard let value, !value.isNull else { return nil }
+        guard let text = value.stringValue, Base64Digest.isDigest(text, bytes: bytes) else {
+            errors.add(name, "\(name) must be the base64 of \(what) (\(bytes) bytes)")
+            return nil
+        }
+        return text
     }
 
     /// Signs a validated client B request and records its intent.
@@ -287,6 +310,8 @@ public final class PresignService: Sendable {
         let permanent = type.permanentKey?.render(values)
         var signed: [(name: String, value: String)] = [("content-type", contentType)]
         if let size { signed.append(("content-length", String(size))) }
+        if let md5 = v.contentMD5 { signed.append(("content-md5", md5)) }
+        if let sha256 = v.checksumSHA256 { signed.append(("x-amz-checksum-sha256", sha256)) }
         if signIfNoneMatch { signed.append(("if-none-match", "*")) }
         let expires = type.config.expiresSeconds
         let presigned: PresignedURL

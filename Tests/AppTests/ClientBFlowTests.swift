@@ -62,6 +62,47 @@ struct ClientBFlowTests {
             try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("123456".utf8)) == 403)
     }
 
+    @Test("declared MD5 and SHA-256 digests are signed; RGW refuses another body or another digest")
+    func declaredDigests() throws {
+        let s3 = try TestEnvironment.s3()
+        let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        // Digests of the two bodies from Python's hashlib, base64-encoded.
+        let one = Array("integrity body one".utf8)
+        let two = Array("integrity body two".utf8)
+        let md5One = "Jl+55GiW2vkDAayLd69RIw=="
+        let md5Two = "NvF7MvZoRD95zvVDmsKuAQ=="
+        let shaOne = "cRc5reHoWp/hr1Nw2YJb0w3TkSKB80ECoevO7HOqpDU="
+        let shaTwo = "n1qYjD5zaD/2AfBcu/8CWluF8Jy7dJSZUlwLjR236gc="
+        let uuid = UUID().uuidString.lowercased()
+        let r = try Self.post(
+            server,
+            #"{"contentType":"image/jpeg","imageKey":"\#(uuid)","contentMD5":"\#(md5One)","checksumSHA256":"\#(shaOne)"}"#
+        )
+        #expect(r.status == 200, "\(r.text)")
+        let json = try JSONValue(parsing: r.body)
+        #expect(json["headers"]?["Content-MD5"]?.stringValue == md5One)
+        #expect(json["headers"]?["x-amz-checksum-sha256"]?.stringValue == shaOne)
+        let url = try #require(json["signedUrl"]?.stringValue)
+        #expect(url.contains("X-Amz-SignedHeaders=content-md5%3Bcontent-type%3Bhost%3Bx-amz-checksum-sha256"))
+        let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
+        func put(_ body: [UInt8], md5: String, sha: String) throws -> Int {
+            try ClientPFlowTests.put(
+                s3, target: target, contentType: "image/jpeg", body: body,
+                extraHeaders: "Content-MD5: \(md5)\r\nx-amz-checksum-sha256: \(sha)\r\n")
+        }
+        // Another digest than the signed one: the signature does not match.
+        #expect(try put(two, md5: md5Two, sha: shaOne) == 403)
+        #expect(try put(one, md5: md5One, sha: shaTwo) == 403)
+        // The signed digests with another body: RGW checks Content-MD5 against the bytes (400 BadDigest).
+        #expect(try put(two, md5: md5One, sha: shaOne) == 400)
+        #expect(try put(one, md5: md5One, sha: shaOne) == 200)
+        let (status, body) = try ClientPFlowTests.get(s3, key: uuid)
+        #expect(status == 200)
+        #expect(body == one)
+    }
+
     @Test(
         "bad bodies are 4xx, never 500",
         arguments: [
@@ -84,6 +125,19 @@ struct ClientBFlowTests {
             (
                 #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","size":99999999999999999999999}"#,
                 422, "size"
+            ),
+            (
+                #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","contentMD5":"abc"}"#,
+                422,
+                "contentMD5"
+            ),
+            (
+                #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","contentMD5":5}"#, 422,
+                "contentMD5"
+            ),
+            (
+                #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a","checksumSHA256":"1B2M2Y8AsgTpgAmY7PhCfg=="}"#,
+                422, "checksumSHA256"
             ),
             (#"[1,2]"#, 422, "body"),
             (#"{"contentType":"image/jpeg","#, 400, ""),
