@@ -164,6 +164,17 @@ public final class Application: Sendable {
         server.metrics.register(name: "presignd_intents_pending", help: "Upload intents queued, not yet stored.") {
             writer.pendingCount
         }
+        if let sqlite = store as? SQLiteRecordStore {
+            server.metrics.register(
+                name: "presignd_intent_index_entries",
+                help: "Intents in SQLite's in-memory intent index (at most records.intentIndexCapacity)."
+            ) { sqlite.intentIndexCount }
+            server.metrics.register(
+                name: "presignd_intent_index_overflow_total",
+                help:
+                    "Intents stored one row each because the intent index was full (raise records.intentIndexCapacity)."
+            ) { sqlite.intentOverflowCount }
+        }
         server.metrics.register(
             name: "presignd_rate_limited_issue_total", help: "Issue requests refused with 429."
         ) { gate.limitedIssue.load(ordering: .relaxed) }

@@ -21,6 +21,8 @@ final class SQLiteIntentLog: Sendable {
         var lastSeenBatch: Int64 = 0
         /// The per-row `intents` table may hold rows (an overflow happened, or the file had some).
         var rowsMayExist = true
+        /// Intents written to the per-row table because the index was full.
+        var overflowed = 0
     }
 
     /// One change to the index, applied after its transaction commits.
@@ -48,6 +50,9 @@ final class SQLiteIntentLog: Sendable {
 
     /// How many intents the index holds.
     var indexedCount: Int { state.withLock { $0.index.count } }
+
+    /// How many intents `append` sent to the per-row table (the index was full) since this log was made.
+    var overflowCount: Int { state.withLock { $0.overflowed } }
 
     // MARK: - Loading and catching up
 
@@ -181,9 +186,12 @@ final class SQLiteIntentLog: Sendable {
         }
     }
 
-    /// Notes that intents were written to the per-row table.
-    func noteRows() {
-        state.withLock { $0.rowsMayExist = true }
+    /// Notes that `count` intents were written to the per-row table.
+    func noteRows(_ count: Int) {
+        state.withLock { s in
+            s.rowsMayExist = true
+            s.overflowed += count
+        }
     }
 
     /// Notes that the per-row table was found empty.

@@ -76,6 +76,12 @@ public final class SQLiteRecordStore: RecordStore {
     /// Write transactions committed so far.
     public var committedTransactions: Int { commits.load(ordering: .relaxed) }
 
+    /// How many intents the in-memory intent index holds now.
+    public var intentIndexCount: Int { intentLog.indexedCount }
+
+    /// How many intents went to the per-row table because the index was full, since this store opened.
+    public var intentOverflowCount: Int { intentLog.overflowCount }
+
     /// Applies the missing migrations in one `BEGIN IMMEDIATE` transaction.
     public func migrate() throws(RecordsError) {
         try write { (connection) throws(RecordsError) in
@@ -128,7 +134,7 @@ public final class SQLiteRecordStore: RecordStore {
             }
             intentLog.apply(appended.changes)
             if let batches = appended.batches { intentLog.committed(batches: batches.lowerBound, batches.upperBound) }
-            if !appended.overflow.isEmpty { intentLog.noteRows() }
+            if !appended.overflow.isEmpty { intentLog.noteRows(appended.overflow.count) }
         }
     }
 

@@ -60,6 +60,8 @@ import Testing
         let intents = (0..<5).map { _ in Sample.intent(expiresAtMs: 1_000) }
         try store.putIntents(intents)
         #expect(store.intentLog.indexedCount == 3)
+        #expect(store.intentIndexCount == 3)
+        #expect(store.intentOverflowCount == 2)
         #expect(try count("intents", in: store) == 2)
         // A re-issue of a logged key does not grow the index, so it still goes to the log.
         let reissued = Sample.intent(owner: "other", key: intents[0].imageKey, expiresAtMs: 1_500)
