@@ -10,15 +10,18 @@
 # already running it only makes sure the user and bucket exist.
 #
 # Usage:   eval "$(bash scripts/start-s3.sh)"
-# stdout:  export lines only (S3_ENDPOINT S3_ACCESS_KEY S3_SECRET_KEY
-#          S3_BUCKET S3_REGION S3_PID_FILE S3_STATE_DIR); progress -> stderr.
+# stdout:  export lines only (S3_ENDPOINT S3_TLS_ENDPOINT S3_CA_FILE S3_ACCESS_KEY
+#          S3_SECRET_KEY S3_BUCKET S3_REGION S3_PID_FILE S3_STATE_DIR); progress -> stderr.
 # Stop:    bash scripts/stop-s3.sh   (same S3_PORT / S3_STATE_DIR)
 #
 # Environment (all optional):
 #   S3_PORT           S3 HTTP port on 127.0.0.1           (default 9000)
-#                     The whole server uses the 13 ports S3_PORT .. S3_PORT+12 on
+#                     The whole server uses the 14 ports S3_PORT .. S3_PORT+13 on
 #                     127.0.0.1: radosgw S3_PORT, ceph-mon S3_PORT+1 (v1) and
-#                     S3_PORT+2 (v2), ceph-osd within S3_PORT+3 .. S3_PORT+12.
+#                     S3_PORT+2 (v2), ceph-osd within S3_PORT+3 .. S3_PORT+12, and
+#                     radosgw over HTTPS on S3_PORT+13 (S3_TLS_ENDPOINT), with a
+#                     throw-away CA (scripts/make-test-ca.sh; S3_CA_FILE) for
+#                     tests of the server's own calls to storage over TLS.
 #   S3_ACCESS_KEY     access key id                       (default S3TESTACCESSKEY00001)
 #   S3_SECRET_KEY     secret key                          (default s3testsecretkey000000000000000000000001)
 #   S3_BUCKET         bucket to create                    (default uploads)
@@ -50,6 +53,7 @@ S3_STATE_DIR=${S3_STATE_DIR:-/tmp/s3-rgw-$S3_PORT}
 S3_MON_PORT=$((S3_PORT + 1))          # and S3_PORT+2 for msgr v2
 S3_OSD_PORT_MIN=$((S3_PORT + 3))      # the OSD binds 8 ports in this range
 S3_OSD_PORT_MAX=$((S3_PORT + 12))
+S3_TLS_PORT=$((S3_PORT + 13))
 S3_MEMSTORE_MB=${S3_MEMSTORE_MB:-1024}
 S3_START_TIMEOUT=${S3_START_TIMEOUT:-120}
 S3_USER=${S3_USER:-s3test}
@@ -67,7 +71,7 @@ now() { date +%s.%N; }
 T_START=$(now)
 elapsed() { awk -v a="$T_START" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }
 
-[ "$S3_PORT" -ge 1024 ] && [ "$S3_OSD_PORT_MAX" -le 65535 ] || die "S3_PORT must be in 1024..65523"
+[ "$S3_PORT" -ge 1024 ] && [ "$S3_TLS_PORT" -le 65535 ] || die "S3_PORT must be in 1024..65522"
 
 # ---------------------------------------------------------------- install
 need_install=0
@@ -109,6 +113,7 @@ wait_for() {  # description, command...
 port_busy() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
 osd_up() { ceph_ osd dump 2>/dev/null | grep -q '^osd\.0 up'; }
 http_up() { curl -s -o /dev/null --max-time 2 "http://$HOST:$S3_PORT/"; }
+https_up() { curl -s -o /dev/null --max-time 2 --cacert "$D/tls/ca.pem" "https://$HOST:$S3_TLS_PORT/"; }
 
 ensure_user_and_bucket() {
   if radosgw-admin -c "$CONF" user info --uid="$S3_USER" >/dev/null 2>&1; then
@@ -132,6 +137,8 @@ ensure_user_and_bucket() {
 print_exports() {
   cat <<EOF
 export S3_ENDPOINT=http://$HOST:$S3_PORT
+export S3_TLS_ENDPOINT=https://$HOST:$S3_TLS_PORT
+export S3_CA_FILE=$D/tls/ca.pem
 export S3_ACCESS_KEY=$S3_ACCESS_KEY
 export S3_SECRET_KEY=$S3_SECRET_KEY
 export S3_BUCKET=$S3_BUCKET
@@ -142,7 +149,7 @@ EOF
 }
 
 # ---------------------------------------------------------------- already running?
-if pid_alive "$D/run/mon.a.pid" && pid_alive "$D/run/osd.0.pid" && pid_alive "$RGW_PID" && http_up; then
+if pid_alive "$D/run/mon.a.pid" && pid_alive "$D/run/osd.0.pid" && pid_alive "$RGW_PID" && http_up && https_up; then
   log "radosgw already running (pid $(cat "$RGW_PID")), state in $D"
   ensure_user_and_bucket
   print_exports
@@ -161,8 +168,8 @@ if [ -d "$D/run" ]; then
   done
 fi
 
-for p in $(seq "$S3_PORT" "$S3_OSD_PORT_MAX"); do
-  port_busy "$p" && die "port $p (in our block $S3_PORT-$S3_OSD_PORT_MAX) is already in use by another process"
+for p in $(seq "$S3_PORT" "$S3_TLS_PORT"); do
+  port_busy "$p" && die "port $p (in our block $S3_PORT-$S3_TLS_PORT) is already in use by another process"
 done
 
 # ---------------------------------------------------------------- bootstrap
@@ -172,6 +179,8 @@ if [ -d "$D" ] && [ -n "$(ls -A "$D")" ] && [ ! -f "$CONF" ]; then
 fi
 rm -rf "$D"
 mkdir -p "$D/run" "$D/log" "$D/mon" "$D/osd/ceph-0" "$D/rgw"
+# The HTTPS listener's certificate (127.0.0.1, ::1, localhost), from a throw-away CA.
+bash "$(dirname "$0")/make-test-ca.sh" "$D/tls" >&2 || die "make-test-ca.sh failed"
 FSID=$(cat /proc/sys/kernel/random/uuid)
 MONADDR="[v2:$HOST:$((S3_MON_PORT + 1)),v1:$HOST:$S3_MON_PORT]"
 DEBUG_RGW=1
@@ -222,7 +231,7 @@ mon data = $D/mon/\$cluster-\$id
 osd data = $D/osd/\$cluster-\$id
 keyring = $D/keyring
 [$RGW_NAME]
-rgw frontends = beast endpoint=$HOST:$S3_PORT
+rgw frontends = beast endpoint=$HOST:$S3_PORT ssl_endpoint=$HOST:$S3_TLS_PORT ssl_certificate=$D/tls/server.pem ssl_private_key=$D/tls/server.key
 rgw data = $D/rgw
 rgw thread pool size = 16
 debug rgw = $DEBUG_RGW
@@ -250,7 +259,8 @@ log "osd up after $(elapsed)s"
 
 radosgw -c "$CONF" -n "$RGW_NAME" </dev/null >>"$D/log/rgw-start.out" 2>&1
 wait_for "radosgw on $HOST:$S3_PORT" http_up
-log "radosgw answering on $HOST:$S3_PORT after $(elapsed)s"
+wait_for "radosgw over HTTPS on $HOST:$S3_TLS_PORT" https_up
+log "radosgw answering on $HOST:$S3_PORT and https://$HOST:$S3_TLS_PORT after $(elapsed)s"
 
 ensure_user_and_bucket
 log "ready after $(elapsed)s: user $S3_USER, bucket $S3_BUCKET; rgw pid $(cat "$RGW_PID")"

@@ -2,7 +2,7 @@
 # test.sh - the whole test suite on a fresh machine: installs what is missing (scripts/setup.sh),
 # starts a real S3 server (Ceph RGW, scripts/start-s3.sh) and a real PostgreSQL 15
 # (scripts/start-postgres.sh) on loopback, runs `swift test` against them, and stops what it started.
-#   TEST_S3_PORT   RGW port block start (default 19000; uses 13 ports from there)
+#   TEST_S3_PORT   RGW port block start (default 19000; uses 14 ports from there, HTTPS on +13)
 #   TEST_PG_PORT   PostgreSQL port (default 25432: below Linux's ephemeral range 32768-60999, so no
 #                  client connection of another program can be holding it as its local port)
 #   SWIFT_TEST_ARGS  extra arguments for `swift test` (e.g. --filter SigV4Tests)
@@ -36,6 +36,8 @@ export PRESIGN_TEST_S3_ACCESS_KEY=$S3_ACCESS_KEY
 export PRESIGN_TEST_S3_SECRET_KEY=$S3_SECRET_KEY
 export PRESIGN_TEST_S3_BUCKET=$S3_BUCKET
 export PRESIGN_TEST_S3_REGION=$S3_REGION
+export PRESIGN_TEST_S3_TLS_ENDPOINT=$S3_TLS_ENDPOINT
+export PRESIGN_TEST_S3_CA_FILE=$S3_CA_FILE
 
 log "starting PostgreSQL 15 on 127.0.0.1:$PG_PORT"
 pg_env=$(bash scripts/start-postgres.sh) || { log "ERROR: PostgreSQL did not start (see above)"; exit 1; }

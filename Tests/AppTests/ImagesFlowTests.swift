@@ -253,6 +253,44 @@ struct ImagesFlowTests {
         #expect(try JSONValue(parsing: r.body)["url"]?.stringValue == "https://cdn.example.com/img/\(uuid)")
     }
 
+    @Test("over HTTPS to storage (RGW's TLS listener, s3.caFile): confirm promotes, reads and deletes; readyz ok")
+    func httpsToStorage() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let tls = try #require(
+            environment["PRESIGN_TEST_S3_TLS_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 },
+            "PRESIGN_TEST_S3_TLS_ENDPOINT is not set: run the suite with scripts/test.sh (RGW with its HTTPS listener)")
+        let ca = try #require(environment["PRESIGN_TEST_S3_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 })
+        let s3 = try TestEnvironment.s3()
+        // Clients upload over plain HTTP (the public endpoint); every call of the server's own goes over TLS.
+        let (server, _) = try Self.start(
+            .sqlite,
+            extra: [
+                "PRESIGN_S3_ENDPOINT": tls, "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint, "PRESIGN_S3_CA_FILE": ca,
+            ])
+        defer { server.stop() }
+        let ready = try Self.request(server, "GET", "/readyz", user: "1")
+        #expect(ready.status == 200, "\(ready.text)")
+        let bytes = Array("over TLS".utf8)
+        let key = try Self.uploadP(server, s3, user: "77", bytes: bytes)
+        let confirmed = try Self.request(server, "POST", "/images", user: "77", body: #"{"imageKey":"\#(key)"}"#)
+        #expect(confirmed.status == 201, "\(confirmed.text)")
+        let record = try JSONValue(parsing: confirmed.body)
+        let permanent = try #require(record["key"]?.stringValue)
+        #expect(permanent.contains("/origin/"))
+        // HEAD, COPY and DELETE went over TLS: the object moved.
+        #expect(try ClientPFlowTests.get(s3, key: permanent).0 == 200)
+        #expect(try ClientPFlowTests.get(s3, key: key).0 == 404)
+        let id = try #require(record["id"]?.stringValue)
+        #expect(try Self.request(server, "DELETE", "/images/\(id)", user: "77").status == 204)
+        #expect(try ClientPFlowTests.get(s3, key: permanent).0 == 404)
+        // Without the CA the server's calls fail verification: not ready.
+        let (untrusting, _) = try Self.start(.sqlite, extra: ["PRESIGN_S3_ENDPOINT": tls])
+        defer { untrusting.stop() }
+        let refused = try Self.request(untrusting, "GET", "/readyz", user: "1")
+        #expect(refused.status == 503)
+        #expect(try JSONValue(parsing: refused.body)["checks"]?["storage"]?.stringValue == "unavailable")
+    }
+
     @Test("readyz reports the database and the storage endpoint")
     func readiness() throws {
         let (server, _) = try Self.start(.sqlite)

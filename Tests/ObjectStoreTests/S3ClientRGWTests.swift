@@ -185,6 +185,39 @@ struct S3ClientRGWTests {
         #expect(refused.serverEpochSeconds != nil)
     }
 
+    @Test func everyOperationWorksOverTLSWithTheCAFileAndFailsWithoutIt() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let tls = try #require(
+            environment["PRESIGN_TEST_S3_TLS_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 },
+            "PRESIGN_TEST_S3_TLS_ENDPOINT is not set: run the suite with scripts/test.sh (RGW with its HTTPS listener)")
+        let ca = try #require(environment["PRESIGN_TEST_S3_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 })
+        let rgw = try RGWEnvironment.current()
+        func client(caFile: String?) throws -> S3Client {
+            let options = ObjectStoreOptions(
+                endpoint: try Endpoint(parsing: tls), bucket: rgw.bucket, requestTimeoutMs: 5000, maxRetries: 2,
+                caFile: caFile)
+            let signer = try Presigner(
+                credentials: Credentials(accessKeyId: rgw.accessKey, secretAccessKey: Secret(rgw.secretKey)),
+                region: rgw.region, endpoint: options.endpoint, addressing: .path)
+            return S3Client(options: options, signer: signer, now: wallClockSeconds, sleep: { _ in })
+        }
+        let s3 = try client(caFile: ca)
+        let key = "tls-\(UUID().uuidString)/a b+c.bin"
+        let body = Self.bytes(70_000)  // more than one TLS record each way
+        try s3.put(key: key, bytes: body, contentType: "application/octet-stream")
+        #expect(try s3.head(key: key)?.size == Int64(body.count))
+        #expect(try s3.get(key: key).bytes == body)
+        let copy = key + ".copy"
+        try s3.copy(from: key, to: copy)
+        #expect(try s3.head(key: copy)?.size == Int64(body.count))
+        try s3.delete(key: key)
+        try s3.delete(key: copy)
+        #expect(try s3.head(key: key) == nil)
+        #expect(try s3.probeBucket().status == 200)
+        // The system's CA store does not know the throw-away CA: a TLS failure, not an answer.
+        #expect(throws: ObjectStoreError.self) { try client(caFile: nil).headBucket() }
+    }
+
     @Test func connectionsAreKeptAliveBetweenCalls() throws {
         let client = try Self.client()
         let rgw = try RGWEnvironment.current()
