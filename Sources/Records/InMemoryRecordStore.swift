@@ -56,7 +56,7 @@ public final class InMemoryRecordStore: RecordStore {
             outcomes.reserveCapacity(records.count)
             for record in records {
                 if let id = next.idByImageKey[record.imageKey], let stored = next.records[id] {
-                    outcomes.append(.existing(stored))
+                    outcomes.append(.alreadyStored(stored, inserting: record))
                     continue
                 }
                 guard next.records[record.id] == nil else {

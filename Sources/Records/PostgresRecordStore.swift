@@ -127,7 +127,7 @@ public final class PostgresRecordStore: RecordStore {
             } else if inserted.contains(record.imageKey) {
                 outcomes.append(.existing(records[firstIndex[record.imageKey]!]))
             } else if let existing = stored[record.imageKey] {
-                outcomes.append(.existing(existing))
+                outcomes.append(.alreadyStored(existing, inserting: record))
             } else {
                 throw .unavailable("the record for image key \(record.imageKey) vanished while it was being inserted")
             }

@@ -20,8 +20,10 @@ public protocol RecordStore: Sendable {
     func intent(imageKey: String) throws(RecordsError) -> UploadIntent?
 
     /// Inserts records in ONE durable transaction; `imageKey` is unique. A record whose key is already
-    /// stored (or appears earlier in the same batch) gets `.existing` with the stored record. The outcomes
-    /// are in the order of `records`. A constraint error (e.g. a duplicate id) fails the whole call.
+    /// stored (or appears earlier in the same batch) gets `.existing` with the stored record, unless the
+    /// stored record has its id: then it is this insert, landed by an earlier attempt whose answer was
+    /// lost (a retry after a broken connection), and it gets `.inserted`. The outcomes are in the order
+    /// of `records`. A constraint error (e.g. a duplicate id under another key) fails the whole call.
     func insertRecords(_ records: [ImageRecord]) throws(RecordsError) -> [InsertOutcome]
 
     /// The record with `id` if it belongs to `ownerId`, else nil.

@@ -179,7 +179,7 @@ public final class SQLiteRecordStore: RecordStore {
                 guard let stored = stored.first else {
                     throw .corrupt("insert of image key \(record.imageKey) conflicted but no record has it")
                 }
-                outcomes.append(.existing(stored))
+                outcomes.append(.alreadyStored(stored, inserting: record))
             }
             return outcomes
         }

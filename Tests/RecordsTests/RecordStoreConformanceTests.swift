@@ -119,7 +119,11 @@ import Testing
         let store = test.store
         let record = Sample.record(owner: "alice")
         #expect(try store.insertRecords([record]) == [.inserted(record)])
-        #expect(try store.insertRecords([record]) == [.existing(record)])
+        // The same record again (same id): a retry whose first attempt landed, so still .inserted.
+        #expect(try store.insertRecords([record]) == [.inserted(record)])
+        // The same owner confirming again makes a new record (a new id): it gets the stored one, .existing.
+        let again = Sample.record(owner: "alice", key: record.imageKey)
+        #expect(try store.insertRecords([again]) == [.existing(record)])
         // Another owner (or another id) with the same key gets the stored record: the caller answers 409.
         let rival = Sample.record(owner: "mallory", key: record.imageKey)
         #expect(try store.insertRecords([rival]) == [.existing(record)])

@@ -90,7 +90,8 @@ import Testing
         try second.migrate()
         let record = Sample.record()
         #expect(try first.insertRecords([record]) == [.inserted(record)])
-        #expect(try second.insertRecords([record]) == [.existing(record)])
+        let rival = Sample.record(key: record.imageKey)
+        #expect(try second.insertRecords([rival]) == [.existing(record)])
         #expect(try second.record(id: record.id, ownerId: record.ownerId) == record)
     }
 }
