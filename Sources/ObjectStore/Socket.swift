@@ -17,31 +17,27 @@ struct Socket {
     /// Connects to `address`, trying each resolved address in turn until `deadline`.
     static func connect(to address: ServerAddress, deadline: Deadline) throws(ObjectStoreError) -> Socket {
         let peer = "\(address.host):\(address.port)"
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = address.isIPLiteral ? AI_NUMERICHOST | AI_NUMERICSERV : AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(address.bareHost, String(address.port), &hints, &list)
-        guard status == 0, let list else {
-            let reason = status == EAI_SYSTEM ? describe(errno: errno) : String(cString: gai_strerror(status))
-            throw .connection("cannot resolve \(address.host): \(reason)")
+        // IP literals need no lookup; names go through the resolver, bounded by the deadline.
+        let addresses: [ResolvedAddress]
+        if address.isIPLiteral {
+            addresses = try HostResolver.systemLookup(host: address.bareHost, port: address.port, numeric: true).get()
+        } else {
+            addresses = try HostResolver.shared.resolve(host: address.bareHost, port: address.port, deadline: deadline)
         }
-        defer { freeaddrinfo(list) }
         var lastError = "no address"
-        var cursor: UnsafeMutablePointer<addrinfo>? = list
-        while let entry = cursor {
-            cursor = entry.pointee.ai_next
+        for entry in addresses {
             if deadline.hasPassed { break }
             let fd = Glibc.socket(
-                entry.pointee.ai_family,
+                entry.family,
                 Int32(SOCK_STREAM.rawValue) | presignd_SOCK_NONBLOCK() | presignd_SOCK_CLOEXEC(),
                 0)
             guard fd >= 0 else {
                 lastError = describe(errno: errno)
                 continue
             }
-            var result = Glibc.connect(fd, entry.pointee.ai_addr, entry.pointee.ai_addrlen)
+            var result = entry.bytes.withUnsafeBytes { raw in
+                Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+            }
             // A non-blocking connect interrupted by a signal goes on in the background, as EINPROGRESS.
             if result != 0 && (errno == EINPROGRESS || errno == EINTR) {
                 let socket = Socket(fd: fd, peer: peer)

@@ -218,6 +218,20 @@ struct S3ClientRGWTests {
         #expect(throws: ObjectStoreError.self) { try client(caFile: nil).headBucket() }
     }
 
+    @Test func aHostNameEndpointIsResolvedAndWorks() throws {
+        let rgw = try RGWEnvironment.current()
+        let endpoint = try Endpoint(parsing: "http://localhost:\(rgw.endpoint.port ?? 80)")
+        let options = ObjectStoreOptions(endpoint: endpoint, bucket: rgw.bucket, requestTimeoutMs: 5000, maxRetries: 0)
+        let signer = try Presigner(
+            credentials: Credentials(accessKeyId: rgw.accessKey, secretAccessKey: Secret(rgw.secretKey)),
+            region: rgw.region, endpoint: endpoint, addressing: .path)
+        let s3 = S3Client(options: options, signer: signer, now: wallClockSeconds, sleep: { _ in })
+        let key = "by-name-\(UUID().uuidString)"
+        try s3.put(key: key, bytes: [1, 2, 3])
+        #expect(try s3.head(key: key)?.size == 3)
+        try s3.delete(key: key)
+    }
+
     @Test func connectionsAreKeptAliveBetweenCalls() throws {
         let client = try Self.client()
         let rgw = try RGWEnvironment.current()
