@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "presignd", targets: ["presignd"]),
         .library(name: "HTTP1", targets: ["HTTP1"]),
         .library(name: "SigV4", targets: ["SigV4"]),
+        .library(name: "JSON", targets: ["JSON"]),
     ],
     targets: [
         // C shims and system libraries

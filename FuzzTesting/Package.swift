@@ -1,5 +1,5 @@
 // swift-tools-version:5.9
-// libFuzzer harness for the HTTP1 module, kept in its own package so that `swift build` /
+// libFuzzer harnesses for the HTTP1 and JSON modules, kept in their own package so that `swift build` /
 // `swift test` of the main package never link the fuzz entry point (see docs in
 // ../../shared/docs/fuzzing.md). The main package's identity is its directory name, `main`.
 import PackageDescription
@@ -12,5 +12,8 @@ let package = Package(
         .executableTarget(
             name: "FuzzHTTP1",
             dependencies: [.product(name: "HTTP1", package: "main"), "CFuzzShim"]),
+        .executableTarget(
+            name: "FuzzJSON",
+            dependencies: [.product(name: "JSON", package: "main"), "CFuzzShim"]),
     ]
 )
