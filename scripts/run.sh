@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 if [ -z "${PRESIGN_S3_SECRET_ACCESS_KEY:-}${PRESIGN_S3_SECRET_ACCESS_KEY_FILE:-}" ]; then
-  eval "$(S3_PORT=9000 bash scripts/start-s3.sh)"
+  s3_env=$(S3_PORT=9000 bash scripts/start-s3.sh) || { echo "[run] ERROR: the local RGW did not start (see above)" >&2; exit 1; }
+  eval "$s3_env"
   export PRESIGN_S3_ACCESS_KEY_ID=$S3_ACCESS_KEY PRESIGN_S3_SECRET_ACCESS_KEY=$S3_SECRET_KEY
   echo "[run] local RGW on $S3_ENDPOINT (stop it with: bash scripts/stop-s3.sh)" >&2
 fi
