@@ -27,11 +27,17 @@ enum IntentBatchCodec {
         }
         var size = 4 + 6 * 4 + 2 + 3 * 8 + 4 * intent.allowedContentTypes.count
         size += intent.imageKey.utf8.count + intent.ownerId.utf8.count
-        if intent.objectKey != intent.imageKey { size += intent.objectKey.utf8.count }
+        if !objectKeyIsImageKey(intent) { size += intent.objectKey.utf8.count }
         size += (intent.permanentKey?.utf8.count ?? 0) + intent.type.utf8.count + (intent.contentType?.utf8.count ?? 0)
         for text in intent.allowedContentTypes { size += text.utf8.count }
         guard size <= Int(UInt32.max) else { throw .constraint("an intent of \(size) bytes is too large") }
         return size
+    }
+
+    /// Whether the object key is byte for byte the image key (Swift's `==` would also accept an NFD
+    /// spelling of an NFC key, and the decoded object key would then come back with other bytes).
+    private static func objectKeyIsImageKey(_ intent: UploadIntent) -> Bool {
+        intent.objectKey.utf8.elementsEqual(intent.imageKey.utf8)
     }
 
     /// Writes the entry for `intent`, `size` bytes as `entrySize` gave, at `base`.
@@ -40,7 +46,7 @@ enum IntentBatchCodec {
         writer.integer(UInt32(size))
         writer.string(intent.imageKey)
         writer.string(intent.ownerId)
-        if intent.objectKey == intent.imageKey {
+        if objectKeyIsImageKey(intent) {
             writer.integer(sameAsImageKeyLength)
         } else {
             writer.string(intent.objectKey)

@@ -126,7 +126,9 @@ public final class IntentWriter: Sendable {
     /// The newest intent for `imageKey` that is enqueued but not yet committed, or nil.
     public func pending(imageKey: String) -> UploadIntent? {
         monitor.withLock { state in
-            state.queue.last { $0.imageKey == imageKey } ?? state.inFlight.last { $0.imageKey == imageKey }
+            // Byte comparison, as the stores compare keys (Swift's == also equates NFC and NFD).
+            state.queue.last { $0.imageKey.utf8.elementsEqual(imageKey.utf8) }
+                ?? state.inFlight.last { $0.imageKey.utf8.elementsEqual(imageKey.utf8) }
         }
     }
 

@@ -67,9 +67,12 @@ final class SQLiteIntentLog: Sendable {
             last = id
         }
         let rows = try c.query(SQLiteQueries.anyIntentRow, []) { _ in true }
+        // Ids are never reused (AUTOINCREMENT): the next batch of ours follows the highest ever given, even
+        // when the newest batches were deleted since.
+        let issued = try c.query(SQLiteQueries.lastBatchIssued, []) { $0.int64(0) }.first ?? 0
         state.withLock { s in
             s.index = index
-            s.lastSeenBatch = last
+            s.lastSeenBatch = max(last, issued)
             s.rowsMayExist = !rows.isEmpty
         }
     }
@@ -211,7 +214,9 @@ final class SQLiteIntentLog: Sendable {
         let found = try c.query(SQLiteQueries.batchData, [.int(location.batch)]) {
             (row) throws(RecordsError) -> UploadIntent? in
             try row.withBlob(0) { (blob) throws(RecordsError) -> UploadIntent? in
-                if let intent = IntentBatchCodec.decode(blob, at: location.offset), intent.imageKey == imageKey {
+                if let intent = IntentBatchCodec.decode(blob, at: location.offset),
+                    Self.sameBytes(intent.imageKey, imageKey)
+                {
                     return intent
                 }
                 return try heal(hash, imageKey, from: location, blob)
@@ -230,7 +235,7 @@ final class SQLiteIntentLog: Sendable {
         _ hash: IntentIndex.KeyHash, _ imageKey: String, from location: IntentIndex.Location,
         _ blob: UnsafeRawBufferPointer
     ) throws(RecordsError) -> UploadIntent? {
-        let newest = try Self.entries(blob, id: location.batch).last { $0.intent.imageKey == imageKey }
+        let newest = try Self.entries(blob, id: location.batch).last { Self.sameBytes($0.intent.imageKey, imageKey) }
         state.withLock { s in
             guard s.index.location(hash) == location else { return }
             if let newest {
@@ -247,18 +252,18 @@ final class SQLiteIntentLog: Sendable {
     /// Removes the intents with these keys from their batches (rewriting or deleting each batch) inside
     /// the caller's transaction on the writer; returns the index changes.
     func delete(_ imageKeys: [String], _ c: SQLiteConnection) throws(RecordsError) -> [Change] {
-        var byBatch: [Int64: Set<String>] = [:]
+        var byBatch: [Int64: Set<[UInt8]>] = [:]
         state.withLock { s in
             for key in imageKeys {
                 if let location = s.index.location(IntentIndex.hash(key)) {
-                    byBatch[location.batch, default: []].insert(key)
+                    byBatch[location.batch, default: []].insert(Array(key.utf8))
                 }
             }
         }
         var changes: [Change] = []
         for (batch, keys) in byBatch.sorted(by: { $0.key < $1.key }) {
             let entries = try batchEntries(batch, c)
-            changes += try rewrite(batch, entries, keeping: { !keys.contains($0.imageKey) }, c)
+            changes += try rewrite(batch, entries, keeping: { !keys.contains(Array($0.imageKey.utf8)) }, c)
         }
         return changes
     }
@@ -284,19 +289,19 @@ final class SQLiteIntentLog: Sendable {
             lastBatch = batch
             let entries = try batchEntries(batch, c)
             let current = currentEntries(entries, batch: batch)
-            var confirmed = Set<String>()
+            var confirmed = Set<[UInt8]>()
             var due: [UploadIntent] = []
             for entry in current where entry.intent.expiresAtMs <= nowMs {
                 if try isRecorded(entry.intent.imageKey, c) {
-                    confirmed.insert(entry.intent.imageKey)
+                    confirmed.insert(Array(entry.intent.imageKey.utf8))
                 } else {
                     due.append(entry.intent)
                 }
             }
-            let kept = current.filter { !confirmed.contains($0.intent.imageKey) }
+            let kept = current.filter { !confirmed.contains(Array($0.intent.imageKey.utf8)) }
             let next = kept.map(\.intent.expiresAtMs).min()
             if kept.count != entries.count || next != storedNext {
-                changes += try rewrite(batch, entries, keeping: { !confirmed.contains($0.imageKey) }, c)
+                changes += try rewrite(batch, entries, keeping: { !confirmed.contains(Array($0.imageKey.utf8)) }, c)
             }
             found += due
             if found.count >= limit { break }
@@ -348,6 +353,10 @@ final class SQLiteIntentLog: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Whether two keys are the same bytes. Keys are compared as SQLite compares them (BINARY), not with
+    /// Swift's `==`, which treats canonically equivalent Unicode (NFC and NFD) as equal.
+    static func sameBytes(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 
     /// Soonest expiry first, then image keys in byte order (SQLite's `ORDER BY expires_at_ms, image_key`).
     static func expiryOrder(_ a: UploadIntent, _ b: UploadIntent) -> Bool {

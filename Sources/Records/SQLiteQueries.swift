@@ -58,6 +58,9 @@ enum SQLiteQueries {
     /// The batches after an id, oldest first.
     static let batchesAfter = "SELECT id, data FROM intent_batches WHERE id > ?1 ORDER BY id"
 
+    /// The highest batch id ever given (AUTOINCREMENT's counter; no row before the first batch).
+    static let lastBatchIssued = "SELECT seq FROM sqlite_sequence WHERE name = 'intent_batches'"
+
     /// The newest batch id (0 when there is none).
     static let newestBatch = "SELECT COALESCE(MAX(id), 0) FROM intent_batches"
 

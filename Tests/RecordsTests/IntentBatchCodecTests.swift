@@ -27,6 +27,17 @@ import Testing
         other.withUnsafeBytes { #expect(IntentBatchCodec.decode($0, at: 1) == different) }
     }
 
+    @Test func keysKeepTheirBytesWhenTheyAreOnlyCanonicallyEqual() throws {
+        // "é" precomposed (NFC) and decomposed (NFD): Swift's == calls them equal, the bytes differ.
+        var intent = Sample.intent(key: "k-\u{E9}.jpg")
+        intent.objectKey = "k-e\u{301}.jpg"
+        #expect(intent.objectKey == intent.imageKey)
+        let blob = try IntentBatchCodec.encode([intent]).blobs[0]
+        let decoded = try #require(blob.withUnsafeBytes { IntentBatchCodec.decode($0, at: 1) })
+        #expect(Array(decoded.objectKey.utf8) == Array(intent.objectKey.utf8))
+        #expect(Array(decoded.imageKey.utf8) == Array(intent.imageKey.utf8))
+    }
+
     @Test func intentsRoundTripAtTheirOffsets() throws {
         let (blobs, places) = try IntentBatchCodec.encode(Self.intents)
         #expect(blobs.count == 1)

@@ -197,6 +197,24 @@ import Testing
         for keys in doomed { for key in keys { #expect(try store.intent(imageKey: key) == nil) } }
     }
 
+    @Test func keysThatDifferOnlyInUnicodeNormalisationAreDifferentKeys() throws {
+        let (store, open, cleanup) = try makeStore()
+        defer { cleanup() }
+        // As SQLite compares them (bytes), unlike Swift's ==, which calls NFC and NFD spellings equal.
+        let nfc = Sample.intent(owner: "nfc", key: "k-\u{E9}.jpg", expiresAtMs: 1_000)
+        let nfd = Sample.intent(owner: "nfd", key: "k-e\u{301}.jpg", expiresAtMs: 1_000)
+        try store.putIntents([nfc, nfd])
+        #expect(store.intentIndexCount == 2)
+        #expect(try store.intent(imageKey: nfc.imageKey)?.ownerId == "nfc")
+        #expect(try store.intent(imageKey: nfd.imageKey)?.ownerId == "nfd")
+        #expect(try store.expiredIntents(nowMs: 2_000, limit: 10).count == 2)
+        try store.deleteIntents(imageKeys: [nfc.imageKey])
+        #expect(try store.intent(imageKey: nfc.imageKey) == nil)
+        let left = try #require(try open().intent(imageKey: nfd.imageKey))
+        #expect(left.ownerId == "nfd")
+        #expect(Array(left.imageKey.utf8) == Array(nfd.imageKey.utf8))
+    }
+
     @Test func twoProcessesOnOneFileFindEachOthersIntents() throws {
         let (first, open, cleanup) = try makeStore()
         defer { cleanup() }
