@@ -37,7 +37,7 @@ enum IntentBatchCodec {
     /// Whether the object key is byte for byte the image key (Swift's `==` would also accept an NFD
     /// spelling of an NFC key, and the decoded object key would then come back with other bytes).
     private static func objectKeyIsImageKey(_ intent: UploadIntent) -> Bool {
-        intent.objectKey.utf8.elementsEqual(intent.imageKey.utf8)
+        intent.objectKey.hasSameBytes(as: intent.imageKey)
     }
 
     /// Writes the entry for `intent`, `size` bytes as `entrySize` gave, at `base`.

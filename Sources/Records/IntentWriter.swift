@@ -127,8 +127,8 @@ public final class IntentWriter: Sendable {
     public func pending(imageKey: String) -> UploadIntent? {
         monitor.withLock { state in
             // Byte comparison, as the stores compare keys (Swift's == also equates NFC and NFD).
-            state.queue.last { $0.imageKey.utf8.elementsEqual(imageKey.utf8) }
-                ?? state.inFlight.last { $0.imageKey.utf8.elementsEqual(imageKey.utf8) }
+            state.queue.last { $0.imageKey.hasSameBytes(as: imageKey) }
+                ?? state.inFlight.last { $0.imageKey.hasSameBytes(as: imageKey) }
         }
     }
 

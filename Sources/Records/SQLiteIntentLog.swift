@@ -215,7 +215,7 @@ final class SQLiteIntentLog: Sendable {
             (row) throws(RecordsError) -> UploadIntent? in
             try row.withBlob(0) { (blob) throws(RecordsError) -> UploadIntent? in
                 if let intent = IntentBatchCodec.decode(blob, at: location.offset),
-                    Self.sameBytes(intent.imageKey, imageKey)
+                    intent.imageKey.hasSameBytes(as: imageKey)
                 {
                     return intent
                 }
@@ -235,7 +235,7 @@ final class SQLiteIntentLog: Sendable {
         _ hash: IntentIndex.KeyHash, _ imageKey: String, from location: IntentIndex.Location,
         _ blob: UnsafeRawBufferPointer
     ) throws(RecordsError) -> UploadIntent? {
-        let newest = try Self.entries(blob, id: location.batch).last { Self.sameBytes($0.intent.imageKey, imageKey) }
+        let newest = try Self.entries(blob, id: location.batch).last { $0.intent.imageKey.hasSameBytes(as: imageKey) }
         state.withLock { s in
             guard s.index.location(hash) == location else { return }
             if let newest {
@@ -353,10 +353,6 @@ final class SQLiteIntentLog: Sendable {
     }
 
     // MARK: - Helpers
-
-    /// Whether two keys are the same bytes. Keys are compared as SQLite compares them (BINARY), not with
-    /// Swift's `==`, which treats canonically equivalent Unicode (NFC and NFD) as equal.
-    static func sameBytes(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 
     /// Soonest expiry first, then image keys in byte order (SQLite's `ORDER BY expires_at_ms, image_key`).
     static func expiryOrder(_ a: UploadIntent, _ b: UploadIntent) -> Bool {
