@@ -4,6 +4,9 @@ public enum CommandLineAction: Sendable {
     case run(PresigndConfig)
     /// Print `redactedJSON()` of this (valid) configuration and exit 0.
     case checkConfig(PresigndConfig)
+    /// GET `/healthz` of the server this configuration describes, on loopback; exit 0 when it answers
+    /// 200, else 1 (a container's `HEALTHCHECK`).
+    case healthcheck(PresigndConfig)
     /// Print `ConfigLoader.version` and exit 0.
     case version
     /// Print this text and exit 0.

@@ -1,7 +1,8 @@
 /// The flags of one command line, parsed but not yet applied to the configuration.
 ///
-/// Accepted: `--config PATH`, `--host ADDRESS`, `--port PORT` (each also as `--flag=value`),
-/// `--check-config`, `--version`, `--help` / `-h`. A repeated flag keeps its last value.
+/// Accepted: an optional first word `healthcheck`, then `--config PATH`, `--host ADDRESS`,
+/// `--port PORT` (each also as `--flag=value`), `--check-config`, `--version`, `--help` / `-h`.
+/// A repeated flag keeps its last value.
 struct CommandLineFlags {
     /// `--config`: the config file to read.
     var configPath: String?
@@ -15,12 +16,18 @@ struct CommandLineFlags {
     var version = false
     /// `--help` or `-h` was given.
     var help = false
+    /// The first word was `healthcheck`: probe the running server's `/healthz` instead of serving.
+    var healthcheck = false
     /// Unknown flags, missing values, stray arguments.
     var problems: [ConfigProblem] = []
 
     /// Parses `arguments` (without the program name).
     init(arguments: [String]) {
         var position = 0
+        if arguments.first == "healthcheck" {
+            healthcheck = true
+            position = 1
+        }
         while position < arguments.count {
             let argument = arguments[position]
             position += 1

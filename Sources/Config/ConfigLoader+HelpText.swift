@@ -2,6 +2,7 @@ extension ConfigLoader {
     /// The text printed by `--help`.
     public static let helpText = """
         Usage: presignd [options]
+               presignd healthcheck [options]
 
         Issues S3 presigned upload URLs and keeps the records that follow an upload.
 
@@ -13,6 +14,10 @@ extension ConfigLoader {
           --version        print the version and exit
           --help, -h       print this help and exit
 
+        presignd healthcheck reads the same configuration, GETs /healthz of that server on
+        loopback (server.metricsPort when set, else server.port) and exits 0 when it answers 200,
+        1 otherwise: a container HEALTHCHECK that needs no curl.
+
         Configuration layers, each overriding the one before:
           built-in defaults < config file < PRESIGN_<SECTION>_<KEY> variables < flags
           e.g. server.maxConnections is PRESIGN_SERVER_MAX_CONNECTIONS.
@@ -22,7 +27,8 @@ extension ConfigLoader {
           (else AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN),
           PRESIGN_AUTH_HS256_SECRET, PRESIGN_RECORDS_URL.
 
-        Exit status: 0 success, 2 configuration problems (all of them are printed).
+        Exit status: 0 success, 1 a part cannot start (store, listener, TLS, storage credentials),
+        2 configuration problems (all of them are printed); healthcheck: 0 healthy, 1 not.
         Every key is described in docs/operations.md.
         """
 }

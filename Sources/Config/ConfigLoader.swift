@@ -50,6 +50,7 @@ public enum ConfigLoader {
         }
         let problems = builder.problems + validationProblems
         guard problems.isEmpty else { return .failure(ConfigError(problems: problems)) }
+        if flags.healthcheck { return .success(.healthcheck(config)) }
         return .success(flags.checkConfig ? .checkConfig(config) : .run(config))
     }
 }

@@ -25,7 +25,8 @@ switch ConfigLoader.load(arguments: Array(CommandLine.arguments.dropFirst()), en
 case .success(let a): action = a
 case .failure(let error):
     for p in error.problems { log.writeLine("presignd: configuration: \(p)") }
-    exit(2)
+    // A health check that cannot read the configuration reports "unhealthy" (1): Docker reserves 2.
+    exit(CommandLine.arguments.dropFirst().first == "healthcheck" ? 1 : 2)
 }
 
 let config: PresigndConfig
@@ -39,6 +40,10 @@ case .help(let text):
 case .checkConfig(let c):
     print(c.redactedJSON())
     exit(0)
+case .healthcheck(let c):
+    let outcome = HealthCheck.run(config: c)
+    print(outcome.detail)
+    exit(outcome.healthy ? 0 : 1)
 case .run(let c):
     config = c
 }
