@@ -123,11 +123,18 @@ def presignd_env(tmp, port):
     return env
 
 
-def start_presignd(tmp):
+def start_presignd(tmp, env_overrides=None):
+    """presignd pinned to SERVER_CPU; `env_overrides` changes presignd_env's settings (None removes one)."""
     port = free_port()
+    env = presignd_env(tmp, port)
+    for k, v in (env_overrides or {}).items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
     logf = open(os.path.join(tmp, "presignd.log"), "wb")
     t0 = time.monotonic()
-    p = subprocess.Popen(["taskset", "-c", SERVER_CPU, BIN], env=presignd_env(tmp, port), stdout=logf, stderr=logf)
+    p = subprocess.Popen(["taskset", "-c", SERVER_CPU, BIN], env=env, stdout=logf, stderr=logf)
     if not wait_port(port):
         p.kill()
         raise SystemExit("presignd did not start; log in " + tmp)

@@ -3,7 +3,8 @@
 # (Benchmarks/bench.py), the issue route's ratio in alternating rounds (Benchmarks/presign_ratio.py),
 # then the signer microbenchmark. Bounded in time; loopback only.
 #   BENCH_SECONDS=10 per wrk run; BENCH_IDLE=0 skips the 10,000-idle-connections check;
-#   BENCH_ROUNDS=3 rounds of the issue-route ratio (0 skips them).
+#   BENCH_ROUNDS=3 rounds of the issue-route ratio (0 skips them);
+#   BENCH_PINNED=0 skips the one-CPU run with the default event-loop count (Benchmarks/pinned_default.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SETUP_BENCH=1 bash scripts/setup.sh
@@ -11,4 +12,5 @@ swift build -c release --product presignd 2>&1 | tail -1 >&2
 swift build -c release --product PresignBench 2>&1 | tail -1 >&2
 python3 Benchmarks/bench.py
 if [ "${BENCH_ROUNDS:-3}" != 0 ]; then BENCH_ROUNDS=${BENCH_ROUNDS:-3} python3 Benchmarks/presign_ratio.py; fi
+if [ "${BENCH_PINNED:-1}" != 0 ]; then python3 Benchmarks/pinned_default.py; fi
 taskset -c "${BENCH_SERVER_CPU:-0}" .build/release/PresignBench

@@ -1,6 +1,8 @@
 // Functions that need _GNU_SOURCE, compiled here so the header stays importable by Swift.
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include "CLinux.h"
 
@@ -10,4 +12,24 @@ int presignd_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
 
 int presignd_set_thread_name(const char *name) {
     return pthread_setname_np(pthread_self(), name);
+}
+
+int presignd_affinity_cpu_count(void) {
+    /* A mask of CPU_SETSIZE (1024) bits first; the kernel answers EINVAL when its own mask is larger,
+       so double until it fits (Linux's NR_CPUS is at most 8192 today). */
+    for (int bits = CPU_SETSIZE; bits <= (1 << 16); bits *= 2) {
+        cpu_set_t *set = CPU_ALLOC(bits);
+        if (set == NULL) return -1;
+        size_t size = CPU_ALLOC_SIZE(bits);
+        CPU_ZERO_S(size, set);
+        if (sched_getaffinity(0, size, set) == 0) {
+            int count = CPU_COUNT_S(size, set);
+            CPU_FREE(set);
+            return count;
+        }
+        int error = errno;
+        CPU_FREE(set);
+        if (error != EINVAL) return -1;
+    }
+    return -1;
 }

@@ -4,7 +4,7 @@ public struct ServerConfig: Sendable, Equatable {
     public var host: String
     /// TCP port to listen on; 0 lets the system pick a free port (tests read it back from the server).
     public var port: Int
-    /// Event loop threads; 0 means one per core.
+    /// Event loop threads; 0 means one per CPU the process may use (affinity mask, cgroup quota).
     public var eventLoops: Int
     /// Threads for handlers that wait (database, S3).
     public var workerThreads: Int

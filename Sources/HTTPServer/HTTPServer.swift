@@ -9,6 +9,11 @@ public final class HTTPServer: @unchecked Sendable {
     public let port: Int
     /// The server's metrics (also rendered by the application's `/metrics` route).
     public let metrics: ServerMetrics
+    /// How many event loops the server runs: `ServerOptions.eventLoops`, or when that is 0 the CPUs the
+    /// process may use (affinity mask and cgroup quota; `CPUCount`).
+    public let eventLoopCount: Int
+    /// What decided `eventLoopCount` (e.g. "configured", "affinity", "cgroup v2 cpu.max").
+    public let eventLoopCountSource: CPUCount.Source
     private let loops: [EventLoop]
     private var threads: [PThread] = []
     private let pool: WorkerPool
@@ -21,7 +26,10 @@ public final class HTTPServer: @unchecked Sendable {
         tlsOptions = options.tls
         let context = try options.tls.map { (t) throws(ServerError) in try TLSServerContext(options: t) }
         shared = EventLoop.SharedState(tlsContext: context)
-        let count = options.eventLoops > 0 ? options.eventLoops : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let sizing = CPUCount.detect(configured: options.eventLoops)
+        let count = sizing.count
+        eventLoopCount = count
+        eventLoopCountSource = sizing.source
         metrics = ServerMetrics(shards: count)
         let pool = WorkerPool(threads: options.workerThreads)
         self.pool = pool

@@ -6,7 +6,8 @@ public struct ServerOptions: Sendable {
     public var host: String = "127.0.0.1"
     /// Port to listen on; 0 picks a free one (see `HTTPServer.port`).
     public var port: Int = 8080
-    /// Number of event loops (threads, each with its own epoll and listener); 0 means one per core.
+    /// Number of event loops (threads, each with its own epoll and listener); 0 means one per CPU the
+    /// process may use (its affinity mask and cgroup CPU quota; `CPUCount`).
     public var eventLoops: Int = 0
     /// Threads that run blocking handler work.
     public var workerThreads: Int = 32

@@ -77,6 +77,10 @@ app.start()
 log.writeLine(
     #"{"level":"info","msg":"listening","host":"\#(config.server.host)","port":\#(app.server.port),"tls":\#(config.tls.enabled),"version":"\#(ConfigLoader.version)"}"#
 )
+// The loops' count and what decided it (configured, affinity mask, cgroup quota or online CPUs).
+log.writeLine(
+    #"{"level":"info","msg":"event loops","count":\#(app.server.eventLoopCount),"source":"\#(app.server.eventLoopCountSource.rawValue)"}"#
+)
 if config.auth.mode == "none" {
     log.writeLine(#"{"level":"warn","msg":"auth.mode is none: every request is served as the default user"}"#)
 }

@@ -30,12 +30,20 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Starts the server with `environment` added to a minimal one and `arguments`; waits for its
     /// "listening" line (or its exit). Throws if it did not start listening within `timeoutMs`.
+    /// `launcher` is a command that execs the binary in the same process, e.g.
+    /// `["/usr/bin/taskset", "-c", "0"]` (the binary's path and `arguments` follow it).
     public init(
         environment: [String: String], arguments: [String] = [], timeoutMs: Int = 30_000,
-        expectListening: Bool = true
+        expectListening: Bool = true, launcher: [String] = []
     ) throws {
         process = Process()
-        process.executableURL = ServerProcess.binary
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(launcher.dropFirst()) + [ServerProcess.binary.path] + arguments
+        } else {
+            process.executableURL = ServerProcess.binary
+            process.arguments = arguments
+        }
         var env: [String: String] = [
             "PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2",
         ]
@@ -45,7 +53,6 @@ public final class ServerProcess: @unchecked Sendable {
         }
         for (k, v) in environment { env[k] = v }
         process.environment = env
-        process.arguments = arguments
         process.standardError = stderrPipe
         process.standardOutput = stdoutPipe
         try process.run()
@@ -92,6 +99,19 @@ public final class ServerProcess: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    /// The first line of standard error that contains `text`, waiting for it up to `timeoutMs` (nil if it
+    /// did not come, or the server exited first).
+    public func waitForLine(containing text: String, timeoutMs: Int = 15_000) -> String? {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        func find() -> String? { stderr.split(separator: "\n").first { $0.contains(text) }.map(String.init) }
+        while process.isRunning && Date() < deadline {
+            if let line = find() { return line }
+            usleep(10_000)
+        }
+        usleep(50_000)  // an exited server's last bytes may still be in the pipe
+        return find()
     }
 
     /// Everything the server wrote to standard error so far.

@@ -32,6 +32,10 @@ static inline unsigned long presignd_epoll_event_size(void) { return sizeof(stru
 int presignd_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 int presignd_set_thread_name(const char *name);
 
+/* The number of CPUs in the calling thread's affinity mask (sched_getaffinity(2) and the CPU_COUNT
+   macro, which Swift cannot import; needs _GNU_SOURCE: defined in shim.c), or -1 when it cannot be read. */
+int presignd_affinity_cpu_count(void);
+
 /* accept4 flags and signal masks. */
 static inline int presignd_SOCK_NONBLOCK(void) { return SOCK_NONBLOCK; }
 static inline int presignd_SOCK_CLOEXEC(void) { return SOCK_CLOEXEC; }
