@@ -208,9 +208,16 @@ wait_healthz() {
 }
 
 log "starting the image (SQLite on volume $VOL, listening on 127.0.0.1:$PORT)"
-C1=$(podman run "${run_args[@]}" -e PRESIGN_SERVER_PORT="$PORT" "$IMAGE" 2>>"$WORK/podman.log")
+# --cpus=1 sets a cgroup CPU quota: the server must size its event loops by it, not by the host's cores.
+C1=$(podman run "${run_args[@]}" --cpus=1 -e PRESIGN_SERVER_PORT="$PORT" "$IMAGE" 2>>"$WORK/podman.log")
 started+=("$C1")
 wait_healthz "$C1" "$BASE"
+podman logs "$C1" 2>&1 | python3 -c '
+import json, sys
+lines = [json.loads(l) for l in sys.stdin if l.startswith("{")]
+loops = [l for l in lines if l.get("msg") == "event loops"]
+assert loops and loops[0]["count"] == 1 and loops[0]["source"].startswith("cgroup v"), loops
+' || fail "--cpus=1: the event loops are not sized by the cgroup quota (log above)"
 [ "$(curl -fsS "$BASE/healthz")" = '{"status":"ok"}' ] || fail "/healthz answered $(curl -sS "$BASE/healthz")"
 uid=$(podman exec "$C1" sh -c 'awk "/^Uid:/ {print \$2}" /proc/1/status')
 [ "$uid" = 999 ] || fail "the server runs as uid $uid, not the image's non-root user 999"
