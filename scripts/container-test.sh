@@ -131,6 +131,9 @@ t0=$(date +%s)
 podman build --pull=never --network host --format docker -t "$IMAGE" "$ROOT" >"$WORK/build.log" 2>&1 \
   || { tail -40 "$WORK/build.log" >&2; fail "podman build of the Dockerfile failed"; }
 log "built in $(($(date +%s) - t0)) s"
+# Each source change leaves the previous build stage behind as a dangling image (~1 GB); drop those of
+# builds more than a day old, so the cache stays bounded but the last build's layers are reused.
+podman image prune -f --filter until=24h >/dev/null 2>&1 || true
 size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 log "image size: $((size / 1000000)) MB"
 hc=$(podman image inspect --format '{{json .Config.Healthcheck}}' "$IMAGE")
