@@ -97,6 +97,7 @@ public final class Application: Sendable {
         var router = Router()
         for r in presign.routes() { router.add(r) }
         for r in images.routes() { router.add(r) }
+        for r in OpenAPIService.routes() { router.add(r) }
 
         var options = ServerOptions()
         options.host = config.server.host

@@ -1,0 +1,23 @@
+import HTTPServer
+
+/// `GET /openapi.json` and `GET /openapi.yaml`: the API document (docs/openapi.yaml, embedded as
+/// `OpenAPIDocument`), without authentication; HEAD is answered by the router from GET.
+enum OpenAPIService {
+    /// The JSON answer, built once: the body is shared by every request.
+    static let jsonResponse = Response(
+        status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache")],
+        body: Array(OpenAPIDocument.json.utf8))
+
+    /// The YAML answer (RFC 9512's media type), built once.
+    static let yamlResponse = Response(
+        status: 200, headers: [("Content-Type", "application/yaml"), ("Cache-Control", "no-cache")],
+        body: Array(OpenAPIDocument.yaml.utf8))
+
+    /// The two routes; both answer on the event loop.
+    static func routes() -> [Route] {
+        [
+            Route(.GET, "/openapi.json") { _ in .respond(jsonResponse) },
+            Route(.GET, "/openapi.yaml") { _ in .respond(yamlResponse) },
+        ]
+    }
+}

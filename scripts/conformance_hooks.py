@@ -1,0 +1,151 @@
+"""Schemathesis hooks of scripts/api-conformance.sh (loaded through SCHEMATHESIS_HOOKS).
+
+1. Uploads: after a 200 from an issue route, PUT a small object to the presigned URL (loopback
+   storage only), in turn: nothing (so the confirmation finds IMAGE_NOT_UPLOADED), a valid image, an
+   object of a refused type where the URL does not sign the content type (CONTENT_TYPE_NOT_ALLOWED;
+   a valid image where it does), and a valid image again.
+   The stateful phase then follows the document's links from issue to confirm (201, 404, 422) and on.
+2. Counts: every answer by operation and status, written as JSON to $CONFORMANCE_STATS at exit, so the
+   script can require real successes.
+3. 501: a method the server does not implement (the coverage phase probes QUERY) is answered 501
+   NOT_IMPLEMENTED by design (docs/http-profile.md, the document's description). That one answer is
+   dropped from not_a_server_error's failures, counted, and nothing else is.
+"""
+
+import atexit
+import http.client
+import json
+import os
+import threading
+import urllib.parse
+from collections import defaultdict
+
+import schemathesis
+
+# The methods HTTP1.HTTPMethod parses; any other token is answered 501.
+IMPLEMENTED_METHODS = {"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"}
+ISSUE_ROUTES = {"/presigned-url", "/v1/storage/presigned-url"}
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+# Uploads larger than this are skipped (a signed size may be up to 20 MiB).
+MAX_UPLOAD_BYTES = 64 * 1024
+PNG_HEAD = b"\x89PNG\r\n\x1a\n"
+
+_lock = threading.Lock()
+_statuses = defaultdict(lambda: defaultdict(int))
+_uploads = defaultdict(int)
+_dropped_501 = [0]
+_turn = [0]
+
+
+def _record(label, response):
+    """Counts the answer by status, and by error code for JSON error bodies (`422 IMAGE_TOO_LARGE`)."""
+    status = str(response.status_code)
+    if response.status_code >= 400:
+        try:
+            code = response.json().get("code")
+        except (ValueError, AttributeError):
+            code = None
+        if isinstance(code, str):
+            status += " " + code
+    with _lock:
+        _statuses[label][status] += 1
+
+
+def _dump():
+    path = os.environ.get("CONFORMANCE_STATS")
+    if not path:
+        return
+    with _lock:
+        data = {
+            "statuses": {k: dict(v) for k, v in sorted(_statuses.items())},
+            "uploads": dict(_uploads),
+            "dropped501": _dropped_501[0],
+        }
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+
+
+atexit.register(_dump)
+
+
+def _put(url, headers, body):
+    """PUT `body` to a presigned URL on loopback storage; the status, or None when not attempted."""
+    u = urllib.parse.urlsplit(url)
+    if u.scheme != "http" or u.hostname not in LOOPBACK:
+        return None
+    path = u.path + ("?" + u.query if u.query else "")
+    conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=10)
+    try:
+        conn.request("PUT", path, body=body, headers=headers)
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    except OSError:
+        return None
+    finally:
+        conn.close()
+
+
+def _upload_for(case, response):
+    try:
+        answer = response.json()
+    except ValueError:
+        return
+    url = answer.get("presignedUrl") if isinstance(answer, dict) else None
+    if not isinstance(url, str):
+        return
+    signed = {str(k): str(v) for k, v in (answer.get("headers") or {}).items()}
+    with _lock:
+        _turn[0] += 1
+        turn = _turn[0] % 4
+    if turn == 0:
+        with _lock:
+            _uploads["skipped (IMAGE_NOT_UPLOADED)"] += 1
+        return
+    names = {k.lower(): k for k in signed}
+    if "content-md5" in names or "x-amz-checksum-sha256" in names:
+        # Generated digests match no body we could send: the store would refuse it.
+        with _lock:
+            _uploads["skipped (digest signed)"] += 1
+        return
+    length = int(signed.get(names.get("content-length", ""), "8"))
+    if length > MAX_UPLOAD_BYTES:
+        with _lock:
+            _uploads["skipped (too large to send)"] += 1
+        return
+    body = (PNG_HEAD * (length // len(PNG_HEAD) + 1))[:length]
+    headers = dict(signed)
+    headers.pop(names.get("content-length", ""), None)
+    kind = "image"
+    if "content-type" not in names:
+        if turn == 2:
+            headers["Content-Type"] = "text/plain"
+            kind = "refused type"
+        else:
+            headers["Content-Type"] = "image/png" if url.split("?")[0].endswith(".png") else "image/jpeg"
+    status = _put(url, headers, body)
+    with _lock:
+        _uploads[f"{kind} -> {status}"] += 1
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    method = response.request.method.upper()
+    _record(f"{method} {case.operation.path}", response)
+    if response.status_code == 200 and method in ("GET", "POST") and case.operation.path in ISSUE_ROUTES:
+        _upload_for(case, response)
+
+
+@schemathesis.hook
+def filter_failure(context, failure, case, response):
+    method = response.request.method.upper()
+    if response.status_code == 501 and method not in IMPLEMENTED_METHODS:
+        try:
+            code = response.json().get("code")
+        except (ValueError, AttributeError):
+            code = None
+        if code == "NOT_IMPLEMENTED":
+            with _lock:
+                _dropped_501[0] += 1
+            return False
+    return True
