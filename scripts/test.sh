@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - the whole test suite on a fresh machine: installs what is missing (scripts/setup.sh),
 # starts a real S3 server (Ceph RGW, scripts/start-s3.sh) and a real PostgreSQL 15
-# (scripts/start-postgres.sh) on loopback, runs `swift test` against them, then builds the real
+# (scripts/start-postgres.sh) on loopback, runs `swift test` against them, holds the server to its
+# OpenAPI document with schemathesis (scripts/api-conformance.sh), then builds the real
 # Dockerfile with podman and checks the image against the same services (scripts/container-test.sh),
 # and stops what it started.
 #   TEST_S3_PORT   RGW port block start (default 19000; uses 14 ports from there, HTTPS on +13)
@@ -51,5 +52,7 @@ swift build --build-tests 2>&1 | grep -v "Cannot export local symbol" >&2
 log "running swift test"
 # shellcheck disable=SC2086
 swift test --skip-build ${SWIFT_TEST_ARGS:-}
+log "API conformance: schemathesis against the server with RGW behind it (scripts/api-conformance.sh)"
+bash scripts/api-conformance.sh
 log "building and checking the container image"
 bash scripts/container-test.sh
