@@ -43,6 +43,39 @@ struct BinaryTests {
         #expect(err.contains("presign.expiresSeconds"))
     }
 
+    /// The lines of `process`'s standard error that report configuration problems.
+    static func configurationProblems(_ process: ServerProcess) -> [Substring] {
+        process.stderr.split(separator: "\n").filter { $0.hasPrefix("presignd: configuration: ") }
+    }
+
+    @Test(
+        "missing S3 credentials: --check-config and a start both exit 2 with the same problems (key paths, variables)"
+    )
+    func missingCredentials() throws {
+        let (base, _) = TestEnvironment.serverEnvironment(s3: nil)
+        var noSecret = base
+        noSecret["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
+        var neither = noSecret
+        neither["PRESIGN_S3_ACCESS_KEY_ID"] = nil
+        for (env, expected) in [
+            (noSecret, ["s3.secretAccessKey: is required with s3.accessKeyId"]),
+            (neither, ["s3.accessKeyId: is required", "s3.secretAccessKey: is required"]),
+        ] {
+            let check = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
+            #expect(check.waitForExit() == 2)
+            let start = try ServerProcess(environment: env, expectListening: false)
+            #expect(start.waitForExit() == 2, "start-up refuses it as configuration, not as a part failing (1)")
+            let checked = Self.configurationProblems(check)
+            #expect(checked.count == expected.count, "\(check.stderr)")
+            #expect(checked == Self.configurationProblems(start), "\(start.stderr)")
+            for (line, start) in zip(checked, expected) {
+                #expect(line.hasPrefix("presignd: configuration: " + start), "\(line)")
+            }
+            #expect(checked.last?.contains("PRESIGN_S3_SECRET_ACCESS_KEY or PRESIGN_S3_SECRET_ACCESS_KEY_FILE") == true)
+            #expect(check.stdout.isEmpty, "no configuration is printed as if it were valid")
+        }
+    }
+
     @Test("one JSON access-log line per request, with the route template and never the query")
     func accessLog() throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)

@@ -2,14 +2,19 @@ import Config
 import Testing
 
 /// Loads with one config file holding `json`.
-private func loadFile(_ json: String, environment: [String: String] = [:]) -> Result<CommandLineAction, ConfigError> {
-    load(["--config", "/p.json"], environment: environment, files: ["/p.json": json])
+private func loadFile(
+    _ json: String, environment: [String: String] = [:], credentials: [String: String] = exampleCredentials
+) -> Result<CommandLineAction, ConfigError> {
+    load(["--config", "/p.json"], environment: environment, files: ["/p.json": json], credentials: credentials)
 }
 
 /// The problems of a config file that sets one string key.
 private func problems(section: String, key: String, value: String) -> [ConfigProblem] {
     let quoted = "\"" + value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
-    return problems(loadFile(#"{"\#(section)":{"\#(key)":\#(quoted)}}"#))
+    // PRESIGN_S3_ACCESS_KEY_ID would override the file's s3.accessKeyId: give only the secret then.
+    var credentials = exampleCredentials
+    if section == "s3" && key == "accessKeyId" { credentials["PRESIGN_S3_ACCESS_KEY_ID"] = nil }
+    return problems(loadFile(#"{"\#(section)":{"\#(key)":\#(quoted)}}"#, credentials: credentials))
 }
 
 /// The key paths of the problems of a config file that sets one string key.
