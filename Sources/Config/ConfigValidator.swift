@@ -107,8 +107,9 @@ struct ConfigValidator {
     /// `tchar` of RFC 9110, section 5.6.2.
     static let tokenCharacters = Set("!#$%&'*+-.^_`|~abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
-    /// Characters of a user id: it becomes part of object keys.
-    static let userIdCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+    /// Characters of an API key id. The caller id made from it (`apikey-<id>`) follows
+    /// `UserIdRule` when the id is lower case and is otherwise hashed, as a token subject is.
+    static let apiKeyIdCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
     /// The `presign` section (its type reference is checked with the types).
     mutating func validatePresign() {

@@ -76,6 +76,41 @@ struct BinaryTests {
         }
     }
 
+    @Test("one user-id rule: X-User-Id and auth.devDefaultUserId accept and refuse the same values")
+    func userIdRule() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let cases: [(String, Bool)] = [
+            ("alice", true), ("user_42", true), ("a-b", true), (String(repeating: "a", count: 64), true),
+            ("Alice", false), ("ALICE", false), ("a.b", false), ("a/b", false), ("a+b", false),
+            (String(repeating: "a", count: 65), false),
+        ]
+        for (value, valid) in cases {
+            let c = try RawClient(port: server.port)
+            c.send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-User-Id: \(value)\r\n\r\n")
+            let r = try #require(c.readResponse())
+            #expect(r.status == (valid ? 200 : 400), "X-User-Id: \(value) -> \(r.status) \(r.text)")
+            if valid {
+                #expect(r.text.contains("/\(value)/"), "the id is used as given, in the key")
+            } else {
+                #expect(
+                    r.text == #"{"code":"INVALID_USER","message":"X-User-Id must be 1-64 characters of a-z 0-9 _ -"}"#)
+            }
+
+            var withDefault = env
+            withDefault["PRESIGN_AUTH_DEV_DEFAULT_USER_ID"] = value
+            let check = try ServerProcess(
+                environment: withDefault, arguments: ["--check-config"], expectListening: false)
+            #expect(check.waitForExit() == (valid ? 0 : 2), "auth.devDefaultUserId=\(value): \(check.stderr)")
+            if !valid {
+                #expect(
+                    check.stderr.contains("auth.devDefaultUserId: must be 1-64 characters of a-z 0-9 _ -"),
+                    "\(check.stderr)")
+            }
+        }
+    }
+
     @Test("one JSON access-log line per request, with the route template and never the query")
     func accessLog() throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
