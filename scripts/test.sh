@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { printf '[test] %s\n' "$*" >&2; }
 
-bash scripts/setup.sh
+bash scripts/setup.sh test
 
 export S3_PORT=${TEST_S3_PORT:-19000}
 export S3_STATE_DIR=${TEST_S3_STATE_DIR:-/tmp/presignd-test-s3-$S3_PORT}

@@ -1,17 +1,17 @@
+import Config
 import HTTPServer
 
 /// Who is asking: the user id that owns intents and records.
 public struct Caller: Sendable, Equatable {
-    /// The user id, safe for use in object keys (`[a-z0-9_-]`, at most 64 bytes).
+    /// The user id, safe for use in object keys (`UserIdRule`: `[a-z0-9_-]`, at most 64 bytes).
     public let userId: String
 
     /// A caller with `userId`.
     public init(userId: String) { self.userId = userId }
 
-    /// True when `s` may be a user id: 1 to 64 of `[a-z0-9_-]`, so it can stand in an object key.
-    public static func isValidUserId(_ s: String) -> Bool {
-        s.utf8.count <= 64 && KeyTemplate.isSafeValue(s)
-    }
+    /// True when `s` may be a user id as given (`UserIdRule`, the rule `auth.devDefaultUserId` is
+    /// validated with), so it can stand in an object key.
+    public static func isValidUserId(_ s: String) -> Bool { UserIdRule.isValid(s) }
 }
 
 /// Finds the caller of a request, or the error response to send instead (dev header, bearer tokens and
@@ -38,12 +38,14 @@ public struct DevelopmentCallerResolver: CallerResolver {
         self.defaultUserId = defaultUserId
     }
 
-    /// The header's user id if present and valid; the default when absent; 400 when malformed.
+    /// The header's user id if present and valid; the default when absent; 400 when it breaks
+    /// `UserIdRule` (the message states the rule, never echoes the value).
     public func resolve(_ request: Request) -> Result<Caller, ResolveFailure> {
         guard let given = request.header(header) else { return .success(Caller(userId: defaultUserId)) }
         guard Caller.isValidUserId(given) else {
             return .failure(
-                ResolveFailure(response: APIError.error(400, "INVALID_USER", "the user id header is malformed")))
+                ResolveFailure(
+                    response: APIError.error(400, "INVALID_USER", "\(header) must be \(UserIdRule.summary)")))
         }
         return .success(Caller(userId: given))
     }

@@ -141,7 +141,10 @@ final class ImagesService: Sendable {
                 }
                 guard let media, intent.allowedContentTypes.contains(media) else {
                     try storage.delete(key: promoted ? intent.permanentKey! : intent.objectKey)
-                    return APIError.error(422, "CONTENT_TYPE_NOT_ALLOWED", "the object's content type is not allowed")
+                    return APIError.error(
+                        422, "CONTENT_TYPE_NOT_ALLOWED",
+                        ImagesService.contentTypeRefusal(
+                            stored: found.contentType, type: intent.type, allowed: intent.allowedContentTypes))
                 }
                 if let permanent = intent.permanentKey {
                     if !promoted {
@@ -321,6 +324,20 @@ final class ImagesService: Sendable {
         let media = value.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() }
         return media.flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    /// The message of `CONTENT_TYPE_NOT_ALLOWED`: the content type storage holds (at most
+    /// `maxShownContentType` characters of it) and the ones the upload type allows, so the uploader
+    /// can fix its `Content-Type`.
+    static func contentTypeRefusal(stored: String?, type: String, allowed: [String]) -> String {
+        let allows = "; type \(type) allows " + allowed.joined(separator: ", ")
+        guard let stored, !stored.isEmpty else { return "the object was stored without a content type" + allows }
+        var shown = String(stored.prefix(maxShownContentType))
+        if shown.count < stored.count { shown += "…" }
+        return "the object was stored with content type \"\(shown)\"" + allows
+    }
+
+    /// The most characters of a stored content type repeated in an error message.
+    static let maxShownContentType = 100
 
     /// 502/503/504 for a failing storage call; the detail stays in the server.
     static func storageFailure(_ e: ObjectStoreError) -> Response {

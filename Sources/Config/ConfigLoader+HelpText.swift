@@ -27,8 +27,9 @@ extension ConfigLoader {
           (else AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN),
           PRESIGN_AUTH_HS256_SECRET, PRESIGN_RECORDS_URL.
 
-        Exit status: 0 success, 1 a part cannot start (store, listener, TLS, storage credentials),
-        2 configuration problems (all of them are printed); healthcheck: 0 healthy, 1 not.
+        Exit status: 0 success, 2 configuration problems (all of them are printed),
+          1 a part cannot start (records store, listener, TLS certificate, keys);
+          healthcheck: 0 healthy, 1 not (never 2).
         Every key is described in docs/operations.md.
         """
 }

@@ -20,10 +20,8 @@ public enum ConfigLoader {
         if flags.help { return .success(.help(helpText)) }
         if flags.version { return .success(.version) }
 
-        var builder = ConfigBuilder()
-        builder.problems = flags.problems
-        builder.types = []
-        builder.applyDocument(Array(DefaultConfiguration.json.utf8), name: "built-in defaults")
+        var builder = defaultsBuilder()
+        builder.problems = flags.problems + builder.problems
 
         let configFile =
             flags.configPath.map { (path: $0, origin: "--config") }
@@ -44,7 +42,9 @@ public enum ConfigLoader {
 
         // The validator reads only while `validate` runs (to check that key and certificate files are readable).
         let validationProblems = withoutActuallyEscaping(readFile) { reader in
-            var validator = ConfigValidator(config: config, origins: builder.origins, readFile: reader)
+            var validator = ConfigValidator(
+                config: config, origins: builder.origins, failedKeyPaths: Set(builder.problems.map(\.keyPath)),
+                readFile: reader)
             validator.validate()
             return validator.problems
         }
@@ -52,5 +52,13 @@ public enum ConfigLoader {
         guard problems.isEmpty else { return .failure(ConfigError(problems: problems)) }
         if flags.healthcheck { return .success(.healthcheck(config)) }
         return .success(flags.checkConfig ? .checkConfig(config) : .run(config))
+    }
+
+    /// A builder holding layer 1, the built-in defaults (`config/presignd.json`), and nothing else.
+    static func defaultsBuilder() -> ConfigBuilder {
+        var builder = ConfigBuilder()
+        builder.types = []
+        builder.applyDocument(Array(DefaultConfiguration.json.utf8), name: "built-in defaults")
+        return builder
     }
 }

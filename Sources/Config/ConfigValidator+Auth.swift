@@ -15,13 +15,9 @@ extension ConfigValidator {
                 "auth.devUserHeader", "must be an HTTP header name (1-64 token characters)",
                 got: ConfigText.quoted(auth.devUserHeader))
         }
-        if auth.devDefaultUserId.isEmpty || auth.devDefaultUserId.count > 64
-            || !auth.devDefaultUserId.unicodeScalars.allSatisfy({
-                $0.isASCII && Self.userIdCharacters.contains(Character($0))
-            })
-        {
+        if !UserIdRule.isValid(auth.devDefaultUserId) {
             report(
-                "auth.devDefaultUserId", "must be 1-64 characters of A-Z a-z 0-9 _ -",
+                "auth.devDefaultUserId", "must be \(UserIdRule.summary) (the rule of every user id)",
                 got: ConfigText.quoted(auth.devDefaultUserId))
         }
         if let secret = auth.hs256Secret, secret.count < 32 {
@@ -71,9 +67,10 @@ extension ConfigValidator {
         var digests: Set<String> = []
         for (index, entry) in config.auth.apiKeys.enumerated() {
             let path = "auth.apiKeys[\(index)]"
-            if entry.id.isEmpty || entry.id.count > 64
-                || !entry.id.unicodeScalars.allSatisfy({ $0.isASCII && Self.userIdCharacters.contains(Character($0)) })
-            {
+            let idCharactersValid = entry.id.unicodeScalars.allSatisfy {
+                $0.isASCII && Self.apiKeyIdCharacters.contains(Character($0))
+            }
+            if entry.id.isEmpty || entry.id.count > 64 || !idCharactersValid {
                 report("\(path).id", "must be 1-64 characters of A-Z a-z 0-9 _ -", got: ConfigText.quoted(entry.id))
             } else if !ids.insert(entry.id).inserted {
                 report("\(path).id", "is used by another API key", got: ConfigText.quoted(entry.id))

@@ -27,22 +27,52 @@ extension ConfigValidator {
                 "s3.accessKeyId", "must be up to 128 printable ASCII characters without spaces or /",
                 got: ConfigText.quoted(s3.accessKeyId))
         }
-        if !s3.accessKeyId.isEmpty && s3.secretAccessKey == nil {
-            report(
-                "s3.secretAccessKey",
-                "is required with s3.accessKeyId (set PRESIGN_S3_SECRET_ACCESS_KEY or PRESIGN_S3_SECRET_ACCESS_KEY_FILE)"
-            )
-        }
-        if s3.accessKeyId.isEmpty && s3.secretAccessKey != nil {
-            report("s3.accessKeyId", "is required with s3.secretAccessKey")
-        }
-        if s3.sessionToken != nil && (s3.accessKeyId.isEmpty || s3.secretAccessKey == nil) {
-            report("s3.sessionToken", "is used only with s3.accessKeyId and s3.secretAccessKey")
-        }
+        validateS3Credentials()
         check("s3.requestTimeoutMs", s3.requestTimeoutMs, in: 1...600_000)
         check("s3.maxClockSkewSeconds", s3.maxClockSkewSeconds, in: 1...86_400)
         check("s3.maxRetries", s3.maxRetries, in: 0...10)
     }
+
+    /// The S3 credentials: an access key id and a secret access key come together, a session token
+    /// only with both, and (`requireStaticCredentials`) the pair must be there.
+    mutating func validateS3Credentials() {
+        let s3 = config.s3
+        // A key whose variable or file failed to load is already reported; it is not missing too.
+        guard !failedKeyPaths.contains("s3.accessKeyId"), !failedKeyPaths.contains("s3.secretAccessKey") else {
+            return
+        }
+        if !s3.accessKeyId.isEmpty && s3.secretAccessKey == nil {
+            report("s3.secretAccessKey", "is required with s3.accessKeyId (\(Self.secretAccessKeySources))")
+        }
+        if s3.accessKeyId.isEmpty && s3.secretAccessKey != nil {
+            report("s3.accessKeyId", "is required with s3.secretAccessKey (\(Self.accessKeyIdSources))")
+        }
+        if s3.sessionToken != nil && (s3.accessKeyId.isEmpty || s3.secretAccessKey == nil) {
+            report("s3.sessionToken", "is used only with s3.accessKeyId and s3.secretAccessKey")
+        }
+        requireStaticCredentials()
+    }
+
+    /// Static keys are the only credentials the server can sign with, so a configuration without
+    /// any is refused here, where `--check-config` sees it, rather than when the server starts.
+    ///
+    /// The one place to relax when another credential source (an IAM role, a web identity token)
+    /// is added: skip it when that source is configured.
+    mutating func requireStaticCredentials() {
+        let s3 = config.s3
+        guard s3.accessKeyId.isEmpty && s3.secretAccessKey == nil else { return }
+        let why = "static credentials are the only way presignd signs"
+        report("s3.accessKeyId", "is required: \(why) (\(Self.accessKeyIdSources); or AWS_ACCESS_KEY_ID)")
+        report(
+            "s3.secretAccessKey", "is required: \(why) (\(Self.secretAccessKeySources); or AWS_SECRET_ACCESS_KEY)")
+    }
+
+    /// Where an access key id may come from, as a problem states it.
+    static let accessKeyIdSources =
+        "set PRESIGN_S3_ACCESS_KEY_ID or PRESIGN_S3_ACCESS_KEY_ID_FILE, or s3.accessKeyId in the config file"
+
+    /// Where a secret access key may come from, as a problem states it (never the config file).
+    static let secretAccessKeySources = "set PRESIGN_S3_SECRET_ACCESS_KEY or PRESIGN_S3_SECRET_ACCESS_KEY_FILE"
 
     /// a-z and 0-9.
     static let lowerAlphanumerics = Set("abcdefghijklmnopqrstuvwxyz0123456789")

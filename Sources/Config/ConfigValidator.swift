@@ -6,6 +6,9 @@ struct ConfigValidator {
     let origins: [String: String]
     /// Reads a file named by the configuration, to check that it is readable (contents are discarded).
     let readFile: (String) throws -> [UInt8]
+    /// Key paths whose value already failed to load (an unreadable `*_FILE`, say): checks that a
+    /// value is missing skip them, so the one real problem is not followed by an echo of it.
+    let failedKeyPaths: Set<String>
     /// Everything found wrong.
     var problems: [ConfigProblem] = []
 
@@ -13,9 +16,13 @@ struct ConfigValidator {
     static let maxExpiresSeconds = 604_800
 
     /// Makes a validator for `config` that checks files with `readFile`.
-    init(config: PresigndConfig, origins: [String: String], readFile: @escaping (String) throws -> [UInt8]) {
+    init(
+        config: PresigndConfig, origins: [String: String], failedKeyPaths: Set<String> = [],
+        readFile: @escaping (String) throws -> [UInt8]
+    ) {
         self.config = config
         self.origins = origins
+        self.failedKeyPaths = failedKeyPaths
         self.readFile = readFile
     }
 
@@ -100,8 +107,9 @@ struct ConfigValidator {
     /// `tchar` of RFC 9110, section 5.6.2.
     static let tokenCharacters = Set("!#$%&'*+-.^_`|~abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
-    /// Characters of a user id: it becomes part of object keys.
-    static let userIdCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+    /// Characters of an API key id. The caller id made from it (`apikey-<id>`) follows
+    /// `UserIdRule` when the id is lower case and is otherwise hashed, as a token subject is.
+    static let apiKeyIdCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
     /// The `presign` section (its type reference is checked with the types).
     mutating func validatePresign() {

@@ -45,11 +45,13 @@ public struct PresigndConfig: Sendable, Equatable {
     }
 
     /// The built-in defaults (config/presignd.json), with no file, environment or flags applied.
+    ///
+    /// Not a configuration the server runs with as it is: it has no S3 credentials, which only the
+    /// environment gives (`ConfigValidator.requireStaticCredentials`).
     public static let defaults: PresigndConfig = {
-        switch ConfigLoader.load(arguments: [], environment: [:], readFile: { _ in [] }) {
-        case .success(.run(let config)): return config
-        case .success(let action): preconditionFailure("built-in defaults gave \(action)")
-        case .failure(let error): preconditionFailure("built-in defaults are invalid: \(error)")
-        }
+        var builder = ConfigLoader.defaultsBuilder()
+        let config = builder.finish()
+        precondition(builder.problems.isEmpty, "built-in defaults are invalid: \(builder.problems)")
+        return config
     }()
 }

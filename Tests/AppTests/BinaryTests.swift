@@ -43,6 +43,74 @@ struct BinaryTests {
         #expect(err.contains("presign.expiresSeconds"))
     }
 
+    /// The lines of `process`'s standard error that report configuration problems.
+    static func configurationProblems(_ process: ServerProcess) -> [Substring] {
+        process.stderr.split(separator: "\n").filter { $0.hasPrefix("presignd: configuration: ") }
+    }
+
+    @Test(
+        "missing S3 credentials: --check-config and a start both exit 2 with the same problems (key paths, variables)"
+    )
+    func missingCredentials() throws {
+        let (base, _) = TestEnvironment.serverEnvironment(s3: nil)
+        var noSecret = base
+        noSecret["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
+        var neither = noSecret
+        neither["PRESIGN_S3_ACCESS_KEY_ID"] = nil
+        for (env, expected) in [
+            (noSecret, ["s3.secretAccessKey: is required with s3.accessKeyId"]),
+            (neither, ["s3.accessKeyId: is required", "s3.secretAccessKey: is required"]),
+        ] {
+            let check = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
+            #expect(check.waitForExit() == 2)
+            let start = try ServerProcess(environment: env, expectListening: false)
+            #expect(start.waitForExit() == 2, "start-up refuses it as configuration, not as a part failing (1)")
+            let checked = Self.configurationProblems(check)
+            #expect(checked.count == expected.count, "\(check.stderr)")
+            #expect(checked == Self.configurationProblems(start), "\(start.stderr)")
+            for (line, start) in zip(checked, expected) {
+                #expect(line.hasPrefix("presignd: configuration: " + start), "\(line)")
+            }
+            #expect(checked.last?.contains("PRESIGN_S3_SECRET_ACCESS_KEY or PRESIGN_S3_SECRET_ACCESS_KEY_FILE") == true)
+            #expect(check.stdout.isEmpty, "no configuration is printed as if it were valid")
+        }
+    }
+
+    @Test("one user-id rule: X-User-Id and auth.devDefaultUserId accept and refuse the same values")
+    func userIdRule() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let cases: [(String, Bool)] = [
+            ("alice", true), ("user_42", true), ("a-b", true), (String(repeating: "a", count: 64), true),
+            ("Alice", false), ("ALICE", false), ("a.b", false), ("a/b", false), ("a+b", false),
+            (String(repeating: "a", count: 65), false),
+        ]
+        for (value, valid) in cases {
+            let c = try RawClient(port: server.port)
+            c.send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-User-Id: \(value)\r\n\r\n")
+            let r = try #require(c.readResponse())
+            #expect(r.status == (valid ? 200 : 400), "X-User-Id: \(value) -> \(r.status) \(r.text)")
+            if valid {
+                #expect(r.text.contains("/\(value)/"), "the id is used as given, in the key")
+            } else {
+                #expect(
+                    r.text == #"{"code":"INVALID_USER","message":"X-User-Id must be 1-64 characters of a-z 0-9 _ -"}"#)
+            }
+
+            var withDefault = env
+            withDefault["PRESIGN_AUTH_DEV_DEFAULT_USER_ID"] = value
+            let check = try ServerProcess(
+                environment: withDefault, arguments: ["--check-config"], expectListening: false)
+            #expect(check.waitForExit() == (valid ? 0 : 2), "auth.devDefaultUserId=\(value): \(check.stderr)")
+            if !valid {
+                #expect(
+                    check.stderr.contains("auth.devDefaultUserId: must be 1-64 characters of a-z 0-9 _ -"),
+                    "\(check.stderr)")
+            }
+        }
+    }
+
     @Test("one JSON access-log line per request, with the route template and never the query")
     func accessLog() throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)

@@ -154,7 +154,13 @@ struct ImagesFlowTests {
         let gif = try Self.uploadP(server, s3, user: "1", ext: "gif", contentType: "image/gif", bytes: [1])
         let wrongType = try Self.request(server, "POST", "/images", user: "1", body: #"{"imageKey":"\#(gif)"}"#)
         #expect(wrongType.status == 422)
-        #expect(wrongType.text.contains("CONTENT_TYPE_NOT_ALLOWED"))
+        // The message says what storage holds and what the type allows (the shape stays code + message).
+        let refusal = try JSONValue(parsing: wrongType.body)
+        #expect(refusal["code"]?.stringValue == "CONTENT_TYPE_NOT_ALLOWED")
+        #expect(
+            refusal["message"]?.stringValue
+                == #"the object was stored with content type "image/gif"; type PROFILE allows image/jpeg"#)
+        #expect(refusal.objectValue?.keys == ["code", "message"], "\(wrongType.text)")
         #expect(try ClientPFlowTests.get(s3, key: gif).0 == 404)
 
         for (body, status) in [

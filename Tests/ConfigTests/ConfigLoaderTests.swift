@@ -5,8 +5,29 @@ import Testing
 @Suite struct ConfigLoaderTests {
     @Test func noArgumentsRunWithTheDefaults() throws {
         let config = try #require(runConfig(load()))
-        #expect(config == PresigndConfig.defaults)
+        #expect(config == defaultsWithExampleCredentials())
         #expect(config.server.port == 8080)
+    }
+
+    /// The built-in defaults carry no S3 credentials, and the server cannot sign without them: with
+    /// nothing else given, loading fails (so `--check-config` and a start both exit 2) and says which
+    /// variables to set.
+    @Test func theDefaultsAloneLackCredentials() {
+        let result = load(credentials: [:])
+        #expect(
+            problems(result) == [
+                ConfigProblem(
+                    keyPath: "s3.accessKeyId",
+                    message:
+                        "is required: static credentials are the only way presignd signs (set PRESIGN_S3_ACCESS_KEY_ID or PRESIGN_S3_ACCESS_KEY_ID_FILE, or s3.accessKeyId in the config file; or AWS_ACCESS_KEY_ID)"
+                ),
+                ConfigProblem(
+                    keyPath: "s3.secretAccessKey",
+                    message:
+                        "is required: static credentials are the only way presignd signs (set PRESIGN_S3_SECRET_ACCESS_KEY or PRESIGN_S3_SECRET_ACCESS_KEY_FILE; or AWS_SECRET_ACCESS_KEY)"
+                ),
+            ])
+        #expect(problems(load(["--check-config"], credentials: [:])) == problems(result))
     }
 
     @Test func aFileOverridesOnlyTheKeysItGives() throws {
@@ -15,7 +36,7 @@ import Testing
             runConfig(
                 load(
                     ["--config", "/etc/p.json"], environment: ["PRESIGN_S3_SECRET_ACCESS_KEY": "s3cr3t"],
-                    files: ["/etc/p.json": file])))
+                    files: ["/etc/p.json": file], credentials: [:])))
         #expect(config.server.port == 9090)
         #expect(config.s3.bucket == "my-bucket")
         #expect(config.s3.accessKeyId == "AKIDEXAMPLE")
@@ -33,7 +54,7 @@ import Testing
 
     @Test func noFileIsReadUnlessOneIsNamed() throws {
         var asked: [String] = []
-        let result = ConfigLoader.load(arguments: [], environment: [:]) { path in
+        let result = ConfigLoader.load(arguments: [], environment: exampleCredentials) { path in
             asked.append(path)
             return []
         }
@@ -215,7 +236,7 @@ import Testing
 
     @Test func checkConfigVersionAndHelp() throws {
         if case .success(.checkConfig(let config)) = load(["--check-config"]) {
-            #expect(config == PresigndConfig.defaults)
+            #expect(config == defaultsWithExampleCredentials())
         } else {
             Issue.record("--check-config did not give .checkConfig")
         }

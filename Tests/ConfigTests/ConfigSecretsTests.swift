@@ -31,7 +31,7 @@ import Testing
                         "PRESIGN_S3_SECRET_ACCESS_KEY_FILE": "/run/secrets/key",
                         "PRESIGN_S3_SESSION_TOKEN_FILE": "/run/secrets/token",
                         "PRESIGN_RECORDS_URL_FILE": "/run/secrets/db",
-                    ], files: files)))
+                    ], files: files, credentials: [:])))
         #expect(config.s3.accessKeyId == "AKID2")
         #expect(config.s3.secretAccessKey?.unredacted == "secret-2")
         #expect(config.s3.sessionToken?.unredacted == "token-2\n")  // only one newline is trimmed
@@ -43,7 +43,7 @@ import Testing
             environment: [
                 "PRESIGN_S3_SECRET_ACCESS_KEY_FILE": "/missing", "PRESIGN_AUTH_HS256_SECRET_FILE": "/empty",
                 "PRESIGN_S3_SESSION_TOKEN": "t", "PRESIGN_S3_SESSION_TOKEN_FILE": "/x",
-            ], files: ["/empty": "\n"])
+            ], files: ["/empty": "\n"], credentials: [:])
         #expect(
             problems(result) == [
                 ConfigProblem(
@@ -60,7 +60,7 @@ import Testing
 
     @Test func awsVariablesAreAFallbackSet() throws {
         let aws = ["AWS_ACCESS_KEY_ID": "AKIDAWS", "AWS_SECRET_ACCESS_KEY": "aws-secret", "AWS_SESSION_TOKEN": ""]
-        let fromAWS = try #require(runConfig(load(environment: aws)))
+        let fromAWS = try #require(runConfig(load(environment: aws, credentials: [:])))
         #expect(fromAWS.s3.accessKeyId == "AKIDAWS")
         #expect(fromAWS.s3.secretAccessKey?.unredacted == "aws-secret")
         #expect(fromAWS.s3.sessionToken == nil)  // empty AWS_* values count as unset
@@ -68,13 +68,14 @@ import Testing
         var both = aws
         both["PRESIGN_S3_ACCESS_KEY_ID"] = "AKIDPRESIGN"
         both["PRESIGN_S3_SECRET_ACCESS_KEY"] = "presign-secret"
-        let fromPresign = try #require(runConfig(load(environment: both)))
+        let fromPresign = try #require(runConfig(load(environment: both, credentials: [:])))
         #expect(fromPresign.s3.accessKeyId == "AKIDPRESIGN")
         #expect(fromPresign.s3.secretAccessKey?.unredacted == "presign-secret")
 
         // A key id from the file is never paired with an AWS_* secret: the set is not read at all.
         let mixed = load(
-            ["--config", "/p.json"], environment: aws, files: ["/p.json": #"{"s3":{"accessKeyId":"AKIDFILE"}}"#])
+            ["--config", "/p.json"], environment: aws, files: ["/p.json": #"{"s3":{"accessKeyId":"AKIDFILE"}}"#],
+            credentials: [:])
         #expect(keyPaths(mixed) == ["s3.secretAccessKey"])
     }
 
@@ -101,8 +102,39 @@ import Testing
     }
 
     @Test func credentialsComeAsAPair() {
-        #expect(keyPaths(load(environment: ["PRESIGN_S3_ACCESS_KEY_ID": "AKID"])) == ["s3.secretAccessKey"])
-        #expect(keyPaths(load(environment: ["PRESIGN_S3_SECRET_ACCESS_KEY": "s"])) == ["s3.accessKeyId"])
-        #expect(keyPaths(load(environment: ["PRESIGN_S3_SECRET_ACCESS_KEY": ""])) == ["s3.secretAccessKey"])
+        /// The key paths of the problems of `environment` alone.
+        func found(_ environment: [String: String]) -> [String] {
+            keyPaths(load(environment: environment, credentials: [:]))
+        }
+        #expect(found(["PRESIGN_S3_ACCESS_KEY_ID": "AKID"]) == ["s3.secretAccessKey"])
+        #expect(found(["PRESIGN_S3_SECRET_ACCESS_KEY": "s"]) == ["s3.accessKeyId"])
+        #expect(found(["PRESIGN_S3_SECRET_ACCESS_KEY": ""]) == ["s3.secretAccessKey"])
+        #expect(
+            problems(load(environment: ["PRESIGN_S3_SECRET_ACCESS_KEY": "s"], credentials: [:])).first?.message
+                .contains("PRESIGN_S3_ACCESS_KEY_ID") == true)
+        #expect(
+            found(["PRESIGN_S3_SESSION_TOKEN": "t"]) == ["s3.sessionToken", "s3.accessKeyId", "s3.secretAccessKey"])
+    }
+
+    /// Without any credential the server cannot sign: both keys are required, each problem naming
+    /// the variables to set; a variable that failed to load is reported once, not again as missing.
+    @Test func credentialsAreRequired() {
+        let none = load(credentials: [:])
+        #expect(keyPaths(none) == ["s3.accessKeyId", "s3.secretAccessKey"])
+        let messages = problems(none).map(\.message)
+        for variable in ["PRESIGN_S3_ACCESS_KEY_ID", "PRESIGN_S3_ACCESS_KEY_ID_FILE", "AWS_ACCESS_KEY_ID"] {
+            #expect(messages[0].contains(variable), "\(variable)")
+        }
+        for variable in ["PRESIGN_S3_SECRET_ACCESS_KEY", "PRESIGN_S3_SECRET_ACCESS_KEY_FILE", "AWS_SECRET_ACCESS_KEY"] {
+            #expect(messages[1].contains(variable), "\(variable)")
+        }
+        let unreadable = load(environment: ["PRESIGN_S3_SECRET_ACCESS_KEY_FILE": "/missing"], credentials: [:])
+        #expect(keyPaths(unreadable) == ["s3.secretAccessKey"])
+        let aws = ["AWS_ACCESS_KEY_ID": "AKIDAWS", "AWS_SECRET_ACCESS_KEY": "aws-secret"]
+        #expect(keyPaths(load(environment: aws, credentials: [:])).isEmpty)
+        let fromFile = load(
+            ["--config", "/p.json"], environment: ["PRESIGN_S3_SECRET_ACCESS_KEY": "s"],
+            files: ["/p.json": #"{"s3":{"accessKeyId":"AKIDFILE"}}"#], credentials: [:])
+        #expect(keyPaths(fromFile).isEmpty)
     }
 }

@@ -1,10 +1,31 @@
 import Config
+import Crypto
+
+/// An S3 key pair (AWS's documented example), which every configuration needs
+/// (`ConfigValidator.requireStaticCredentials`): `load` adds it unless told otherwise.
+let exampleCredentials = [
+    "PRESIGN_S3_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+    "PRESIGN_S3_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+]
+
+/// The built-in defaults with `exampleCredentials`: what `load()` gives without arguments.
+func defaultsWithExampleCredentials() -> PresigndConfig {
+    var config = PresigndConfig.defaults
+    config.s3.accessKeyId = "AKIAIOSFODNN7EXAMPLE"
+    config.s3.secretAccessKey = Secret("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+    return config
+}
 
 /// Loads with an in-memory file system: `files` maps paths to contents; other paths fail to open.
+///
+/// `credentials` are added to `environment` (whose values win). Tests of the credential rules pass
+/// `credentials: [:]` so that only what they give is seen.
 func load(
-    _ arguments: [String] = [], environment: [String: String] = [:], files: [String: String] = [:]
+    _ arguments: [String] = [], environment: [String: String] = [:], files: [String: String] = [:],
+    credentials: [String: String] = exampleCredentials
 ) -> Result<CommandLineAction, ConfigError> {
-    ConfigLoader.load(arguments: arguments, environment: environment) { path in
+    let environment = environment.merging(credentials) { given, _ in given }
+    return ConfigLoader.load(arguments: arguments, environment: environment) { path in
         guard let text = files[path] else {
             throw FileReadError.cannotOpen(path: path, reason: "No such file or directory")
         }

@@ -2,14 +2,19 @@ import Config
 import Testing
 
 /// Loads with one config file holding `json`.
-private func loadFile(_ json: String, environment: [String: String] = [:]) -> Result<CommandLineAction, ConfigError> {
-    load(["--config", "/p.json"], environment: environment, files: ["/p.json": json])
+private func loadFile(
+    _ json: String, environment: [String: String] = [:], credentials: [String: String] = exampleCredentials
+) -> Result<CommandLineAction, ConfigError> {
+    load(["--config", "/p.json"], environment: environment, files: ["/p.json": json], credentials: credentials)
 }
 
 /// The problems of a config file that sets one string key.
 private func problems(section: String, key: String, value: String) -> [ConfigProblem] {
     let quoted = "\"" + value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
-    return problems(loadFile(#"{"\#(section)":{"\#(key)":\#(quoted)}}"#))
+    // PRESIGN_S3_ACCESS_KEY_ID would override the file's s3.accessKeyId: give only the secret then.
+    var credentials = exampleCredentials
+    if section == "s3" && key == "accessKeyId" { credentials["PRESIGN_S3_ACCESS_KEY_ID"] = nil }
+    return problems(loadFile(#"{"\#(section)":{"\#(key)":\#(quoted)}}"#, credentials: credentials))
 }
 
 /// The key paths of the problems of a config file that sets one string key.
@@ -77,7 +82,11 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
         ("s3", "addressing", "Path", false),
         ("auth", "devUserHeader", "X-Debug-User", true), ("auth", "devUserHeader", "X User", false),
         ("auth", "devUserHeader", "", false), ("auth", "devDefaultUserId", "user_42", true),
-        ("auth", "devDefaultUserId", "../etc", false), ("server", "host", "0.0.0.0", true),
+        ("auth", "devDefaultUserId", "../etc", false), ("auth", "devDefaultUserId", "Alice", false),
+        ("auth", "devDefaultUserId", "alice-01", true),
+        ("auth", "devDefaultUserId", String(repeating: "a", count: 64), true),
+        ("auth", "devDefaultUserId", String(repeating: "a", count: 65), false), ("auth", "devDefaultUserId", "", false),
+        ("server", "host", "0.0.0.0", true),
         ("server", "host", "::", true),
         ("server", "host", "bad host", false), ("presign", "defaultPostType", "PROFILE", true),
         ("presign", "defaultPostType", "NOPE", false), ("presign", "defaultPostType", "CHAT", false),

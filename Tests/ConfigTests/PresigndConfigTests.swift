@@ -190,7 +190,8 @@ import Testing
             "PRESIGN_S3_SESSION_TOKEN_FILE": "/run/secrets/token",
             "PRESIGN_RECORDS_URL": "mysql://user:TOPSECRET-db@host/db",
         ]
-        let result = load(environment: environment, files: ["/run/secrets/token": "TOPSECRET-token\n"])
+        let result = load(
+            environment: environment, files: ["/run/secrets/token": "TOPSECRET-token\n"], credentials: [:])
         guard case .failure(let error) = result else { return #expect(Bool(false), "expected problems") }
         #expect(
             error.problems.map(\.keyPath) == [
