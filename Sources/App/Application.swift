@@ -68,9 +68,7 @@ public final class Application: Sendable {
         let sink = log
         intentWriter = IntentWriter(
             store: store, batchSize: config.records.intentBatchSize, flushIntervalMs: config.records.intentFlushMs,
-            onError: { error in
-                sink.writeLine(#"{"level":"error","msg":"intent batch not stored","error":"\#(error)"}"#)
-            })
+            onError: { error in sink.error("intent batch not stored", ["error": "\(error)"]) })
 
         let gate = try Application.makeGate(config: config, env: env, log: log)
         let writer = intentWriter
@@ -233,7 +231,7 @@ public final class Application: Sendable {
             } catch {
                 throw .startup("auth", error.description)
             }
-            for note in keys.notes { log.writeLine(#"{"level":"warn","msg":"auth key skipped","detail":"\#(note)"}"#) }
+            for note in keys.notes { log.warn("auth key skipped", ["detail": note]) }
             callers = TokenCallerResolver(
                 authenticator: Authenticator(configuration: settings, keys: keys),
                 nowSeconds: { env.nowMillis() / 1000 })

@@ -52,14 +52,8 @@ struct AccessLog {
         peer: String
     ) {
         guard enabled else { return }
-        buffer.append(ascii: #"{"time":""#)
-        buffer.append(contentsOf: clock.isoSecond)
-        buffer.append(UInt8(ascii: "."))
-        let ms = Int(clock.millis)
-        buffer.append(UInt8(ascii: "0") + UInt8(ms / 100))
-        buffer.append(UInt8(ascii: "0") + UInt8(ms / 10 % 10))
-        buffer.append(UInt8(ascii: "0") + UInt8(ms % 10))
-        buffer.append(ascii: #"Z","level":"info","msg":"request","requestId":"#)
+        LogSink.appendTime(isoSecond: clock.isoSecond, millis: clock.millis, to: &buffer)
+        buffer.append(ascii: #","level":"info","msg":"request","requestId":"#)
         JSONWriter.appendQuoted(requestId ?? "", to: &buffer)
         buffer.append(ascii: #","method":"#)
         JSONWriter.appendQuoted(method, to: &buffer)
