@@ -234,7 +234,7 @@ public final class Application: Sendable {
             for note in keys.notes { log.warn("auth key skipped", ["detail": note]) }
             callers = TokenCallerResolver(
                 authenticator: Authenticator(configuration: settings, keys: keys),
-                nowSeconds: { env.nowMillis() / 1000 })
+                nowSeconds: { env.nowMillis() / 1000 }, log: log)
         case "none":
             callers = FixedCallerResolver(userId: a.devDefaultUserId)
         default:

@@ -7,7 +7,8 @@ import Testing
     import Glibc
 #endif
 
-/// Everything the real binary writes to standard error is one JSON object per line with a `time`.
+/// Everything the real binary writes to standard error is one JSON object per line with a `time`, and
+/// the lines say what an operator needs: who was served, and why a token was refused, never the token.
 @Suite("Log lines (binary)")
 struct LogLinesTests {
     static let timePattern = #"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$"#
@@ -33,6 +34,58 @@ struct LogLinesTests {
             c.send(head + "\r\n")
         }
         return try #require(c.readResponse())
+    }
+
+    @Test("start, served and refused requests, SIGTERM drain: every line is JSON with time; no token in any")
+    func wholeRun() throws {
+        let server = try AuthFlowTests.jwtServer()
+        defer { server.stop() }
+        let good = AuthFlowTests.token(sub: "user-7", exp: AuthFlowTests.now + 600)
+        let expired = AuthFlowTests.token(sub: "user-7", exp: AuthFlowTests.now - 3600)
+        let forged = AuthFlowTests.token(
+            sub: "user-7", exp: AuthFlowTests.now + 600, secret: "another-secret-of-sufficient-length-000")
+        let get = "GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\n"
+        #expect(try Self.send(server, get + "X-Request-Id: ok-get\r\nAuthorization: Bearer \(good)\r\n").status == 200)
+        let post =
+            "POST /presigned-url HTTP/1.1\r\nHost: a\r\nX-Request-Id: ok-post\r\nAuthorization: Bearer \(good)\r\n"
+        let body = #"{"contentType":"image/jpeg","imageKey":"\#(UUID().uuidString)"}"#
+        #expect(try Self.send(server, post, body: body).status == 200)
+        #expect(
+            try Self.send(server, get + "X-Request-Id: expired-1\r\nAuthorization: Bearer \(expired)\r\n").status == 401
+        )
+        #expect(
+            try Self.send(server, get + "X-Request-Id: forged-1\r\nAuthorization: Bearer \(forged)\r\n").status == 401)
+        #expect(try Self.send(server, get + "X-Request-Id: none-1\r\n").status == 401)
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+
+        let entries = try Self.entries(server)
+        func messages(_ msg: String) -> [JSONValue] { entries.filter { $0["msg"]?.stringValue == msg } }
+        #expect(messages("listening").count == 1)
+        #expect(messages("draining").first?["signal"]?.intValue == Int(SIGTERM))
+        #expect(messages("stopped").count == 1)
+
+        // Why each token was refused, tied to its request.
+        let refused = messages("auth refused")
+        let reasons = Dictionary(
+            refused.map { ($0["requestId"]?.stringValue ?? "", $0["reason"]?.stringValue ?? "") },
+            uniquingKeysWith: { a, _ in a })
+        #expect(reasons == ["expired-1": "expired", "forged-1": "bad_signature", "none-1": "missing_credentials"])
+        #expect(refused.allSatisfy { $0["level"]?.stringValue == "info" && $0["detail"]?.stringValue != nil })
+
+        // The caller of each served request is in its access line; a refused request has none.
+        let requests = Dictionary(
+            messages("request").map { ($0["requestId"]?.stringValue ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(requests["ok-get"]?["userId"]?.stringValue == "user-7")
+        #expect(requests["ok-post"]?["userId"]?.stringValue == "user-7", "a worker-pool route too")
+        #expect(requests["expired-1"]?["status"]?.intValue == 401)
+        #expect(requests["expired-1"]?["userId"] == nil)
+
+        // No token, nor any of its three parts.
+        let text = server.stderr
+        for token in [good, expired, forged] {
+            for part in token.split(separator: ".") { #expect(!text.contains(part), "a token part is in the log") }
+        }
     }
 
     @Test("a start-up failure's error is escaped, so a quote or backslash in a path keeps the line JSON")
