@@ -119,19 +119,16 @@ public final class Application: Sendable {
         let ops = OpsService(
             store: store, metrics: { metricsBox.render() },
             storageCheck: { [maxSkew = config.s3.maxClockSkewSeconds] in
-                // One signed HEAD of the bucket answers both: does storage take our requests, and does
-                // its clock (the Date header, sent with refusals too) agree with ours.
-                guard let probe = try? storage.probeBucket() else { return [("storage", "unavailable")] }
-                var checks: [(name: String, problem: String?)] = [
-                    ("storage", probe.status == 200 ? nil : "unavailable (HTTP \(probe.status))")
-                ]
-                if let serverSeconds = probe.serverEpochSeconds {
-                    let now = env.nowMillis()
-                    let skew = ClockSkew.problem(serverEpochSeconds: serverSeconds, nowMillis: now, maxSeconds: maxSkew)
-                    checks.append(("clock", skew))
+                // One probe of the bucket answers both: does storage take our requests (and if not, why),
+                // and does its clock (the Date header, sent with refusals too) agree with ours.
+                let probe: Result<S3Client.BucketProbe, ObjectStoreError>
+                do throws(ObjectStoreError) {
+                    probe = .success(try storage.probeBucket())
+                } catch {
+                    probe = .failure(error)
                 }
-                return checks
-            })
+                return StorageReadiness.checks(probe: probe, nowMillis: env.nowMillis(), maxSkewSeconds: maxSkew)
+            }, log: log)
         let opsRoutes = ops.routes()
         if config.server.metricsPort == 0 {
             for r in opsRoutes { router.add(r) }
