@@ -68,9 +68,7 @@ public final class Application: Sendable {
         let sink = log
         intentWriter = IntentWriter(
             store: store, batchSize: config.records.intentBatchSize, flushIntervalMs: config.records.intentFlushMs,
-            onError: { error in
-                sink.writeLine(#"{"level":"error","msg":"intent batch not stored","error":"\#(error)"}"#)
-            })
+            onError: { error in sink.error("intent batch not stored", ["error": "\(error)"]) })
 
         let gate = try Application.makeGate(config: config, env: env, log: log)
         let writer = intentWriter
@@ -122,19 +120,16 @@ public final class Application: Sendable {
         let ops = OpsService(
             store: store, metrics: { metricsBox.render() },
             storageCheck: { [maxSkew = config.s3.maxClockSkewSeconds] in
-                // One signed HEAD of the bucket answers both: does storage take our requests, and does
-                // its clock (the Date header, sent with refusals too) agree with ours.
-                guard let probe = try? storage.probeBucket() else { return [("storage", "unavailable")] }
-                var checks: [(name: String, problem: String?)] = [
-                    ("storage", probe.status == 200 ? nil : "unavailable (HTTP \(probe.status))")
-                ]
-                if let serverSeconds = probe.serverEpochSeconds {
-                    let now = env.nowMillis()
-                    let skew = ClockSkew.problem(serverEpochSeconds: serverSeconds, nowMillis: now, maxSeconds: maxSkew)
-                    checks.append(("clock", skew))
+                // One probe of the bucket answers both: does storage take our requests (and if not, why),
+                // and does its clock (the Date header, sent with refusals too) agree with ours.
+                let probe: Result<S3Client.BucketProbe, ObjectStoreError>
+                do throws(ObjectStoreError) {
+                    probe = .success(try storage.probeBucket())
+                } catch {
+                    probe = .failure(error)
                 }
-                return checks
-            })
+                return StorageReadiness.checks(probe: probe, nowMillis: env.nowMillis(), maxSkewSeconds: maxSkew)
+            }, log: log)
         let opsRoutes = ops.routes()
         if config.server.metricsPort == 0 {
             for r in opsRoutes { router.add(r) }
@@ -234,10 +229,10 @@ public final class Application: Sendable {
             } catch {
                 throw .startup("auth", error.description)
             }
-            for note in keys.notes { log.writeLine(#"{"level":"warn","msg":"auth key skipped","detail":"\#(note)"}"#) }
+            for note in keys.notes { log.warn("auth key skipped", ["detail": note]) }
             callers = TokenCallerResolver(
                 authenticator: Authenticator(configuration: settings, keys: keys),
-                nowSeconds: { env.nowMillis() / 1000 })
+                nowSeconds: { env.nowMillis() / 1000 }, log: log)
         case "none":
             callers = FixedCallerResolver(userId: a.devDefaultUserId)
         default:

@@ -54,9 +54,31 @@ public final class Gate: Sendable {
         case .failure(let f): return .failure(f)
         }
         if let limits, case .limited(let after) = limits.perUser.check(caller.userId) {
-            return .failure(tooMany(after, scope))
+            var refusal = tooMany(after, scope).response
+            refusal.userId = caller.userId
+            return .failure(ResolveFailure(response: refusal))
         }
         return .success(caller)
+    }
+
+    /// Admits the caller of `request` and answers with `body`, its response marked with the caller's
+    /// user id for the access log; a refusal is answered as it is.
+    func serve(_ request: Request, _ scope: Scope, _ body: (Caller) -> Response) -> Response {
+        switch admit(request, scope) {
+        case .success(let caller):
+            var response = body(caller)
+            response.userId = caller.userId
+            return response
+        case .failure(let f): return f.response
+        }
+    }
+
+    /// `serve` for handlers that may hand their work to the worker pool.
+    func serve(_ request: Request, _ scope: Scope, _ body: (Caller) -> HandlerResult) -> HandlerResult {
+        switch admit(request, scope) {
+        case .success(let caller): return body(caller).servingUser(caller.userId)
+        case .failure(let f): return .respond(f.response)
+        }
     }
 
     private func tooMany(_ seconds: Int, _ scope: Scope) -> ResolveFailure {
@@ -90,19 +112,40 @@ public final class Gate: Sendable {
     }
 }
 
+extension HandlerResult {
+    /// The same result, its response (now or from the worker pool) marked with `userId` for the access log.
+    func servingUser(_ userId: String) -> HandlerResult {
+        switch self {
+        case .respond(var response):
+            response.userId = userId
+            return .respond(response)
+        case .blocking(let work):
+            return .blocking {
+                var response = work()
+                response.userId = userId
+                return response
+            }
+        }
+    }
+}
+
 /// Bearer tokens and API keys (`auth.mode = jwt`).
 public struct TokenCallerResolver: CallerResolver {
     let authenticator: Authenticator
     let nowSeconds: @Sendable () -> Int64
+    let log: LogSink?
 
-    /// A resolver verifying with `authenticator` at the time `nowSeconds` gives.
-    public init(authenticator: Authenticator, nowSeconds: @escaping @Sendable () -> Int64) {
+    /// A resolver verifying with `authenticator` at the time `nowSeconds` gives; each refusal's reason
+    /// goes to `log` (never the credential).
+    public init(authenticator: Authenticator, nowSeconds: @escaping @Sendable () -> Int64, log: LogSink? = nil) {
         self.authenticator = authenticator
         self.nowSeconds = nowSeconds
+        self.log = log
     }
 
     /// The principal of a valid token or API key as a caller; otherwise 401 with a `WWW-Authenticate`
-    /// challenge and a body that says nothing about why.
+    /// challenge and a body that says nothing about why (the reason goes to the log only, as
+    /// `{"msg":"auth refused","reason":…,"detail":…,"requestId":…}`).
     public func resolve(_ request: Request) -> Result<Caller, ResolveFailure> {
         let result = authenticator.authenticate(
             authorization: request.header("Authorization"), apiKey: request.header(Authenticator.apiKeyHeader),
@@ -112,6 +155,8 @@ public struct TokenCallerResolver: CallerResolver {
             let prefix = p.kind == .apiKey ? "apikey-" : ""
             return .success(Caller(userId: TokenCallerResolver.keySafeUserId(prefix + p.subject)))
         case .failure(let f):
+            log?.info(
+                "auth refused", ["reason": f.reason.code, "detail": f.description, "requestId": request.requestId])
             var r = APIError.error(401, "UNAUTHORIZED", "invalid or missing credentials")
             r.headers.append(("WWW-Authenticate", f.challenge))
             return .failure(ResolveFailure(response: r))

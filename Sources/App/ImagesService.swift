@@ -59,11 +59,10 @@ final class ImagesService: Sendable {
     // MARK: - POST /images
 
     func confirm(_ req: Request) -> HandlerResult {
-        let caller: Caller
-        switch gate.admit(req, .confirm) {
-        case .success(let c): caller = c
-        case .failure(let f): return .respond(f.response)
-        }
+        gate.serve(req, .confirm) { caller in confirm(req, caller: caller) }
+    }
+
+    private func confirm(_ req: Request, caller: Caller) -> HandlerResult {
         if let ct = req.header("Content-Type"), !PresignService.isJSONContentType(ct) {
             return .respond(APIError.error(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json"))
         }
@@ -183,11 +182,10 @@ final class ImagesService: Sendable {
     }
 
     func list(_ req: Request) -> HandlerResult {
-        let caller: Caller
-        switch gate.admit(req, .confirm) {
-        case .success(let c): caller = c
-        case .failure(let f): return .respond(f.response)
-        }
+        gate.serve(req, .confirm) { caller in list(req, caller: caller) }
+    }
+
+    private func list(_ req: Request, caller: Caller) -> HandlerResult {
         guard let items = req.queryItems() else {
             return .respond(
                 APIError.error(400, "MALFORMED_QUERY", "the query string is not valid percent-encoded UTF-8"))
@@ -246,11 +244,12 @@ final class ImagesService: Sendable {
     private func ownedRecord(
         _ req: Request, _ body: @escaping @Sendable (ImageRecord, Caller) throws -> Response
     ) -> HandlerResult {
-        let caller: Caller
-        switch gate.admit(req, .confirm) {
-        case .success(let c): caller = c
-        case .failure(let f): return .respond(f.response)
-        }
+        gate.serve(req, .confirm) { caller in ownedRecord(req, caller: caller, body) }
+    }
+
+    private func ownedRecord(
+        _ req: Request, caller: Caller, _ body: @escaping @Sendable (ImageRecord, Caller) throws -> Response
+    ) -> HandlerResult {
         guard let id = req.parameter("id").flatMap(PresignService.canonicalUUID) else {
             return .respond(APIError.error(404, "IMAGE_NOT_FOUND", "no such image"))
         }

@@ -68,7 +68,7 @@ final class Janitor: @unchecked Sendable {
                 removed += expired.count
                 if expired.count < batchSize { return removed }
             } catch {
-                log.writeLine(#"{"level":"warn","msg":"janitor pass stopped","error":"\#(error)"}"#)
+                log.warn("janitor pass stopped", ["error": "\(error)"])
                 return removed
             }
         }

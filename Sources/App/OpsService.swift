@@ -1,23 +1,29 @@
 import HTTPServer
 import JSON
 import Records
+import Synchronization
 
 /// `/healthz` (liveness), `/readyz` (readiness: the database and storage answer, and the clocks agree)
 /// and `/metrics`.
 final class OpsService: Sendable {
     private let store: any RecordStore
     private let metricsSource: @Sendable () -> String
-    private let storageCheck: (@Sendable () -> [(name: String, problem: String?)])?
+    private let storageCheck: (@Sendable () -> [ReadinessCheck])?
+    private let log: LogSink?
+    /// The outcome of the last `/readyz` (the server is taken to be ready when it starts), so that a
+    /// change is logged once, not on every probe.
+    private let lastReady = Mutex(true)
 
-    /// `storageCheck` returns the storage-side checks by name (`storage`, `clock`), each with nil when
-    /// it passes, else a short reason.
+    /// `storageCheck` returns the storage-side checks (`storage`, `clock`); a change of readiness is
+    /// logged to `log` as a warning.
     init(
         store: any RecordStore, metrics: @escaping @Sendable () -> String,
-        storageCheck: (@Sendable () -> [(name: String, problem: String?)])?
+        storageCheck: (@Sendable () -> [ReadinessCheck])?, log: LogSink? = nil
     ) {
         self.store = store
         self.metricsSource = metrics
         self.storageCheck = storageCheck
+        self.log = log
     }
 
     /// The body of `/healthz`, also the static route of the benchmark.
@@ -39,35 +45,23 @@ final class OpsService: Sendable {
 
     /// Checks each dependency (blocking; runs on a worker).
     func readiness() -> Response {
-        var checks: [(String, String)] = []
-        var ok = true
+        var checks: [ReadinessCheck] = []
         do {
             try store.ping()
-            checks.append(("database", "ok"))
+            checks.append(.ok("database"))
         } catch {
-            ok = false
-            checks.append(("database", "unavailable"))
+            checks.append(.failed("database", "unavailable"))
         }
-        for (name, problem) in storageCheck?() ?? [] {
-            if let problem {
-                ok = false
-                checks.append((name, problem))
-            } else {
-                checks.append((name, "ok"))
-            }
+        checks += storageCheck?() ?? []
+        let ok = checks.allSatisfy(\.passes)
+        let status = ok ? "ready" : "not ready"
+        let members = JSONObject(checks.map { ($0.name, JSONValue.string($0.text)) })
+        lastReady.withLock { wasReady in
+            guard wasReady != ok else { return }
+            wasReady = ok
+            log?.warn("readiness changed", ["status": status, "checks": JSONValue.object(members)])
         }
-        var w = JSONWriter(reservingCapacity: 128)
-        w.beginObject()
-        w.key("status")
-        w.string(ok ? "ready" : "not ready")
-        w.key("checks")
-        w.beginObject()
-        for (k, v) in checks {
-            w.key(k)
-            w.string(v)
-        }
-        w.endObject()
-        w.endObject()
-        return .json(ok ? 200 : 503, w.bytes, extraHeaders: [("Cache-Control", "no-store")])
+        let body = JSONValue.object(["status": .string(status), "checks": .object(members)]).serialized()
+        return .json(ok ? 200 : 503, body, extraHeaders: [("Cache-Control", "no-store")])
     }
 }

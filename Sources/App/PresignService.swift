@@ -95,11 +95,10 @@ public final class PresignService: Sendable {
     // MARK: - GET /presigned-url?type=&ext=[&chatroomId=]  (client P)
 
     func issueForQuery(_ req: Request) -> Response {
-        let caller: Caller
-        switch gate.admit(req, .issue) {
-        case .success(let c): caller = c
-        case .failure(let f): return f.response
-        }
+        gate.serve(req, .issue) { caller in issueForQuery(req, caller: caller) }
+    }
+
+    private func issueForQuery(_ req: Request, caller: Caller) -> Response {
         var typeName: String?
         var ext: String?
         var chatroomId: String?
@@ -169,24 +168,41 @@ public final class PresignService: Sendable {
     /// Validates on the event loop, then checks the key against the store on a worker (a client-chosen
     /// key that is recorded, or issued to someone else, must not get a new URL) and signs there.
     func issueForBody(_ req: Request) -> HandlerResult {
-        switch validateBody(req) {
+        // Not `gate.serve`: its wrapping of the worker's closure would cost this route a second closure
+        // allocation per request; the closure below marks its response with the caller itself.
+        let caller: Caller
+        switch gate.admit(req, .issue) {
+        case .success(let c): caller = c
         case .failure(let f): return .respond(f.response)
+        }
+        switch validateBody(req, caller: caller) {
+        case .failure(let f):
+            var refusal = f.response
+            refusal.userId = caller.userId
+            return .respond(refusal)
         case .success(let v):
             return .blocking { [self] in
-                do {
-                    switch try keyUse(v.imageKey, v.caller.userId) {
-                    case .free: break
-                    case .recorded:
-                        return APIError.error(409, "KEY_ALREADY_RECORDED", "this imageKey is already recorded")
-                    case .issuedToOther:
-                        return APIError.error(409, "KEY_IN_USE", "this imageKey was issued to another user")
-                    }
-                } catch {
-                    return APIError.error(503, "STORE_UNAVAILABLE", "the records store is not available")
-                }
-                return sign(v)
+                var response = checkKeyAndSign(v)
+                response.userId = v.caller.userId
+                return response
             }
         }
+    }
+
+    /// On a worker: refuses a key that is recorded or issued to someone else, else signs.
+    private func checkKeyAndSign(_ v: BodyRequest) -> Response {
+        do {
+            switch try keyUse(v.imageKey, v.caller.userId) {
+            case .free: break
+            case .recorded:
+                return APIError.error(409, "KEY_ALREADY_RECORDED", "this imageKey is already recorded")
+            case .issuedToOther:
+                return APIError.error(409, "KEY_IN_USE", "this imageKey was issued to another user")
+            }
+        } catch {
+            return APIError.error(503, "STORE_UNAVAILABLE", "the records store is not available")
+        }
+        return sign(v)
     }
 
     /// A validated client B request.
@@ -202,12 +218,7 @@ public final class PresignService: Sendable {
         var checksumSHA256: String? = nil
     }
 
-    func validateBody(_ req: Request) -> Result<BodyRequest, ResolveFailure> {
-        let caller: Caller
-        switch gate.admit(req, .issue) {
-        case .success(let c): caller = c
-        case .failure(let f): return .failure(f)
-        }
+    func validateBody(_ req: Request, caller: Caller) -> Result<BodyRequest, ResolveFailure> {
         if let ct = req.header("Content-Type"), !PresignService.isJSONContentType(ct) {
             return .failure(
                 ResolveFailure(

@@ -46,6 +46,33 @@ public struct AuthFailure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The API key matches no configured key (or none is configured).
         case unknownAPIKey
 
+        /// A stable snake_case name of the case for logs and alerts (`expired`, `bad_signature`); never
+        /// holds any value from the request.
+        public var code: String {
+            switch self {
+            case .missingCredentials: return "missing_credentials"
+            case .unsupportedScheme: return "unsupported_scheme"
+            case .conflictingCredentials: return "conflicting_credentials"
+            case .malformedAuthorization: return "malformed_authorization"
+            case .tokenTooLarge: return "token_too_large"
+            case .malformedToken: return "malformed_token"
+            case .algorithmNotAllowed: return "algorithm_not_allowed"
+            case .unsupportedHeader: return "unsupported_header"
+            case .unknownKeyID: return "unknown_kid"
+            case .noKeyForAlgorithm: return "no_key_for_algorithm"
+            case .ambiguousKey: return "ambiguous_key"
+            case .badSignature: return "bad_signature"
+            case .expired: return "expired"
+            case .notYetValid: return "not_yet_valid"
+            case .issuedInTheFuture: return "issued_in_the_future"
+            case .wrongIssuer: return "wrong_issuer"
+            case .wrongAudience: return "wrong_audience"
+            case .invalidClaim: return "invalid_claim"
+            case .invalidSubject: return "invalid_subject"
+            case .unknownAPIKey: return "unknown_api_key"
+            }
+        }
+
         /// A short fixed text for logs.
         public var description: String {
             switch self {

@@ -34,7 +34,7 @@ public final class LogSink: @unchecked Sendable {
 }
 
 /// The per-loop access log: one JSON line per request, buffered and written once per loop iteration.
-/// Never holds a query string, a header value other than the request id, or a body.
+/// Never holds a query string, a header value other than the request id, a credential, or a body.
 struct AccessLog {
     let enabled: Bool
     let sink: LogSink
@@ -46,20 +46,15 @@ struct AccessLog {
         buffer.reserveCapacity(16_384)
     }
 
-    /// Appends the line of one answered request.
+    /// Appends the line of one answered request; `userId` is the caller the handler served (never a
+    /// credential), absent when there was none.
     mutating func record(
         clock: LoopClock, requestId: String?, method: String, route: String, status: Int, bytes: Int, micros: Int64,
-        peer: String
+        peer: String, userId: String? = nil
     ) {
         guard enabled else { return }
-        buffer.append(ascii: #"{"time":""#)
-        buffer.append(contentsOf: clock.isoSecond)
-        buffer.append(UInt8(ascii: "."))
-        let ms = Int(clock.millis)
-        buffer.append(UInt8(ascii: "0") + UInt8(ms / 100))
-        buffer.append(UInt8(ascii: "0") + UInt8(ms / 10 % 10))
-        buffer.append(UInt8(ascii: "0") + UInt8(ms % 10))
-        buffer.append(ascii: #"Z","level":"info","msg":"request","requestId":"#)
+        LogSink.appendTime(isoSecond: clock.isoSecond, millis: clock.millis, to: &buffer)
+        buffer.append(ascii: #","level":"info","msg":"request","requestId":"#)
         JSONWriter.appendQuoted(requestId ?? "", to: &buffer)
         buffer.append(ascii: #","method":"#)
         JSONWriter.appendQuoted(method, to: &buffer)
@@ -73,6 +68,10 @@ struct AccessLog {
         appendDecimal(Int(max(0, micros)), to: &buffer)
         buffer.append(ascii: #","peer":"#)
         JSONWriter.appendQuoted(peer, to: &buffer)
+        if let userId {
+            buffer.append(ascii: #","userId":"#)
+            JSONWriter.appendQuoted(userId, to: &buffer)
+        }
         buffer.append(ascii: "}\n")
         if buffer.count > 60_000 { flush() }
     }

@@ -502,7 +502,7 @@ final class EventLoop: @unchecked Sendable {
         metrics.record(shard: index, route: route, method: head.methodName, status: response.status, micros: micros)
         log.record(
             clock: clock, requestId: requestId, method: head.methodName, route: route, status: response.status,
-            bytes: response.body.count, micros: micros, peer: c.peer)
+            bytes: response.body.count, micros: micros, peer: c.peer, userId: response.userId)
     }
 
     /// Serialises a response into the connection's outbox (written by `flush`, once per batch).

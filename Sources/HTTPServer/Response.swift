@@ -9,6 +9,9 @@ public struct Response: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body bytes (omitted on the wire for HEAD, 204 and 304, but counted in Content-Length for HEAD).
     public var body: [UInt8]
+    /// The user id of the caller this response served, for the access log (never sent; never a token
+    /// or a key); nil when the request had no admitted caller.
+    public var userId: String?
 
     /// Creates a response.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {

@@ -2,7 +2,7 @@
 ///
 /// Error bodies from S3 can echo the string to sign and the signature sent (`SignatureDoesNotMatch`
 /// does), so only the `<Code>` element of a body is ever kept.
-public enum ObjectStoreError: Error, Sendable, Equatable {
+public enum ObjectStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store did not connect, answer or finish answering in time; the payload says which step.
     case timeout(String)
     /// The connection could not be made or broke (refused, reset, closed mid-response, DNS failure).
@@ -39,4 +39,21 @@ extension ObjectStoreError {
 
     /// Codes S3 may embed in a 200 answer to a copy when the copy failed on its side.
     private static let transientCodes: Set<String> = ["InternalError", "ServiceUnavailable", "SlowDown"]
+}
+
+extension ObjectStoreError {
+    /// One line for logs and `/readyz`: the kind of failure, then its context (`NoSuchBucket (HTTP 404)`,
+    /// `connection failed: connect to 127.0.0.1:9000: Connection refused`).
+    public var description: String {
+        switch self {
+        case .timeout(let detail): return "timeout: \(detail)"
+        case .connection(let detail): return "connection failed: \(detail)"
+        case .tls(let detail): return "TLS failed: \(detail)"
+        case .status(let status, let code):
+            guard let code else { return "HTTP \(status)" }
+            return "\(code) (HTTP \(status))"
+        case .malformedResponse(let detail): return "malformed response: \(detail)"
+        case .signing(let detail): return "cannot sign: \(detail)"
+        }
+    }
 }

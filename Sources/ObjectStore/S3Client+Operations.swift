@@ -113,22 +113,38 @@ extension S3Client {
 }
 
 extension S3Client {
-    /// What a readiness probe of the bucket saw: the status of a signed HEAD of the bucket and the
-    /// server's clock from its `Date` header (also on a refusal, e.g. 403 `RequestTimeTooSkewed`).
+    /// What a readiness probe of the bucket saw: the status of a signed HEAD of the bucket, S3's error
+    /// code when it refused, and the server's clock from its `Date` header (also on a refusal, e.g.
+    /// 403 `RequestTimeTooSkewed`).
     public struct BucketProbe: Sendable, Equatable {
         /// The HEAD's status: 200 when the bucket exists and the credentials may use it.
         public var status: Int
         /// The server's `Date`, in seconds since the Unix epoch, or nil when absent or unreadable.
         public var serverEpochSeconds: Int64?
+        /// S3's error code (`SignatureDoesNotMatch`, `InvalidAccessKeyId`, `NoSuchBucket`) when the HEAD
+        /// was refused and the store named the reason; nil on 200 or when no code could be learnt.
+        public var errorCode: String? = nil
     }
 
-    /// A signed HEAD of the bucket that reports the status and the server's clock instead of throwing on
-    /// a non-200 answer; transport failures (no connection, timeout) still throw.
+    /// A signed HEAD of the bucket that reports the status, the error code and the server's clock
+    /// instead of throwing on a non-200 answer; transport failures (no connection, timeout) still throw.
+    ///
+    /// A HEAD answer has no body, so it cannot carry S3's `<Code>`: after a refusal the bucket is asked
+    /// once more with a GET (ListObjects of at most one key: the same permission as HeadBucket), whose
+    /// error body names the reason. Only the code of that body is kept.
     public func probeBucket() throws(ObjectStoreError) -> BucketProbe {
-        try perform("HEAD", key: "") { (response) throws(ObjectStoreError) -> BucketProbe in
+        var probe = try perform("HEAD", key: "") { (response) throws(ObjectStoreError) -> BucketProbe in
             BucketProbe(
                 status: response.status,
                 serverEpochSeconds: response.header("Date").flatMap(HTTPDateParser.epochSeconds))
         }
+        if probe.status != 200 {
+            let code = try? perform("GET", key: "", query: [("max-keys", "1")]) {
+                (response) throws(ObjectStoreError) -> String? in
+                response.status == 200 ? nil : S3XML.errorCode(response.body)
+            }
+            probe.errorCode = code ?? nil
+        }
+        return probe
     }
 }

@@ -70,19 +70,17 @@ let app: Application
 do {
     app = try Application(config: config, env: env, log: log)
 } catch {
-    log.writeLine(#"{"level":"error","msg":"cannot start","error":"\#(error)"}"#)
+    log.error("cannot start", ["error": "\(error)"])
     exit(1)
 }
 app.start()
-log.writeLine(
-    #"{"level":"info","msg":"listening","host":"\#(config.server.host)","port":\#(app.server.port),"tls":\#(config.tls.enabled),"version":"\#(ConfigLoader.version)"}"#
-)
+log.info(
+    "listening",
+    ["host": config.server.host, "port": app.server.port, "tls": config.tls.enabled, "version": ConfigLoader.version])
 // The loops' count and what decided it (configured, affinity mask, cgroup quota or online CPUs).
-log.writeLine(
-    #"{"level":"info","msg":"event loops","count":\#(app.server.eventLoopCount),"source":"\#(app.server.eventLoopCountSource.rawValue)"}"#
-)
+log.info("event loops", ["count": app.server.eventLoopCount, "source": app.server.eventLoopCountSource.rawValue])
 if config.auth.mode == "none" {
-    log.writeLine(#"{"level":"warn","msg":"auth.mode is none: every request is served as the default user"}"#)
+    log.warn("auth.mode is none: every request is served as the default user")
 }
 
 while true {
@@ -90,17 +88,15 @@ while true {
     if sig == SIGHUP {
         if config.tls.enabled {
             if let problem = app.reloadTLS() {
-                log.writeLine(
-                    #"{"level":"error","msg":"TLS reload failed; the previous certificate stays","error":"\#(problem)"}"#
-                )
+                log.error("TLS reload failed; the previous certificate stays", ["error": problem])
             } else {
-                log.writeLine(#"{"level":"info","msg":"TLS certificate reloaded"}"#)
+                log.info("TLS certificate reloaded")
             }
         }
         continue
     }
-    log.writeLine(#"{"level":"info","msg":"draining","signal":\#(sig)}"#)
+    log.info("draining", ["signal": sig])
     app.stop()
-    log.writeLine(#"{"level":"info","msg":"stopped"}"#)
+    log.info("stopped")
     exit(0)
 }

@@ -132,6 +132,7 @@ struct BinaryTests {
         #expect(line["method"]?.stringValue == "GET")
         #expect(line["durationUs"]?.intValue != nil)
         #expect(line["peer"]?.stringValue?.hasPrefix("127.0.0.1:") == true)
+        #expect(line["userId"]?.stringValue == "1", "the caller (dev mode's default user), never the token")
         #expect(!server.stderr.contains("PROFILE"))
         #expect(!server.stderr.contains(signature))
         #expect(!server.stderr.contains("sekrit-token"))

@@ -13,14 +13,15 @@ import Testing
 struct S3ClientRGWTests {
     /// A client for the RGW, with `secret` instead of the real one when given, and `bucket`
     /// instead of the test bucket when given.
-    static func client(secret: String? = nil, bucket: String? = nil, sleeps: SleepRecorder = SleepRecorder()) throws
-        -> S3Client
-    {
+    static func client(
+        secret: String? = nil, accessKey: String? = nil, bucket: String? = nil, sleeps: SleepRecorder = SleepRecorder()
+    ) throws -> S3Client {
         let rgw = try RGWEnvironment.current()
         let options = ObjectStoreOptions(
             endpoint: rgw.endpoint, bucket: bucket ?? rgw.bucket, requestTimeoutMs: 5000, maxRetries: 2)
         return S3Client(
-            options: options, signer: try rgw.signer(secret: secret), now: wallClockSeconds, sleep: sleeps.sleep)
+            options: options, signer: try rgw.signer(secret: secret, accessKey: accessKey), now: wallClockSeconds,
+            sleep: sleeps.sleep)
     }
 
     /// `count` bytes of a repeating pattern.
@@ -183,6 +184,21 @@ struct S3ClientRGWTests {
         let refused = try Self.client(secret: "wrong-secret-0000000000000000000000000000").probeBucket()
         #expect(refused.status == 403)
         #expect(refused.serverEpochSeconds != nil)
+    }
+
+    @Test("a refused probe names S3's error code (a HEAD has no body: the GET after it does)")
+    func probeBucketNamesTheErrorCode() throws {
+        #expect(try Self.client().probeBucket().errorCode == nil)
+        let wrongSecret = try Self.client(secret: "wrong-secret-0000000000000000000000000000").probeBucket()
+        #expect(wrongSecret.status == 403)
+        #expect(wrongSecret.errorCode == "SignatureDoesNotMatch")
+        let unknownKey = try Self.client(accessKey: "NOSUCHACCESSKEY00001").probeBucket()
+        #expect(unknownKey.status == 403)
+        #expect(unknownKey.errorCode == "InvalidAccessKeyId")
+        let missing = try Self.client(bucket: "no-such-bucket-\(UUID().uuidString.lowercased().prefix(8))")
+            .probeBucket()
+        #expect(missing.status == 404)
+        #expect(missing.errorCode == "NoSuchBucket")
     }
 
     @Test func everyOperationWorksOverTLSWithTheCAFileAndFailsWithoutIt() throws {

@@ -45,9 +45,10 @@ struct RGWEnvironment {
     }
 
     /// A signer for this RGW, with `secret` in place of the real secret when given.
-    func signer(secret: String? = nil) throws -> Presigner {
+    func signer(secret: String? = nil, accessKey otherKey: String? = nil) throws -> Presigner {
         try Presigner(
-            credentials: Credentials(accessKeyId: accessKey, secretAccessKey: Secret(secret ?? secretKey)),
+            credentials: Credentials(
+                accessKeyId: otherKey ?? accessKey, secretAccessKey: Secret(secret ?? secretKey)),
             region: region, endpoint: endpoint, addressing: .path)
     }
 }

@@ -1,0 +1,74 @@
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// `/readyz` of the real binary against a real RGW configured wrongly in each way a new operator may,
+/// and the one warning line the change of readiness leaves in the log.
+@Suite("Readiness names the storage error (binary, RGW)")
+struct ReadinessBinaryTests {
+    /// A storage misconfiguration and what `/readyz` must say about it.
+    enum Misconfiguration: String, CaseIterable, CustomTestStringConvertible {
+        case wrongSecret, unknownAccessKey, missingBucket, closedPort
+
+        var testDescription: String { rawValue }
+
+        /// The environment that makes it, on top of a correct one.
+        func environment(_ s3: TestEnvironment.S3, closedPort: Int) -> [String: String] {
+            switch self {
+            case .wrongSecret: return ["PRESIGN_S3_SECRET_ACCESS_KEY": "not-the-secret-0000000000000000000000000"]
+            case .unknownAccessKey: return ["PRESIGN_S3_ACCESS_KEY_ID": "NOSUCHACCESSKEY00001"]
+            case .missingBucket:
+                return ["PRESIGN_S3_BUCKET": "no-such-bucket-\(UUID().uuidString.prefix(8).lowercased())"]
+            case .closedPort: return ["PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(closedPort)"]
+            }
+        }
+
+        /// The start of the storage check's text, and the clock check's text.
+        func expected(closedPort: Int) -> (storage: String, clock: String) {
+            switch self {
+            case .wrongSecret: return ("SignatureDoesNotMatch (HTTP 403): ", "ok")
+            case .unknownAccessKey: return ("InvalidAccessKeyId (HTTP 403): ", "ok")
+            case .missingBucket: return ("NoSuchBucket (HTTP 404): ", "ok")
+            case .closedPort:
+                return ("connection failed: connect to 127.0.0.1:\(closedPort): Connection refused", "unknown")
+            }
+        }
+    }
+
+    static func readyz(_ server: ServerProcess, requestId: String) throws -> RawClient.Response {
+        let c = try RawClient(port: server.port, timeoutMs: 15_000)
+        c.send("GET /readyz HTTP/1.1\r\nHost: a\r\nX-Request-Id: \(requestId)\r\n\r\n")
+        return try #require(c.readResponse())
+    }
+
+    @Test("503 naming the error, clock present; one warning line for two probes", arguments: Misconfiguration.allCases)
+    func misconfigured(_ wrong: Misconfiguration) throws {
+        let s3 = try TestEnvironment.s3()
+        let closedPort = try Listening.freePort()
+        let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: wrong.environment(s3, closedPort: closedPort))
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let expected = wrong.expected(closedPort: closedPort)
+
+        let first = try Self.readyz(server, requestId: "ready-1")
+        #expect(first.status == 503)
+        let body = try JSONValue(parsing: first.body)
+        #expect(body["status"]?.stringValue == "not ready")
+        #expect(body["checks"]?.objectValue?.keys == ["database", "storage", "clock"])
+        #expect(body["checks"]?["database"]?.stringValue == "ok")
+        let storage = body["checks"]?["storage"]?.stringValue ?? ""
+        #expect(storage.hasPrefix(expected.storage), "\(storage)")
+        #expect(body["checks"]?["clock"]?.stringValue == expected.clock)
+
+        #expect(try Self.readyz(server, requestId: "ready-2").status == 503)
+        // The warning of a probe is written before its response, and so before its access-log line.
+        #expect(server.waitForLog(containing: #""requestId":"ready-2""#))
+        let changes = try server.logEntries().filter { $0["msg"]?.stringValue == "readiness changed" }
+        #expect(changes.count == 1, "once per change, not per probe")
+        #expect(changes.first?["level"]?.stringValue == "warn")
+        #expect(changes.first?["status"]?.stringValue == "not ready")
+        #expect(changes.first?["checks"]?["storage"]?.stringValue == storage)
+        #expect(changes.first?["checks"]?["clock"]?.stringValue == expected.clock)
+    }
+}
