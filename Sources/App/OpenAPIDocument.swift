@@ -480,10 +480,11 @@ enum OpenAPIDocument {
               security: []
               summary: Readiness (database, storage, and the clock against the storage server's Date)
               description: >-
-                200 with {"status":"ready","checks":{...}} when every check is "ok"; 503 with "not ready" and the
-                failing checks' reasons otherwise. Checks: database; storage (a signed HEAD of the bucket); clock
-                (this server's clock against the storage server's Date header, at most s3.maxClockSkewSeconds apart;
-                absent when storage sends no readable Date).
+                200 with {"status":"ready","checks":{...}} when no check fails; 503 with "not ready" and the
+                failing checks' reasons otherwise. Checks: database; storage (a signed HEAD of the bucket, with S3's
+                error code or the transport failure when refused); clock (this server's clock against the storage
+                server's Date header, at most s3.maxClockSkewSeconds apart; "unknown" when storage did not answer,
+                "unknown (storage sent no Date header)" when it answered without one, which does not fail readiness).
               responses:
                 '200': { description: Ready., content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
                 '503': { description: A dependency is not available., content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
@@ -1643,7 +1644,7 @@ enum OpenAPIDocument {
                 "operationId": "readiness",
                 "security": [],
                 "summary": "Readiness (database, storage, and the clock against the storage server's Date)",
-                "description": "200 with {\"status\":\"ready\",\"checks\":{...}} when every check is \"ok\"; 503 with \"not ready\" and the failing checks' reasons otherwise. Checks: database; storage (a signed HEAD of the bucket); clock (this server's clock against the storage server's Date header, at most s3.maxClockSkewSeconds apart; absent when storage sends no readable Date).",
+                "description": "200 with {\"status\":\"ready\",\"checks\":{...}} when no check fails; 503 with \"not ready\" and the failing checks' reasons otherwise. Checks: database; storage (a signed HEAD of the bucket, with S3's error code or the transport failure when refused); clock (this server's clock against the storage server's Date header, at most s3.maxClockSkewSeconds apart; \"unknown\" when storage did not answer, \"unknown (storage sent no Date header)\" when it answered without one, which does not fail readiness).",
                 "responses": {
                   "200": {
                     "description": "Ready.",
