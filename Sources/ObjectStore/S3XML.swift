@@ -1,10 +1,11 @@
 /// Just enough XML to read S3's answers: the root element's name and an element's text. Pure.
 ///
 /// S3 bodies are flat, namespace-free in their element names and small, so a scan for
-/// `<Name>` ... `</Name>` suffices; entities are decoded. Not a general XML parser.
-enum S3XML {
+/// `<Name>` ... `</Name>` suffices; entities are decoded. Not a general XML parser. Public because
+/// other AWS answers have the same shape (STS's, read by CloudCredentials).
+public enum S3XML {
     /// The name of the root element, skipping the XML declaration, comments and whitespace.
-    static func rootElementName(_ body: [UInt8]) -> String? {
+    public static func rootElementName(_ body: [UInt8]) -> String? {
         var index = 0
         while index < body.count {
             let byte = body[index]
@@ -33,7 +34,7 @@ enum S3XML {
     }
 
     /// The decoded text of the first element named `name`, or nil.
-    static func firstElementText(_ name: String, in body: [UInt8]) -> String? {
+    public static func firstElementText(_ name: String, in body: [UInt8]) -> String? {
         let open = Array("<\(name)".utf8)
         let close = Array("</\(name)>".utf8)
         var from = 0

@@ -5,8 +5,10 @@ import Crypto
 ///
 /// Pure: no I/O, no clock (time comes in as epoch seconds). Thread safety: one instance may be
 /// shared by every event-loop thread; the only mutable state is the per-day signing key, behind a
-/// `Mutex` that is held just long enough to copy a prepared HMAC key. Create a new instance when
-/// the credentials change (it is cheap: one HMAC key preparation).
+/// `Mutex` that is held just long enough to copy a prepared HMAC key. The credentials are fixed for
+/// the instance's life: when they rotate, make a new one with `withCredentials(_:)` (it is cheap: one
+/// HMAC key preparation) and swap it in through a `RotatingPresigner`, so that every URL is signed
+/// wholly by one set (access key, session token and signing key never mix).
 public final class Presigner: Sendable, CustomReflectable {
     /// The region in the credential scope, e.g. `ap-northeast-2`, `kr-standard`, `auto` (R2).
     public let region: String
@@ -18,6 +20,8 @@ public final class Presigner: Sendable, CustomReflectable {
     public let addressing: AddressingStyle
     /// The access key ID (public: it is in every URL).
     public let accessKeyId: String
+    /// When the credentials expire, in epoch seconds; nil for long-term keys.
+    public let credentialsExpiration: Int64?
 
     /// The session token of temporary credentials.
     let sessionToken: Secret?
@@ -60,6 +64,7 @@ public final class Presigner: Sendable, CustomReflectable {
         self.endpoint = endpoint
         self.addressing = addressing
         self.accessKeyId = accessKeyId
+        self.credentialsExpiration = credentials.expiration
         self.sessionToken = credentials.sessionToken
         self.keyCache = SigningKeyCache(secret: credentials.secretAccessKey, region: region, service: service)
         self.schemePrefix = Array("\(endpoint.scheme)://".utf8)
@@ -75,6 +80,19 @@ public final class Presigner: Sendable, CustomReflectable {
             URIEncoding.append(token.unredacted, keepingSlash: false, to: &encoded)
             return encoded
         }
+    }
+
+    /// A presigner with the same region, service, endpoint and addressing for other credentials
+    /// (rotated temporary credentials); its signing keys are derived afresh from their secret.
+    public func withCredentials(_ credentials: Credentials) throws(SigV4Error) -> Presigner {
+        try Presigner(
+            credentials: credentials, region: region, service: service, endpoint: endpoint, addressing: addressing)
+    }
+
+    /// The lifetime to give a URL signed at `now` (epoch seconds): `requested`, shortened so that the
+    /// URL expires no later than these credentials; nil when they have expired.
+    public func lifetime(clamping requested: Int, now: Int64) -> Int? {
+        Credentials.lifetime(clamping: requested, expiration: credentialsExpiration, now: now)
     }
 
     /// A mirror with no children: the token and keys never show in `dump`.
