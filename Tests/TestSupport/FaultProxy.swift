@@ -1,0 +1,302 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A loopback HTTP/1.1 proxy in front of a real server (RGW) that injects faults into chosen requests.
+///
+/// Every request read from a client is counted (from 1, across connections) and either forwarded on a
+/// fresh upstream connection, its response passed back unchanged, or answered with the fault its rule
+/// names: an S3 XML error status, a connection reset, a response cut off halfway, or a stall
+/// before forwarding. Rules are matched in order; the first whose selector takes the request wins.
+/// Requests with `Transfer-Encoding` are refused (the server's own S3 client always sends
+/// `Content-Length`). Listens on 127.0.0.1 only; `close()` stops it.
+public final class FaultProxy: @unchecked Sendable {
+    /// What a chosen request gets instead of the upstream's answer.
+    public enum Fault: Sendable, Equatable {
+        /// An S3 error answer: the status and `<Error><Code>code</Code>…`, then the connection is kept.
+        case status(Int, code: String)
+        /// The connection is reset (SO_LINGER 0) without an answer.
+        case reset
+        /// The first half of the upstream's response (head and body), then the connection is closed.
+        case cutShort
+        /// Nothing for `milliseconds`, then the request is forwarded as usual.
+        case stall(milliseconds: Int)
+    }
+
+    /// Which requests a rule takes.
+    public enum Selector: Sendable, Equatable {
+        /// Every request.
+        case always
+        /// The requests whose number (from 1) is in the set.
+        case numbers(Set<Int>)
+        /// Requests whose method is this one (`HEAD`, `PUT`, …).
+        case method(String)
+        /// About `percent` % of requests, decided by a seeded generator (repeatable).
+        case share(percent: Int, seed: UInt64)
+    }
+
+    /// One rule: a selector and its fault.
+    public struct Rule: Sendable, Equatable {
+        /// The requests it takes.
+        public var selector: Selector
+        /// What they get.
+        public var fault: Fault
+
+        /// A rule giving `fault` to the requests `selector` takes.
+        public init(_ selector: Selector, _ fault: Fault) {
+            self.selector = selector
+            self.fault = fault
+        }
+    }
+
+    /// The port the proxy listens on (127.0.0.1).
+    public let port: Int
+    private let upstreamHost: String
+    private let upstreamPort: Int
+    private let listenFd: Int32
+    private let lock = NSLock()
+    private var rules: [Rule] = []
+    private var count = 0
+    private var faults = 0
+    private var random = SplitMix64(seed: 1)
+    private var closed = false
+
+    /// A proxy to `upstreamHost:upstreamPort`, listening on a free loopback port, forwarding everything.
+    public init(upstreamHost: String, upstreamPort: Int) throws {
+        self.upstreamHost = upstreamHost
+        self.upstreamPort = upstreamPort
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = 0
+        inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr)
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &len) == 0
+            }
+        }
+        guard ok else {
+            Glibc.close(fd)
+            throw TestFailure("fault proxy: cannot listen: \(errno)")
+        }
+        listenFd = fd
+        port = Int(UInt16(bigEndian: sin.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "fault-proxy"
+        thread.start()
+    }
+
+    deinit { close() }
+
+    /// Replaces the rules (an empty list forwards everything) and reseeds the share selector.
+    public func setRules(_ newRules: [Rule]) {
+        lock.lock()
+        rules = newRules
+        for r in newRules {
+            if case .share(_, let seed) = r.selector { random = SplitMix64(seed: seed) }
+        }
+        lock.unlock()
+    }
+
+    /// Requests read so far.
+    public var requestCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+
+    /// Requests that got a fault so far.
+    public var faultCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return faults
+    }
+
+    /// Stops accepting; connections in progress end on their own.
+    public func close() {
+        lock.lock()
+        let wasClosed = closed
+        closed = true
+        lock.unlock()
+        if !wasClosed {
+            shutdown(listenFd, Int32(SHUT_RDWR))
+            Glibc.close(listenFd)
+        }
+    }
+
+    // MARK: - Serving
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listenFd, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            setTimeout(client, seconds: 30)
+            let thread = Thread { [self] in serve(client) }
+            thread.start()
+        }
+    }
+
+    /// The fault for the next request (and counts it).
+    private func nextFault(method: String) -> Fault? {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+        for rule in rules {
+            let taken: Bool
+            switch rule.selector {
+            case .always: taken = true
+            case .numbers(let set): taken = set.contains(count)
+            case .method(let m): taken = m == method
+            case .share(let percent, _): taken = Int(random.next() % 100) < percent
+            }
+            if taken {
+                faults += 1
+                return rule.fault
+            }
+        }
+        return nil
+    }
+
+    private func serve(_ client: Int32) {
+        defer { Glibc.close(client) }
+        var buffer: [UInt8] = []
+        while true {
+            guard let request = readMessage(client, &buffer, isResponse: false, headRequest: false) else { return }
+            let method = String(decoding: request.head.prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)
+            switch nextFault(method: method) {
+            case .status(let status, let code)?:
+                let body = Array(
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>injected by the fault proxy</Message></Error>"
+                        .utf8)
+                let head =
+                    "HTTP/1.1 \(status) Injected\r\nContent-Type: application/xml\r\nContent-Length: \(body.count)\r\n\r\n"
+                guard writeAll(client, Array(head.utf8) + (method == "HEAD" ? [] : body)) else { return }
+                continue
+            case .reset?:
+                var l = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(client, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
+                return
+            case .stall(let ms)?:
+                usleep(UInt32(ms) * 1000)
+                guard forward(request.bytes, method: method, to: client, cutShort: false) else { return }
+            case .cutShort?:
+                _ = forward(request.bytes, method: method, to: client, cutShort: true)
+                return
+            case nil:
+                guard forward(request.bytes, method: method, to: client, cutShort: false) else { return }
+            }
+        }
+    }
+
+    /// Sends one request upstream on a fresh connection and passes its response back (or the head and
+    /// half the body when `cutShort`). False when either side failed.
+    private func forward(_ request: [UInt8], method: String, to client: Int32, cutShort: Bool) -> Bool {
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard upstream >= 0 else { return false }
+        defer { Glibc.close(upstream) }
+        setTimeout(upstream, seconds: 30)
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = in_port_t(UInt16(upstreamPort).bigEndian)
+        inet_pton(AF_INET, upstreamHost, &sin.sin_addr)
+        let connected = withUnsafePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected, writeAll(upstream, request) else { return false }
+        var buffer: [UInt8] = []
+        guard let response = readMessage(upstream, &buffer, isResponse: true, headRequest: method == "HEAD") else {
+            return false
+        }
+        if cutShort {
+            _ = writeAll(client, Array(response.bytes[..<(response.bytes.count / 2)]))
+            return false
+        }
+        return writeAll(client, response.bytes)
+    }
+
+    // MARK: - Messages
+
+    /// One message: its head (through the blank line) and all its bytes.
+    private struct Message {
+        var head: [UInt8]
+        var bytes: [UInt8]
+    }
+
+    /// Reads one request or response framed by Content-Length (none: no body). Nil at EOF or on anything
+    /// this proxy does not handle.
+    private func readMessage(_ fd: Int32, _ buffer: inout [UInt8], isResponse: Bool, headRequest: Bool)
+        -> Message?
+    {
+        var headEnd: Int?
+        while headEnd == nil {
+            if let e = Self.findHeadEnd(buffer) {
+                headEnd = e
+                break
+            }
+            guard fill(fd, &buffer) else { return nil }
+        }
+        let end = headEnd!
+        let head = Array(buffer[..<end])
+        let text = String(decoding: head, as: UTF8.self).lowercased()
+        if text.contains("\r\ntransfer-encoding:") { return nil }
+        var length = 0
+        if let range = text.range(of: "\r\ncontent-length:") {
+            let digits = text[range.upperBound...].prefix { $0 != "\r" }.trimmingCharacters(in: .whitespaces)
+            length = Int(digits) ?? 0
+        }
+        if headRequest { length = 0 }
+        if isResponse, let status = Int(text.dropFirst(9).prefix(3)), status == 204 || status == 304 { length = 0 }
+        while buffer.count < end + length {
+            guard fill(fd, &buffer) else { return nil }
+        }
+        let bytes = Array(buffer[..<(end + length)])
+        buffer.removeFirst(end + length)
+        return Message(head: head, bytes: bytes)
+    }
+
+    private static func findHeadEnd(_ b: [UInt8]) -> Int? {
+        guard b.count >= 4 else { return nil }
+        for i in 0...(b.count - 4) where b[i] == 13 && b[i + 1] == 10 && b[i + 2] == 13 && b[i + 3] == 10 {
+            return i + 4
+        }
+        return nil
+    }
+
+    private func fill(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return false }
+        buffer.append(contentsOf: chunk[..<n])
+        return true
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                return false
+            }
+            sent += n
+        }
+        return true
+    }
+
+    private func setTimeout(_ fd: Int32, seconds: Int) {
+        var tv = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+}
