@@ -16,6 +16,9 @@ enum BMFFHeader {
         let format: ImageFormat?
         do throws(ProbeStop) {
             fileType = try BMFFBox.read(at: 0, parentEnd: reader.total, &reader, boxes: &boxes, limits: limits)
+            // An ftyp running to the end of the file (size 0) leaves no room for meta; refused whatever
+            // the object's length, which would otherwise decide whether its brands could be read at all.
+            guard try reader.be32(0) != 0 else { throw .malformed(.boxSize) }
             format = try brandFormat(fileType, &reader)
         } catch {
             switch error {

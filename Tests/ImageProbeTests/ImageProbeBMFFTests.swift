@@ -230,6 +230,10 @@ struct ImageProbeBMFFTests {
                 name: "ftyp of 18 bytes", bytes: box("ftyp", ascii("heic") + be32(0) + [0, 0]) + meta([]),
                 expected: .notImage(.malformed(nil, .boxSize))),
             Vector(
+                name: "ftyp of size 0 (fuzzer: its brands were read or not by the object's length)",
+                bytes: openBox("ftyp", ascii("avif") + be32(0) + ascii("avifmif1") + meta([hdlr(), pitm(1), props])),
+                expected: .notImage(.malformed(nil, .boxSize))),
+            Vector(
                 name: "ftyp past the end", bytes: box("ftyp", ascii("heic") + be32(0), size: 40),
                 expected: .notImage(.truncated(nil))),
             Vector(
