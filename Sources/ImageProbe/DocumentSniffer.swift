@@ -11,7 +11,7 @@ enum DocumentSniffer {
         func starts(_ prefix: [UInt8]) -> Bool {
             prefix.count <= count && prefix.indices.allSatisfy { bytes[$0] == prefix[$0] }
         }
-        if starts(Array("%PDF-".utf8)) { return .pdf }
+        if starts([0x25, 0x50, 0x44, 0x46, 0x2D]) { return .pdf }  // %PDF-
         if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) || starts([0x50, 0x4B, 0x07, 0x08]) {
             return .zip
         }

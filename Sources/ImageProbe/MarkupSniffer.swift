@@ -17,17 +17,20 @@ enum MarkupSniffer {
         let count = bytes.count
         var offset = start
         var declaration = false
-        /// Whether `bytes[at...]` starts with `text`, ignoring ASCII case.
-        func starts(_ text: String, at: Int) -> Bool {
-            let pattern = Array(text.utf8)
-            guard pattern.count <= count - at else { return false }
-            return pattern.indices.allSatisfy { lower(bytes[at + $0]) == pattern[$0] }
+        /// Whether `bytes[at...]` starts with `text` (lower-case ASCII), ignoring ASCII case.
+        func starts(_ text: StaticString, at: Int) -> Bool {
+            text.withUTF8Buffer { pattern in
+                guard pattern.count <= count - at else { return false }
+                for index in 0..<pattern.count where lower(bytes[at + index]) != pattern[index] { return false }
+                return true
+            }
         }
         /// The offset after the first `text` at or after `from`, or nil.
-        func after(_ text: String, from: Int) -> Int? {
+        func after(_ text: StaticString, from: Int) -> Int? {
+            let first = text.withUTF8Buffer { $0[0] }
             var at = from
             while at < count {
-                if starts(text, at: at) { return at + text.utf8.count }
+                if bytes[at] == first, starts(text, at: at) { return at + text.utf8CodeUnitCount }
                 at += 1
             }
             return nil

@@ -15,8 +15,18 @@ enum Signature: Equatable {
     /// No image signature.
     case none
 
+    /// SOI and the first byte of the next marker.
+    static let jpegBytes: [UInt8] = [0xFF, 0xD8, 0xFF]
     /// The PNG signature.
     static let pngBytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// The two GIF versions' signatures.
+    static let gifBytes: [[UInt8]] = [Array("GIF87a".utf8), Array("GIF89a".utf8)]
+    /// `RIFF`.
+    static let riffBytes: [UInt8] = Array("RIFF".utf8)
+    /// `WEBP`, the RIFF form type at offset 8.
+    static let webpBytes: [UInt8] = Array("WEBP".utf8)
+    /// `ftyp`, the first box type at offset 4.
+    static let ftypBytes: [UInt8] = Array("ftyp".utf8)
 
     /// The signature `bytes` start with.
     static func of(_ bytes: UnsafeRawBufferPointer) -> Signature {
@@ -33,22 +43,22 @@ enum Signature: Equatable {
             return true
         }
         var cut = false
-        if match([0xFF, 0xD8, 0xFF], at: 0, &cut) { return cut ? .partial(.jpeg) : .jpeg }
+        if match(jpegBytes, at: 0, &cut) { return cut ? .partial(.jpeg) : .jpeg }
         cut = false
         if match(pngBytes, at: 0, &cut) { return cut ? .partial(.png) : .png }
-        for version in [Array("GIF87a".utf8), Array("GIF89a".utf8)] {
+        for version in gifBytes {
             cut = false
             if match(version, at: 0, &cut) { return cut ? .partial(.gif) : .gif }
         }
         cut = false
-        if match(Array("RIFF".utf8), at: 0, &cut) {
+        if match(riffBytes, at: 0, &cut) {
             if cut || count <= 8 { return .partial(.webp) }
-            if match(Array("WEBP".utf8), at: 8, &cut) { return cut ? .partial(.webp) : .webp }
+            if match(webpBytes, at: 8, &cut) { return cut ? .partial(.webp) : .webp }
             return .none
         }
         // The first four bytes are the box size; a cut inside them says nothing yet.
         cut = false
-        if count > 4, match(Array("ftyp".utf8), at: 4, &cut) { return cut ? .partial(nil) : .bmff }
+        if count > 4, match(ftypBytes, at: 4, &cut) { return cut ? .partial(nil) : .bmff }
         return .none
     }
 }
