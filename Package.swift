@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "HTTP1", targets: ["HTTP1"]),
         .library(name: "SigV4", targets: ["SigV4"]),
         .library(name: "JSON", targets: ["JSON"]),
+        .library(name: "ImageProbe", targets: ["ImageProbe"]),
     ],
     targets: [
         // C shims and system libraries
@@ -23,6 +24,7 @@ let package = Package(
         // Pure cores
         .target(name: "HTTP1"),
         .target(name: "JSON"),
+        .target(name: "ImageProbe"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "SigV4", dependencies: ["Crypto"]),
         .target(name: "Config", dependencies: ["JSON", "Crypto"]),
@@ -47,6 +49,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
+        .testTarget(name: "ImageProbeTests", dependencies: ["ImageProbe"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "Crypto", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "JSON", "Crypto"]),

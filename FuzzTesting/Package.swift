@@ -1,8 +1,13 @@
 // swift-tools-version:5.9
-// libFuzzer harnesses for the HTTP1 and JSON modules, kept in their own package so that `swift build` /
-// `swift test` of the main package never link the fuzz entry point (see docs in
-// ../../shared/docs/fuzzing.md). The main package's identity is its directory name, `main`.
+// libFuzzer harnesses for the HTTP1, JSON and ImageProbe modules, kept in their own package so that
+// `swift build` / `swift test` of the main package never link the fuzz entry point (see docs in
+// ../../shared/docs/fuzzing.md). The main package's identity is its directory's name (`main` in
+// /work/main, `wt-<name>` in a worktree), so it is read from this manifest's path.
+import Foundation
 import PackageDescription
+
+let main = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .lastPathComponent.lowercased()
 
 let package = Package(
     name: "FuzzTesting",
@@ -11,9 +16,12 @@ let package = Package(
         .target(name: "CFuzzShim"),
         .executableTarget(
             name: "FuzzHTTP1",
-            dependencies: [.product(name: "HTTP1", package: "main"), "CFuzzShim"]),
+            dependencies: [.product(name: "HTTP1", package: main), "CFuzzShim"]),
         .executableTarget(
             name: "FuzzJSON",
-            dependencies: [.product(name: "JSON", package: "main"), "CFuzzShim"]),
+            dependencies: [.product(name: "JSON", package: main), "CFuzzShim"]),
+        .executableTarget(
+            name: "FuzzImageProbe",
+            dependencies: [.product(name: "ImageProbe", package: main), "CFuzzShim"]),
     ]
 )

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Build and run a libFuzzer harness for a bounded time: FuzzHTTP1 (the request parser, the default) or
-# FuzzJSON (the JSON parser that reads request bodies). The final libFuzzer stats line ("#N DONE ...
-# exec/s") is saved in LAST_RUN.txt (FuzzHTTP1) or LAST_RUN-FuzzJSON.txt.
-#   FUZZ_SECONDS=60 FUZZ_SEED=1 [FUZZ_TARGET=FuzzJSON] bash FuzzTesting/run-fuzz.sh
+# Build and run a libFuzzer harness for a bounded time: FuzzHTTP1 (the request parser, the default),
+# FuzzJSON (the JSON parser that reads request bodies) or FuzzImageProbe (the image-header decoder
+# that checks uploaded objects). The final libFuzzer stats line ("#N DONE ... exec/s") is saved in
+# LAST_RUN.txt (FuzzHTTP1) or LAST_RUN-<target>.txt.
+#   FUZZ_SECONDS=60 FUZZ_SEED=1 [FUZZ_TARGET=FuzzJSON|FuzzImageProbe] bash FuzzTesting/run-fuzz.sh
 # Reproduce a finding: SWIFT_BACKTRACE=enable=no FuzzTesting/.build/debug/FuzzHTTP1 FuzzTesting/artifacts/crash-...
 set -euo pipefail
 SECS=${FUZZ_SECONDS:-60}
+EXTRA=""
 SEED=${FUZZ_SEED:-1}
 TARGET=${FUZZ_TARGET:-FuzzHTTP1}
-case "$TARGET" in FuzzHTTP1|FuzzJSON) ;; *) echo "FUZZ_TARGET must be FuzzHTTP1 or FuzzJSON" >&2; exit 2;; esac
+case "$TARGET" in FuzzHTTP1|FuzzJSON|FuzzImageProbe) ;;
+  *) echo "FUZZ_TARGET must be FuzzHTTP1, FuzzJSON or FuzzImageProbe" >&2; exit 2;; esac
 cd "$(dirname "$0")"
 # (ld.gold prints hundreds of harmless "Cannot export local symbol '__asan_...'" warnings)
 if ! swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > build.log 2>&1; then
@@ -31,6 +34,18 @@ PY
   printf 'GET /health HTTP/1.1\r\nHost: a\r\n\r\n' > seeds/get
   printf 'POST /images HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}' > seeds/post
   printf 'PUT /u?x=1 HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3;e="q"\r\nabc\r\n0\r\nT: v\r\n\r\n' > seeds/chunked
+elif [ "$TARGET" = FuzzImageProbe ]; then
+  CORPUS=corpus-imageprobe SEEDS=seeds-imageprobe LAST=LAST_RUN-FuzzImageProbe.txt MAXLEN=8192
+  EXTRA="-dict=imageprobe.dict"
+  mkdir -p corpus-imageprobe seeds-imageprobe
+  # seeds: the real encoders' files of the unit tests, and the documents confirmation must refuse
+  cp ../Tests/ImageProbeTests/Fixtures/*.jpg ../Tests/ImageProbeTests/Fixtures/*.png ../Tests/ImageProbeTests/Fixtures/*.gif \
+    ../Tests/ImageProbeTests/Fixtures/*.webp ../Tests/ImageProbeTests/Fixtures/*.heic \
+    ../Tests/ImageProbeTests/Fixtures/*.avif seeds-imageprobe/
+  printf '<!DOCTYPE html><html><script>alert(1)</script>' > seeds-imageprobe/html
+  printf '<?xml version="1.0"?>\n<!-- c -->\n<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>' > seeds-imageprobe/svg
+  printf '%%PDF-1.7\n1 0 obj' > seeds-imageprobe/pdf
+  printf 'PK\003\004\024\000\000\000' > seeds-imageprobe/zip
 else
   CORPUS=corpus-json SEEDS=seeds-json LAST=LAST_RUN-FuzzJSON.txt MAXLEN=4096
   mkdir -p corpus-json seeds-json
@@ -48,7 +63,7 @@ LOG=.build/fuzz-$TARGET.log
 set +e
 SWIFT_BACKTRACE=enable=no ".build/debug/$TARGET" \
   -max_total_time="$SECS" -seed="$SEED" -max_len="$MAXLEN" -timeout=5 -rss_limit_mb=2048 \
-  -artifact_prefix=artifacts/ "$CORPUS" "$SEEDS" 2>&1 | tee "$LOG"
+  -artifact_prefix=artifacts/ $EXTRA "$CORPUS" "$SEEDS" 2>&1 | tee "$LOG"
 STATUS=${PIPESTATUS[0]}
 set -e
 if grep -q "DONE" "$LOG"; then
