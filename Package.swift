@@ -20,18 +20,21 @@ let package = Package(
         .systemLibrary(name: "CPostgres", providers: [.apt(["libpq-dev"])]),
         .target(name: "CPostgresLoader", dependencies: ["CPostgres"], linkerSettings: [.linkedLibrary("dl")]),
 
+        // The bottom of the graph: threads, the monitor, clocks, whole-file reads, civil dates
+        .target(name: "System", dependencies: ["CLinux"]),
+
         // Pure cores
         .target(name: "HTTP1"),
         .target(name: "JSON"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
-        .target(name: "SigV4", dependencies: ["Crypto"]),
+        .target(name: "SigV4", dependencies: ["Crypto", "System"]),
         .target(name: "Config", dependencies: ["JSON", "Crypto"]),
-        .target(name: "Auth", dependencies: ["Crypto", "JSON"]),
+        .target(name: "Auth", dependencies: ["Crypto", "JSON", "System"]),
 
         // I/O shells
         .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "JSON", "COpenSSL"]),
-        .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "COpenSSL", "CLinux"]),
-        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "JSON", "CLinux", "Crypto"]),
+        .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "System", "COpenSSL", "CLinux"]),
+        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Crypto", "System"]),
 
         // The application and the executables
         .target(
@@ -39,21 +42,28 @@ let package = Package(
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
             ]),
-        .executableTarget(name: "presignd", dependencies: ["App", "Config"]),
+        .executableTarget(name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "CLinux"]),
         .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto"]),
 
         // Tests (Swift Testing), with shared helpers to drive the real binary over sockets
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "Crypto", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SystemTests", dependencies: ["System"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"]),
+        .testTarget(
+            name: "SigV4Tests", dependencies: ["SigV4", "Crypto", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "JSON", "Crypto"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Crypto", "JSON"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "SigV4", "Crypto"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Config", "HTTP1", "SigV4", "Crypto", "Records", "ObjectStore", "JSON", "TestSupport"]),
+        .testTarget(
+            name: "AppTests",
+            dependencies: [
+                "App", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
+                "TestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
