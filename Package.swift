@@ -21,19 +21,22 @@ let package = Package(
         .systemLibrary(name: "CPostgres", providers: [.apt(["libpq-dev"])]),
         .target(name: "CPostgresLoader", dependencies: ["CPostgres"], linkerSettings: [.linkedLibrary("dl")]),
 
+        // The bottom of the graph: threads, the monitor, clocks, whole-file reads, civil dates
+        .target(name: "System", dependencies: ["CLinux"]),
+
         // Pure cores
         .target(name: "HTTP1"),
         .target(name: "JSON"),
         .target(name: "ImageProbe"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
-        .target(name: "SigV4", dependencies: ["Crypto"]),
+        .target(name: "SigV4", dependencies: ["Crypto", "System"]),
         .target(name: "Config", dependencies: ["JSON", "Crypto"]),
-        .target(name: "Auth", dependencies: ["Crypto", "JSON"]),
+        .target(name: "Auth", dependencies: ["Crypto", "JSON", "System"]),
 
         // I/O shells
         .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "JSON", "COpenSSL"]),
-        .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "COpenSSL", "CLinux"]),
-        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "JSON", "CLinux", "Crypto"]),
+        .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "System", "COpenSSL", "CLinux"]),
+        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Crypto", "System"]),
         .target(name: "CloudCredentials", dependencies: ["ObjectStore", "SigV4", "Crypto", "JSON", "CLinux"]),
 
         // The application and the executables
@@ -42,7 +45,7 @@ let package = Package(
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
             ]),
-        .executableTarget(name: "presignd", dependencies: ["App", "Config"]),
+        .executableTarget(name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "CLinux"]),
         .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto"]),
 
         // Tests (Swift Testing), with shared helpers to drive the real binary over sockets
@@ -50,8 +53,10 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "ImageProbeTests", dependencies: ["ImageProbe"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "Crypto", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SystemTests", dependencies: ["System"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"]),
+        .testTarget(
+            name: "SigV4Tests", dependencies: ["SigV4", "Crypto", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "JSON", "Crypto"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Crypto", "JSON"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
@@ -59,7 +64,12 @@ let package = Package(
         .testTarget(
             name: "CloudCredentialsTests", dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Config", "HTTP1", "SigV4", "Crypto", "Records", "ObjectStore", "JSON", "TestSupport"]),
+        .testTarget(
+            name: "AppTests",
+            dependencies: [
+                "App", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
+                "TestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

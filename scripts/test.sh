@@ -57,6 +57,7 @@ started_pg=1
 
 log "building"
 swift build --build-tests 2>&1 | grep -v "Cannot export local symbol" >&2
+python3 scripts/check-modules.py --self-test && python3 scripts/check-modules.py  # the module layers of docs/architecture.md
 log "running swift test"
 # shellcheck disable=SC2086
 swift test --skip-build ${SWIFT_TEST_ARGS:-}

@@ -59,7 +59,7 @@ extension KeySet {
             guard let text = try string(name) else {
                 throw .invalidJWKS(path: path, reason: "\(which): \(name) is required")
             }
-            guard let decoded = Base64URL.decode(text), !decoded.isEmpty else {
+            guard let decoded = Base64.decodeURL(text), !decoded.isEmpty else {
                 throw .invalidJWKS(path: path, reason: "\(which): \(name) is not base64url without padding")
             }
             return decoded

@@ -1,10 +1,5 @@
 import Crypto
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import System
 
 extension KeySet {
     /// Largest key file read, in bytes.
@@ -70,22 +65,10 @@ extension KeySet {
 
     /// Reads a whole file of at most `maxKeyFileBytes`, retrying interrupted reads.
     public static func readFile(atPath path: String) throws(AuthError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .cannotReadKeyFile(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
-        var contents: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .cannotReadKeyFile(path: path, reason: String(cString: strerror(errno)))
-            }
-            if count == 0 { return contents }
-            contents.append(contentsOf: chunk[..<count])
-            guard contents.count <= maxKeyFileBytes else {
-                throw .cannotReadKeyFile(path: path, reason: "larger than \(maxKeyFileBytes) bytes")
-            }
+        do {
+            return try FileReader.readAll(atPath: path, limit: maxKeyFileBytes)
+        } catch {
+            throw .cannotReadKeyFile(path: path, reason: error.description)
         }
     }
 }

@@ -37,7 +37,7 @@ struct TokenVerifier: Sendable {
         let payloadSegment = token[(dots[0] + 1)..<dots[1]]
         let signatureSegment = token[(dots[1] + 1)...]
 
-        guard let headerBytes = Base64URL.decode(headerSegment) else { return malformed("header is not base64url") }
+        guard let headerBytes = Base64.decodeURL(headerSegment) else { return malformed("header is not base64url") }
         guard let header = try? JSONValue(parsing: headerBytes, limits: Self.headerLimits).objectValue else {
             return malformed("header is not a JSON object")
         }
@@ -52,7 +52,7 @@ struct TokenVerifier: Sendable {
         case .success(let found): key = found
         case .failure(let failure): return .failure(failure)
         }
-        guard let signature = Base64URL.decode(signatureSegment) else {
+        guard let signature = Base64.decodeURL(signatureSegment) else {
             return malformed("signature is not base64url")
         }
         let verified = token.withUnsafeBytes { bytes in
@@ -60,7 +60,7 @@ struct TokenVerifier: Sendable {
         }
         guard verified else { return .failure(AuthFailure(.badSignature)) }
 
-        guard let payloadBytes = Base64URL.decode(payloadSegment) else { return malformed("payload is not base64url") }
+        guard let payloadBytes = Base64.decodeURL(payloadSegment) else { return malformed("payload is not base64url") }
         guard let claims = try? JSONValue(parsing: payloadBytes, limits: Self.payloadLimits).objectValue else {
             return malformed("payload is not a JSON object")
         }

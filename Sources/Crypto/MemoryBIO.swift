@@ -12,7 +12,7 @@ enum MemoryBIO {
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { throw .invalidKey(reason: "no PEM block found") }
         let result: Result<Value, CryptoError> = bytes.withUnsafeBytes { buffer in
             guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else {
-                return .failure(.invalidKey(reason: CryptoError.openSSLErrorDetail()))
+                return .failure(.invalidKey(reason: OpenSSLErrors.oldest()))
             }
             defer { BIO_free(bio) }
             do throws(CryptoError) {

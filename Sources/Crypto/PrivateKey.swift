@@ -49,21 +49,21 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
         guard algorithm.usesKeys(of: publicKey.kind) else {
             throw .unsupportedKey(reason: "\(publicKey.kind) keys do not sign \(algorithm)")
         }
-        guard let context = EVP_MD_CTX_new() else { throw .signingFailed(detail: CryptoError.openSSLErrorDetail()) }
+        guard let context = EVP_MD_CTX_new() else { throw .signingFailed(detail: OpenSSLErrors.oldest()) }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, handle) == 1 else {
-            throw .signingFailed(detail: CryptoError.openSSLErrorDetail())
+            throw .signingFailed(detail: OpenSSLErrors.oldest())
         }
         var length = 0
         let sized = message.withUnsafeBufferPointer { EVP_DigestSign(context, nil, &length, $0.baseAddress, $0.count) }
-        guard sized == 1 else { throw .signingFailed(detail: CryptoError.openSSLErrorDetail()) }
+        guard sized == 1 else { throw .signingFailed(detail: OpenSSLErrors.oldest()) }
         var signature = [UInt8](repeating: 0, count: length)
         let signed = signature.withUnsafeMutableBufferPointer { output in
             message.withUnsafeBufferPointer {
                 EVP_DigestSign(context, output.baseAddress, &length, $0.baseAddress, $0.count)
             }
         }
-        guard signed == 1 else { throw .signingFailed(detail: CryptoError.openSSLErrorDetail()) }
+        guard signed == 1 else { throw .signingFailed(detail: OpenSSLErrors.oldest()) }
         signature.removeSubrange(length...)
         switch algorithm {
         case .rsaPKCS1v15SHA256:

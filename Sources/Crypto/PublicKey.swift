@@ -72,7 +72,7 @@ public final class PublicKey: @unchecked Sendable {
                 throw .unsupportedKey(reason: "an EC key on curve \(curve) (only P-256 is accepted)")
             }
             guard let context = EVP_PKEY_CTX_new_from_pkey(nil, handle, nil) else {
-                throw .invalidKey(reason: CryptoError.openSSLErrorDetail())
+                throw .invalidKey(reason: OpenSSLErrors.oldest())
             }
             defer { EVP_PKEY_CTX_free(context) }
             guard EVP_PKEY_public_check(context) == 1 else {

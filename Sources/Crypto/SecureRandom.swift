@@ -11,7 +11,7 @@ public enum SecureRandom {
         while offset < buffer.count {
             let chunk = min(buffer.count - offset, Int(Int32.max))
             guard RAND_bytes(base.advanced(by: offset).assumingMemoryBound(to: UInt8.self), Int32(chunk)) == 1 else {
-                throw .randomUnavailable(detail: CryptoError.openSSLErrorDetail())
+                throw .randomUnavailable(detail: OpenSSLErrors.oldest())
             }
             offset += chunk
         }

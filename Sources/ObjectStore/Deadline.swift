@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import System
 
 /// A point on the monotonic clock by which an operation must finish.
 struct Deadline: Sendable, Comparable {
@@ -25,10 +23,6 @@ struct Deadline: Sendable, Comparable {
     /// True once the deadline is reached.
     var hasPassed: Bool { Self.nowNanoseconds() >= nanoseconds }
 
-    /// `CLOCK_MONOTONIC` in nanoseconds.
-    static func nowNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
+    /// `MonotonicClock` in nanoseconds (the clock deadlines are on).
+    static func nowNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 }

@@ -1,3 +1,5 @@
+import System
+
 /// Reads the `Date` header of a storage server's response: the IMF-fixdate form of RFC 9110, section
 /// 5.6.7 (`Sun, 06 Nov 1994 08:49:37 GMT`), the only one HTTP/1.1 servers may send. The obsolete RFC 850
 /// and asctime forms give nil, as does anything malformed. Pure.
@@ -19,12 +21,9 @@ public enum HTTPDateParser {
             let day = number(b[5..<7]), let year = number(b[12..<16]), let hour = number(b[17..<19]),
             let minute = number(b[20..<22]), let second = number(b[23..<25])
         else { return nil }
-        let month = monthIndex + 1
-        guard day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59, second <= 60 else {
-            return nil
-        }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
-        return Int64(days) * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
+        let date = CivilDate(year: year, month: monthIndex + 1, day: day)
+        guard date.isValid, hour <= 23, minute <= 59, second <= 60 else { return nil }
+        return date.daysSinceEpoch * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
     }
 
     /// A run of ASCII digits as a number, or nil.
@@ -35,29 +34,5 @@ public enum HTTPDateParser {
             value = value * 10 + Int(d - UInt8(ascii: "0"))
         }
         return value
-    }
-
-    /// Whether `year` is a Gregorian leap year.
-    private static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    /// The days of `month` (1-12) in `year`.
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days from 1970-01-01 to the given Gregorian date: whole years, then whole months, then days.
-    private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        var days = 0
-        if year >= 1970 {
-            for y in 1970..<year { days += isLeap(y) ? 366 : 365 }
-        } else {
-            for y in year..<1970 { days -= isLeap(y) ? 366 : 365 }
-        }
-        for m in 1..<month { days += daysIn(month: m, year: year) }
-        return days + day - 1
     }
 }

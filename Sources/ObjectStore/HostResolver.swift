@@ -1,4 +1,4 @@
-import CLinux
+import System
 
 #if canImport(Glibc)
     import Glibc
@@ -141,20 +141,6 @@ final class HostResolver: @unchecked Sendable {
 
     /// Runs `body` on a new detached POSIX thread (no Foundation in the server).
     static func detachedThread(_ body: @escaping @Sendable () -> Void) {
-        final class Box {
-            let body: @Sendable () -> Void
-            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-        }
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var handle = pthread_t()
-        let rc = pthread_create(
-            &handle, nil,
-            { raw in
-                _ = presignd_set_thread_name("presignd-dns")
-                Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-                return nil
-            }, box)
-        precondition(rc == 0, "pthread_create failed: \(rc)")
-        pthread_detach(handle)
+        PThread.detach(name: "presignd-dns", body)
     }
 }

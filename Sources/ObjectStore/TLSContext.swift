@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Crypto
 
 /// Owns an `SSL_CTX` for clients: TLS 1.2 or later, peer verification on, trusted CAs from a
 /// PEM file or the system store. Freed in `deinit`.
@@ -31,20 +32,4 @@ final class TLSContext: @unchecked Sendable {
     }
 
     deinit { SSL_CTX_free(handle) }
-}
-
-/// Reads OpenSSL's thread-local error queue.
-enum OpenSSLErrors {
-    /// Every queued error as text, oldest first, joined by `; `; the queue is left empty.
-    static func drain() -> String {
-        var messages = [String]()
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return messages.isEmpty ? "no OpenSSL error queued" : messages.joined(separator: "; ")
-    }
 }

@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Crypto
 
 /// Owns one client `SSL` session whose records travel through memory BIOs; freed in `deinit`.
 ///

@@ -1,3 +1,5 @@
+import System
+
 /// A bounded pool of database connections, each used by one thread at a time.
 ///
 /// Connections are opened lazily up to `maxSize`; a caller that finds none idle and the pool full waits.

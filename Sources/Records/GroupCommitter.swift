@@ -1,4 +1,5 @@
 import Dispatch
+import System
 
 #if canImport(Glibc)
     import Glibc
@@ -54,7 +55,7 @@ public final class GroupCommitter: Sendable {
         let batches = Counter()
         self.monitor = monitor
         self.batches = batches
-        BackgroundThread.start(name: "presignd-group-commit") { [store, maxBatch, monitor, batches] in
+        PThread.detach(name: "presignd-group-commit") { [store, maxBatch, monitor, batches] in
             Self.run(store: store, maxBatch: maxBatch, monitor: monitor, batches: batches)
         }
     }

@@ -1,3 +1,5 @@
+import System
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -69,7 +71,7 @@ public final class IntentWriter: Sendable {
         let monitor = Monitor(State())
         self.monitor = monitor
         let interval = UInt64(flushIntervalMs) * 1_000_000
-        BackgroundThread.start(name: "presignd-intent-writer") { [store, monitor, batchSize, onError] in
+        PThread.detach(name: "presignd-intent-writer") { [store, monitor, batchSize, onError] in
             Self.run(store: store, monitor: monitor, batchSize: batchSize, intervalNanos: interval, onError: onError)
         }
     }
@@ -78,7 +80,7 @@ public final class IntentWriter: Sendable {
 
     /// Queues `intent` for writing and returns at once (never blocks on the database).
     public func enqueue(_ intent: UploadIntent) {
-        let now = Monitor<State>.nowNanos()
+        let now = MonotonicClock.nanoseconds()
         let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
             guard !state.stopping else { return (.shutDown, false) }
             guard state.unwritten < maxPending else {
@@ -183,7 +185,7 @@ public final class IntentWriter: Sendable {
                     }
                     if state.queue.count >= batchSize || state.flushWaiters > 0 || state.stopping { break }
                     let deadline = state.enqueuedAtNanos[0] + intervalNanos
-                    if Monitor<State>.nowNanos() >= deadline { break }
+                    if MonotonicClock.nanoseconds() >= deadline { break }
                     waiter.wait(untilNanos: deadline)
                 }
                 let taken = min(batchSize, state.queue.count)

@@ -1,3 +1,5 @@
+import Crypto
+
 /// A position in an owner's newest-first record list: the last record of a page.
 ///
 /// The next page holds the records strictly after it in (createdAtMs desc, id desc) order. Clients see only
@@ -24,12 +26,12 @@ public struct RecordCursor: Sendable, Equatable {
 
     /// The opaque, URL-safe form handed to clients.
     public var token: String {
-        Base64URL.encode(Array("1:\(createdAtMs):\(id)".utf8))
+        Base64.encodeURL(Array("1:\(createdAtMs):\(id)".utf8))
     }
 
     /// Decodes a token made by `token`; nil for anything else (garbage, a wrong version, a bad id).
     public init?(token: String) {
-        guard token.utf8.count <= Self.maxTokenLength, let bytes = Base64URL.decode(token) else { return nil }
+        guard token.utf8.count <= Self.maxTokenLength, let bytes = Base64.decodeURL(token) else { return nil }
         let parts = bytes.split(separator: UInt8(ascii: ":"), maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].elementsEqual("1".utf8) else { return nil }
         let digits = parts[1]

@@ -1,5 +1,8 @@
+import System
+
 /// The UTC timestamps SigV4 uses (`20261129T085931Z`, and the day `20261129`), computed from
-/// epoch seconds with integer civil-calendar arithmetic: no `DateFormatter`, no time zone data.
+/// epoch seconds with integer civil-calendar arithmetic (`System.CivilDate`): no `DateFormatter`, no
+/// time zone data.
 public struct AmzDate: Sendable, Equatable {
     /// The latest instant with a four-digit year: 9999-12-31T23:59:59Z.
     public static let maximumEpochSeconds: Int64 = 253_402_300_799
@@ -31,18 +34,10 @@ public struct AmzDate: Sendable, Equatable {
         hour = secondsOfDay / 3600
         minute = secondsOfDay / 60 % 60
         second = secondsOfDay % 60
-        // Civil date from a day count: shift the epoch to 0000-03-01 so that leap days end each
-        // 4/100/400-year cycle, find the 400-year era, the year of the era, then the March-based
-        // month from the day of that year (153 days per five months).
-        let shifted = days + 719_468
-        let era = shifted / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let marchMonth = (5 * dayOfYear + 2) / 153
-        day = Int(dayOfYear - (153 * marchMonth + 2) / 5 + 1)
-        month = Int(marchMonth < 10 ? marchMonth + 3 : marchMonth - 9)
-        year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        let date = CivilDate(daysSinceEpoch: days)
+        year = date.year
+        month = date.month
+        day = date.day
         let (year, month, day, hour, minute, second) = (year, month, day, hour, minute, second)
         withUnsafeMutableBytes(of: &text) { text in
             /// Writes `value` (0...99) as two digits at `position`.

@@ -9,13 +9,13 @@ struct KeySetTests {
         var members: [String] = []
         if let numbers = key.rsaNumbers {
             members = [
-                "\"kty\":\"RSA\"", "\"n\":\"\(Base64URL.encode(numbers.modulus))\"",
-                "\"e\":\"\(Base64URL.encode(numbers.exponent))\"",
+                "\"kty\":\"RSA\"", "\"n\":\"\(Base64.encodeURL(numbers.modulus))\"",
+                "\"e\":\"\(Base64.encodeURL(numbers.exponent))\"",
             ]
         } else if let point = key.p256Point {
             members = [
-                "\"kty\":\"EC\"", "\"crv\":\"P-256\"", "\"x\":\"\(Base64URL.encode(point.x))\"",
-                "\"y\":\"\(Base64URL.encode(point.y))\"",
+                "\"kty\":\"EC\"", "\"crv\":\"P-256\"", "\"x\":\"\(Base64.encodeURL(point.x))\"",
+                "\"y\":\"\(Base64.encodeURL(point.y))\"",
             ]
         }
         if let kid { members.append("\"kid\":\"\(kid)\"") }
@@ -160,11 +160,11 @@ struct KeySetTests {
             ("kid number", #"{"keys":[{"kty":"EC","crv":"P-256","kid":5}]}"#),
             (
                 "padded x",
-                "{\"keys\":[{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"\(Base64URL.encode(point.x))=\",\"y\":\"\(Base64URL.encode(point.y))\"}]}"
+                "{\"keys\":[{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"\(Base64.encodeURL(point.x))=\",\"y\":\"\(Base64.encodeURL(point.y))\"}]}"
             ),
             (
                 "off curve",
-                "{\"keys\":[{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"\(Base64URL.encode(point.x))\",\"y\":\"\(Base64URL.encode(offCurve))\"}]}"
+                "{\"keys\":[{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"\(Base64.encodeURL(point.x))\",\"y\":\"\(Base64.encodeURL(offCurve))\"}]}"
             ),
             ("missing e", #"{"keys":[{"kty":"RSA","n":"AQAB"}]}"#),
             ("missing crv", #"{"keys":[{"kty":"EC","x":"AA","y":"AA"}]}"#),
@@ -177,7 +177,7 @@ struct KeySetTests {
         // An RSA-1024 key in a JWKS is skipped (unsupported), not an error, when others remain.
         #expect(material.rsa1024Modulus.count == 128)
         let short =
-            "{\"kty\":\"RSA\",\"kid\":\"old\",\"n\":\"\(Base64URL.encode(material.rsa1024Modulus))\",\"e\":\"AQAB\"}"
+            "{\"kty\":\"RSA\",\"kid\":\"old\",\"n\":\"\(Base64.encodeURL(material.rsa1024Modulus))\",\"e\":\"AQAB\"}"
         let mixed = try KeySet.keys(jwks: Self.jwks([short, good]), path: "jwks.json")
         #expect(mixed.keys.map(\.kid) == ["e1"])
         #expect(mixed.notes.count == 1)

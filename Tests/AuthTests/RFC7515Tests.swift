@@ -34,7 +34,7 @@ struct RFC7515Tests {
     /// The three examples verify, and each is refused after `exp` + leeway.
     @Test func theExamplesVerify() throws {
         let hmac = VerificationKey(
-            kid: nil, material: .hmac(HMACKey(key: try #require(Base64URL.decode(Self.hmacKey)))), source: "A.1")
+            kid: nil, material: .hmac(HMACKey(key: try #require(Base64.decodeURL(Self.hmacKey)))), source: "A.1")
         let rsaJWKS = #"{"keys":[{"kty":"RSA","n":"\#(Self.rsaModulus)","e":"AQAB"}]}"#
         let keys = try KeySet(
             keys: [hmac] + KeySet.keys(jwks: Array(rsaJWKS.utf8), path: "A.2").keys

@@ -24,12 +24,12 @@ enum TestSigner: Sendable {
 enum TokenFactory {
     /// `base64url(header).base64url(payload).base64url(signature)`.
     static func token(header: String, payload: String, signer: TestSigner) throws -> String {
-        try signed(Base64URL.encode(header) + "." + Base64URL.encode(payload), signer: signer)
+        try signed(Base64.encodeURL(header) + "." + Base64.encodeURL(payload), signer: signer)
     }
 
     /// `signingInput` (already encoded segments, possibly malformed) followed by `.` and its signature.
     static func signed(_ signingInput: String, signer: TestSigner) throws -> String {
-        signingInput + "." + Base64URL.encode(try signer.sign(Array(signingInput.utf8)))
+        signingInput + "." + Base64.encodeURL(try signer.sign(Array(signingInput.utf8)))
     }
 
     /// A JSON object text of `members` in order; values are JSON texts.

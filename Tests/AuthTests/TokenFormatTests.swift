@@ -1,4 +1,5 @@
 import Auth
+import Crypto
 import Testing
 
 /// The token's shape: segments, strict base64url, strict JSON objects, header parameters, size.
@@ -25,11 +26,11 @@ struct TokenFormatTests {
         let fixture = try AlgorithmFixture(algorithm)
         // Pad the JSON with spaces until neither encoding is a multiple of 4 long, so trailing bits exist.
         var header = fixture.header
-        while Base64URL.encode(header).utf8.count % 4 == 0 { header += " " }
+        while Base64.encodeURL(header).utf8.count % 4 == 0 { header += " " }
         var payload = AlgorithmFixture.claims()
-        while Base64URL.encode(payload).utf8.count % 4 == 0 { payload += " " }
-        let encodedHeader = Base64URL.encode(header)
-        let encodedPayload = Base64URL.encode(payload)
+        while Base64.encodeURL(payload).utf8.count % 4 == 0 { payload += " " }
+        let encodedHeader = Base64.encodeURL(header)
+        let encodedPayload = Base64.encodeURL(payload)
         let good = try TokenFactory.signed(encodedHeader + "." + encodedPayload, signer: fixture.signer)
         #expect(principal(fixture.outcome(good)) != nil)
         let signature = String(good.split(separator: ".")[2])
@@ -117,7 +118,7 @@ struct TokenFormatTests {
         }
         // Invalid UTF-8 inside a string of the payload.
         let rawPayload = Array(claims.utf8.dropLast()) + Array(",\"x\":\"".utf8) + [0xff, 0xfe] + Array("\"}".utf8)
-        let input = Base64URL.encode(fixture.header) + "." + Base64URL.encode(rawPayload)
+        let input = Base64.encodeURL(fixture.header) + "." + Base64.encodeURL(rawPayload)
         let token = try TokenFactory.signed(input, signer: fixture.signer)
         #expect(reason(fixture.outcome(token)) == .malformedToken(detail: "payload is not a JSON object"))
     }

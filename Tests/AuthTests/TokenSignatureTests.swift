@@ -11,11 +11,11 @@ struct TokenSignatureTests {
         let fixture = try AlgorithmFixture(algorithm)
         let token = try fixture.token()
         let parts = token.split(separator: ".").map(String.init)
-        let signature = try #require(Base64URL.decode(parts[2]))
+        let signature = try #require(Base64.decodeURL(parts[2]))
         for position in [0, signature.count / 2, signature.count - 1] {
             var flipped = signature
             flipped[position] ^= 0x01
-            let forged = parts[0] + "." + parts[1] + "." + Base64URL.encode(flipped)
+            let forged = parts[0] + "." + parts[1] + "." + Base64.encodeURL(flipped)
             #expect(reason(fixture.outcome(forged)) == .badSignature, "byte \(position)")
         }
         // Another key of the same type; the signature of other claims; an empty or truncated signature.
@@ -26,9 +26,9 @@ struct TokenSignatureTests {
         let spliced = parts[0] + "." + otherClaims.split(separator: ".")[1] + "." + parts[2]
         #expect(reason(fixture.outcome(spliced)) == .badSignature)
         #expect(reason(fixture.outcome(parts[0] + "." + parts[1] + ".")) == .badSignature)
-        let truncated = parts[0] + "." + parts[1] + "." + Base64URL.encode(signature.dropLast())
+        let truncated = parts[0] + "." + parts[1] + "." + Base64.encodeURL(signature.dropLast())
         #expect(reason(fixture.outcome(truncated)) == .badSignature)
-        let extended = parts[0] + "." + parts[1] + "." + Base64URL.encode(signature + [0])
+        let extended = parts[0] + "." + parts[1] + "." + Base64.encodeURL(signature + [0])
         #expect(reason(fixture.outcome(extended)) == .badSignature)
     }
 
@@ -37,10 +37,10 @@ struct TokenSignatureTests {
     func algNoneIsRefused(_ algorithm: JWTAlgorithm) throws {
         let fixture = try AlgorithmFixture(algorithm)
         let realSignature = String(try fixture.token().split(separator: ".")[2])
-        let payload = Base64URL.encode(AlgorithmFixture.claims())
+        let payload = Base64.encodeURL(AlgorithmFixture.claims())
         for name in ["none", "None", "NONE", "nOnE"] {
-            let header = Base64URL.encode("{\"alg\":\"\(name)\",\"typ\":\"JWT\"}")
-            for tail in [".", "." + realSignature, "." + Base64URL.encode("x")] {
+            let header = Base64.encodeURL("{\"alg\":\"\(name)\",\"typ\":\"JWT\"}")
+            for tail in [".", "." + realSignature, "." + Base64.encodeURL("x")] {
                 #expect(reason(fixture.outcome(header + "." + payload + tail)) == .algorithmNotAllowed(alg: name))
             }
             #expect(reason(fixture.outcome(header + "." + payload)) == .malformedToken(detail: "not three segments"))
@@ -119,7 +119,7 @@ struct TokenSignatureTests {
         let material = try ThrowawayKeys.shared.get()
         let attackerPoint = try #require(material.ec2.publicKey.p256Point)
         let jwk =
-            "{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"\(Base64URL.encode(attackerPoint.x))\",\"y\":\"\(Base64URL.encode(attackerPoint.y))\"}"
+            "{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"\(Base64.encodeURL(attackerPoint.x))\",\"y\":\"\(Base64.encodeURL(attackerPoint.y))\"}"
         let keys = try KeySet(keys: KeySet.keys(pem: material.ec1PublicPEM, path: "ec1.pub.pem"))
         let authenticator = Authenticator(configuration: AlgorithmFixture.settings(), keys: keys)
         for header in [

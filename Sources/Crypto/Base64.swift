@@ -1,0 +1,145 @@
+/// Base64 (RFC 4648): the standard alphabet (section 4) and the URL- and filename-safe one (section 5),
+/// with or without `=` padding, and a strict decoder that accepts only the canonical spelling.
+///
+/// Canonical (RFC 4648, section 3.5): no byte outside the alphabet (so no whitespace, no line breaks, no
+/// symbol of the other alphabet), padding exactly as the length needs it when `padded` and none when not,
+/// never a length of 1 modulo 4, and zero unused bits in the last digit, so every byte string has exactly
+/// one accepted spelling per alphabet and padding choice.
+public enum Base64 {
+    /// Which 64 digits stand for the values 62 and 63.
+    public enum Alphabet: Sendable {
+        /// `+` and `/` (RFC 4648, section 4): S3's `Content-MD5` and checksum headers.
+        case standard
+        /// `-` and `_` (RFC 4648, section 5): JWS (RFC 7515, section 2), cursor tokens.
+        case url
+
+        /// The 64 digits in value order.
+        var digits: [UInt8] { self == .standard ? Base64.standardDigits : Base64.urlDigits }
+        /// The value of each byte as a digit, or 0xFF.
+        var values: [UInt8] { self == .standard ? Base64.standardValues : Base64.urlValues }
+    }
+
+    /// The standard digits in value order.
+    static let standardDigits: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    /// The URL-safe digits in value order.
+    static let urlDigits: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// Byte to value for the standard alphabet (0xFF: not a digit).
+    static let standardValues = valueTable(standardDigits)
+    /// Byte to value for the URL-safe alphabet (0xFF: not a digit).
+    static let urlValues = valueTable(urlDigits)
+
+    /// The inverse of `digits`, 0xFF for every other byte.
+    private static func valueTable(_ digits: [UInt8]) -> [UInt8] {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, digit) in digits.enumerated() { table[Int(digit)] = UInt8(value) }
+        return table
+    }
+
+    /// `bytes` in base64 with `alphabet`, `=`-padded to a multiple of 4 when `padded`.
+    public static func encode(_ bytes: some Sequence<UInt8>, alphabet: Alphabet = .standard, padded: Bool = true)
+        -> String
+    {
+        let input = Array(bytes)
+        let digits = alphabet.digits
+        var output: [UInt8] = []
+        output.reserveCapacity((input.count + 2) / 3 * 4)
+        var index = 0
+        while index + 3 <= input.count {
+            let group = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            output.append(digits[Int(group >> 18 & 0x3f)])
+            output.append(digits[Int(group >> 12 & 0x3f)])
+            output.append(digits[Int(group >> 6 & 0x3f)])
+            output.append(digits[Int(group & 0x3f)])
+            index += 3
+        }
+        let rest = input.count - index
+        if rest > 0 {
+            let group = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
+            output.append(digits[Int(group >> 18 & 0x3f)])
+            output.append(digits[Int(group >> 12 & 0x3f)])
+            if rest == 2 { output.append(digits[Int(group >> 6 & 0x3f)]) }
+            if padded { output.append(contentsOf: repeatElement(UInt8(ascii: "="), count: 3 - rest)) }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of `text` in base64 with `alphabet`, `=`-padded when `padded`.
+    public static func encode(_ text: String, alphabet: Alphabet = .standard, padded: Bool = true) -> String {
+        encode(text.utf8, alphabet: alphabet, padded: padded)
+    }
+
+    /// The bytes spelled by `text`, or nil unless it is the canonical base64 of `alphabet` with padding
+    /// exactly when `padded` (see the type's rules).
+    public static func decode(_ text: some Collection<UInt8>, alphabet: Alphabet = .standard, padded: Bool = true)
+        -> [UInt8]?
+    {
+        var count = text.count
+        if padded {
+            guard count % 4 == 0 else { return nil }
+            var trailing = 0
+            for byte in text.reversed() {
+                guard byte == UInt8(ascii: "="), trailing < 3 else { break }
+                trailing += 1
+            }
+            guard trailing <= 2 else { return nil }
+            count -= trailing
+        }
+        guard count % 4 != 1 else { return nil }
+        let values = alphabet.values
+        var output: [UInt8] = []
+        output.reserveCapacity(count * 3 / 4)
+        var group: UInt32 = 0
+        var digits = 0
+        for character in text.prefix(count) {
+            let value = values[Int(character)]
+            guard value != 0xFF else { return nil }
+            group = group << 6 | UInt32(value)
+            digits += 1
+            if digits == 4 {
+                output.append(UInt8(truncatingIfNeeded: group >> 16))
+                output.append(UInt8(truncatingIfNeeded: group >> 8))
+                output.append(UInt8(truncatingIfNeeded: group))
+                group = 0
+                digits = 0
+            }
+        }
+        switch digits {
+        case 2:  // 12 bits: one byte and 4 unused bits
+            guard group & 0x0f == 0 else { return nil }
+            output.append(UInt8(truncatingIfNeeded: group >> 4))
+        case 3:  // 18 bits: two bytes and 2 unused bits
+            guard group & 0x03 == 0 else { return nil }
+            output.append(UInt8(truncatingIfNeeded: group >> 10))
+            output.append(UInt8(truncatingIfNeeded: group >> 2))
+        default:
+            break
+        }
+        return output
+    }
+
+    /// The bytes spelled by `text`, or nil unless it is the canonical base64 of `alphabet` with padding
+    /// exactly when `padded`.
+    public static func decode(_ text: String, alphabet: Alphabet = .standard, padded: Bool = true) -> [UInt8]? {
+        decode(text.utf8, alphabet: alphabet, padded: padded)
+    }
+
+    /// `bytes` in unpadded base64url, as JWS and cursor tokens spell them.
+    public static func encodeURL(_ bytes: some Sequence<UInt8>) -> String {
+        encode(bytes, alphabet: .url, padded: false)
+    }
+
+    /// The UTF-8 bytes of `text` in unpadded base64url.
+    public static func encodeURL(_ text: String) -> String {
+        encode(text.utf8, alphabet: .url, padded: false)
+    }
+
+    /// The bytes spelled by canonical unpadded base64url `text`, or nil.
+    public static func decodeURL(_ text: some Collection<UInt8>) -> [UInt8]? {
+        decode(text, alphabet: .url, padded: false)
+    }
+
+    /// The bytes spelled by canonical unpadded base64url `text`, or nil.
+    public static func decodeURL(_ text: String) -> [UInt8]? {
+        decode(text.utf8, alphabet: .url, padded: false)
+    }
+}
