@@ -28,9 +28,10 @@ import tempfile
 LAYERS = [
     ["CLinux", "COpenSSL", "CSQLite", "CPostgres", "CPostgresLoader"],
     ["System"],
-    ["Crypto", "JSON", "HTTP1"],
+    ["Crypto", "JSON", "HTTP1", "ImageProbe"],
     ["SigV4", "Auth", "Config"],
     ["HTTPServer", "ObjectStore", "Records"],
+    ["CloudCredentials"],
     ["App"],
     ["presignd", "PresignBench"],
 ]
