@@ -66,8 +66,12 @@ import Testing
     @Test func aMissingCAFileIsATLSError() throws {
         let server = try OpenSSLServer()
         defer { server.stop() }
-        #expect(throws: ObjectStoreError.self) {
+        let error = #expect(throws: ObjectStoreError.self) {
             try Self.get(Self.client(caFile: "/nonexistent/ca.pem"), host: "127.0.0.1", port: server.port)
+        }
+        guard case .tls? = error else {
+            Issue.record("expected a TLS failure, got \(String(describing: error))")
+            return
         }
         do throws(ObjectStoreError) {
             _ = try Self.get(Self.client(caFile: "/nonexistent/ca.pem"), host: "127.0.0.1", port: server.port)

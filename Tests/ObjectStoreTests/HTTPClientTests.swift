@@ -97,8 +97,12 @@ import Testing
     @Test func aFreshConnectionClosedWithoutAnswerIsAnError() throws {
         let server = try FakeServer { _, _ in .close }
         defer { server.stop() }
-        #expect(throws: ObjectStoreError.self) {
+        let error = #expect(throws: ObjectStoreError.self) {
             try Self.client().send(HTTPRequest(method: "GET", target: "/"), to: Self.address(server))
+        }
+        guard case .connection? = error else {
+            Issue.record("expected a connection error, got \(String(describing: error))")
+            return
         }
         #expect(server.requests.count == 1)
     }
@@ -146,20 +150,26 @@ import Testing
         let server = try FakeServer { _, _ in .hang }
         defer { server.stop() }
         let start = Date()
-        #expect(throws: ObjectStoreError.self) {
-            try Self.client(requestTimeoutMs: 300).send(
+        do throws(ObjectStoreError) {
+            _ = try Self.client(requestTimeoutMs: 300).send(
                 HTTPRequest(method: "GET", target: "/"), to: Self.address(server))
+            Issue.record("a hung server answered")
+        } catch {
+            guard case .timeout = error else {
+                Issue.record("expected a timeout, got \(error)")
+                return
+            }
         }
+        // The deadline never ends early; no upper bound (a loaded machine only makes it later).
         let elapsed = Date().timeIntervalSince(start)
-        #expect(elapsed >= 0.29 && elapsed < 1.0, "took \(elapsed) s")
+        #expect(elapsed >= 0.29, "took \(elapsed) s")
     }
 
     @Test func aRefusedConnectionIsAConnectionError() throws {
         // Bind a port, close it: nothing listens there now.
         let server = try FakeServer { _, _ in .close }
         let port = server.port
-        server.stop()
-        Thread.sleep(forTimeInterval: 0.05)
+        server.stop()  // closes the listening socket before it returns
         do throws(ObjectStoreError) {
             _ = try Self.client().send(
                 HTTPRequest(method: "GET", target: "/"),

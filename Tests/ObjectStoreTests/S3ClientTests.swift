@@ -92,8 +92,9 @@ import Testing
         let elapsed = Date().timeIntervalSince(start)
         #expect(server.connections == 3)
         #expect(sleeps.recorded.count == 2)
-        // Three attempts of 250 ms each (the waits are recorded, not slept), plus slack.
-        #expect(elapsed >= 0.74 && elapsed < 0.75 + 0.5, "took \(elapsed) s")
+        // Three attempts of 250 ms each (the waits are recorded, not slept): no deadline can end early.
+        // No upper bound: a loaded machine only makes it slower, and the attempt count above is the proof.
+        #expect(elapsed >= 0.74, "took \(elapsed) s")
     }
 
     @Test func headMapsNotFoundToNil() throws {
