@@ -13,9 +13,12 @@ import System
 /// batch being written, newest first: no per-intent map to keep on the event loop) until its batch has
 /// committed, so
 /// `intent(imageKey:)` (queue first, then store) finds every intent whose URL was handed out, even one
-/// confirmed a millisecond later. A batch that fails is retried (twice, after 20 and 100 ms), then split
-/// so that one bad intent is dropped alone; every drop is reported to `onError`. Losing intents only means
-/// clients ask for a new URL (see reliability.md, Durability).
+/// confirmed a millisecond later. A batch the store refuses as bad is split so that one bad intent is
+/// dropped alone. A database outage (`.unavailable`) never drops a batch: it is retried with exponential
+/// back-off (20 ms doubling to `maxRetryDelayMs`) until the store is back, while later intents queue up
+/// to `maxPending`; beyond that `enqueue` refuses (returns false) so the caller can refuse to issue a URL
+/// whose intent could not be kept. Only a shutdown during an outage gives up, after
+/// `shutdownRetryMs`. Every drop and the start of an outage are reported to `onError`.
 public final class IntentWriter: Sendable {
     /// The queue shared by callers and the writer thread.
     struct State {
@@ -54,32 +57,54 @@ public final class IntentWriter: Sendable {
     /// The most intents queued or being written at once; beyond it `enqueue` drops (the database is down
     /// or far behind, and memory must stay bounded).
     public let maxPending: Int
+    /// The longest wait between two attempts at a batch during an outage, in milliseconds.
+    public let maxRetryDelayMs: Int
+    /// How long a shutdown keeps retrying a batch during an outage before it drops it, in milliseconds.
+    public let shutdownRetryMs: Int
 
     /// Starts a writer thread for `store`: batches of up to `batchSize`, written at the latest
     /// `flushIntervalMs` after the oldest queued intent arrived, at most `maxPending` waiting.
     public init(
         store: any RecordStore, batchSize: Int, flushIntervalMs: Int, maxPending: Int = 100_000,
+        maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000,
         onError: @escaping @Sendable (RecordsError) -> Void
     ) {
         precondition(batchSize >= 1, "batchSize must be at least 1")
         precondition(flushIntervalMs >= 0, "flushIntervalMs must not be negative")
         precondition(maxPending >= batchSize, "maxPending must be at least batchSize")
+        precondition(maxRetryDelayMs >= 1 && shutdownRetryMs >= 0, "retry times must be positive")
         self.store = store
         self.maxPending = maxPending
+        self.maxRetryDelayMs = maxRetryDelayMs
+        self.shutdownRetryMs = shutdownRetryMs
         self.batchSize = batchSize
         self.onError = onError
         let monitor = Monitor(State())
         self.monitor = monitor
         let interval = UInt64(flushIntervalMs) * 1_000_000
+        let retry = Retry(maxDelayMs: maxRetryDelayMs, shutdownMs: shutdownRetryMs)
         PThread.detach(name: "presignd-intent-writer") { [store, monitor, batchSize, onError] in
-            Self.run(store: store, monitor: monitor, batchSize: batchSize, intervalNanos: interval, onError: onError)
+            Self.run(
+                store: store, monitor: monitor, batchSize: batchSize, intervalNanos: interval, retry: retry,
+                onError: onError)
         }
+    }
+
+    /// The writer's outage retry settings.
+    struct Retry: Sendable {
+        /// The longest wait between attempts.
+        var maxDelayMs: Int
+        /// How long attempts go on once a shutdown began.
+        var shutdownMs: Int
     }
 
     deinit { shutdown() }
 
-    /// Queues `intent` for writing and returns at once (never blocks on the database).
-    public func enqueue(_ intent: UploadIntent) {
+    /// Queues `intent` for writing and returns at once (never blocks on the database): true when it is
+    /// queued, false when it was dropped (the queue is full during an outage, or the writer is shut down)
+    /// and the URL it stands for must not be handed out.
+    @discardableResult
+    public func enqueue(_ intent: UploadIntent) -> Bool {
         let now = MonotonicClock.nanoseconds()
         let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
             guard !state.stopping else { return (.shutDown, false) }
@@ -101,11 +126,20 @@ public final class IntentWriter: Sendable {
         }
         if wake { monitor.broadcast() }
         switch outcome {
-        case .queued, .fullQuiet: break
-        case .shutDown: onError(.unavailable("the intent writer is shut down; intent \(intent.imageKey) dropped"))
+        case .queued: return true
+        case .fullQuiet: return false
+        case .shutDown:
+            onError(.unavailable("the intent writer is shut down; intent \(intent.imageKey) dropped"))
+            return false
         case .full(let count):
             onError(.unavailable("\(maxPending) intents are waiting for the database; \(count) dropped so far"))
+            return false
         }
+    }
+
+    /// True while the queue is full: `enqueue` refuses until the database takes the backlog.
+    public var isFull: Bool {
+        monitor.withLock { state in state.unwritten >= maxPending }
     }
 
     /// What `enqueue` did with an intent.
@@ -172,7 +206,7 @@ public final class IntentWriter: Sendable {
     /// The writer thread: wait for a batch to be due, write it, publish its completion; until stopped and
     /// drained.
     private static func run(
-        store: any RecordStore, monitor: Monitor<State>, batchSize: Int, intervalNanos: UInt64,
+        store: any RecordStore, monitor: Monitor<State>, batchSize: Int, intervalNanos: UInt64, retry: Retry,
         onError: @Sendable (RecordsError) -> Void
     ) {
         while true {
@@ -203,7 +237,7 @@ public final class IntentWriter: Sendable {
                 return (state.inFlight, last)
             }
             guard !batch.isEmpty else { break }
-            write(batch, to: store, onError: onError)
+            write(batch, to: store, monitor: monitor, retry: retry, onError: onError)
             monitor.withLock { state in
                 state.doneSequence = last
                 state.unwritten -= batch.count
@@ -215,29 +249,54 @@ public final class IntentWriter: Sendable {
         monitor.broadcast()
     }
 
-    /// Writes one batch, retrying a database outage twice and splitting a batch that holds a bad intent.
+    /// Writes one batch: a database outage is retried with back-off until the store answers (or, once a
+    /// shutdown began, for `retry.shutdownMs`); a batch refused for another reason is split so that a bad
+    /// intent is dropped alone.
     private static func write(
-        _ intents: [UploadIntent], to store: any RecordStore, onError: @Sendable (RecordsError) -> Void
+        _ intents: [UploadIntent], to store: any RecordStore, monitor: Monitor<State>, retry: Retry,
+        onError: @Sendable (RecordsError) -> Void
     ) {
-        var lastError: RecordsError?
-        for delayMs in [0, 20, 100] {
-            if delayMs > 0 { usleep(UInt32(delayMs * 1000)) }
+        var delayMs = 20
+        var reported = false
+        var givingUpAtNanos: UInt64?
+        while true {
+            let failure: RecordsError
             do {
                 try store.putIntents(intents)
                 return
             } catch {
-                lastError = error
-                if case .unavailable = error { continue }
-                break
+                failure = error
             }
-        }
-        guard let lastError else { return }
-        if case .unavailable = lastError {
-            onError(lastError)
-        } else if intents.count > 1 {
-            for intent in intents { write([intent], to: store, onError: onError) }
-        } else {
-            onError(lastError)
+            guard case .unavailable = failure else {
+                if intents.count > 1 {
+                    for intent in intents {
+                        write([intent], to: store, monitor: monitor, retry: retry, onError: onError)
+                    }
+                } else {
+                    onError(failure)
+                }
+                return
+            }
+            if !reported {
+                // Once per outage of this batch: the line says the database is down, not each retry.
+                onError(failure)
+                reported = true
+            }
+            // Wait before the next attempt; a shutdown wakes the wait and starts the give-up clock.
+            let stopping = monitor.withLock { state, waiter -> Bool in
+                _ = waiter.wait(millis: delayMs)
+                return state.stopping
+            }
+            if stopping {
+                let now = MonotonicClock.nanoseconds()
+                let limit = givingUpAtNanos ?? now + UInt64(retry.shutdownMs) * 1_000_000
+                givingUpAtNanos = limit
+                if now >= limit {
+                    onError(.unavailable("shutting down during a database outage: \(intents.count) intents dropped"))
+                    return
+                }
+            }
+            delayMs = min(delayMs * 2, retry.maxDelayMs)
         }
     }
 }

@@ -17,6 +17,8 @@ final class GatedStore: RecordStore, @unchecked Sendable {
     private var batchSizes: [Int] = []
     /// The error every write throws, if set.
     private var failure: RecordsError?
+    /// How many more writes throw `failure` (nil: all of them).
+    private var failuresLeft: Int?
 
     /// A gate in front of `inner`, closed from the start if `closed`.
     init(_ inner: any RecordStore, closed: Bool = false) {
@@ -36,7 +38,20 @@ final class GatedStore: RecordStore, @unchecked Sendable {
     }
 
     /// Makes every following write fail with `error` (nil: stop failing).
-    func fail(with error: RecordsError?) { lock.withLock { failure = error } }
+    func fail(with error: RecordsError?) {
+        lock.withLock {
+            failure = error
+            failuresLeft = nil
+        }
+    }
+
+    /// Makes the next `times` writes fail with `error`, then lets writes through again.
+    func fail(with error: RecordsError, times: Int) {
+        lock.withLock {
+            failure = error
+            failuresLeft = times
+        }
+    }
 
     /// Writes waiting at the gate.
     var waiting: Int { lock.withLock { waitingAtGate } }
@@ -52,7 +67,12 @@ final class GatedStore: RecordStore, @unchecked Sendable {
             lock.broadcast()
             while closed { lock.wait() }
             waitingAtGate -= 1
-            return self.failure
+            guard let f = self.failure else { return nil }
+            if let left = failuresLeft {
+                failuresLeft = left - 1
+                if left - 1 <= 0 { self.failure = nil }
+            }
+            return f
         }
         if let failure { throw failure }
     }

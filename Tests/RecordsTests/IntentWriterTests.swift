@@ -102,17 +102,57 @@ import Testing
         #expect(writer.pending(imageKey: bad.imageKey) == nil)
     }
 
-    @Test func anOutageIsRetriedThenReported() throws {
+    @Test func anOutageIsRetriedUntilTheStoreIsBackAndReportedOnce() throws {
+        let gated = GatedStore(InMemoryRecordStore())
+        gated.fail(with: .unavailable("connection refused"), times: 6)
+        let errors = Collector<RecordsError>()
+        let writer = IntentWriter(store: gated, batchSize: 10, flushIntervalMs: 60_000, maxRetryDelayMs: 40) {
+            errors.append($0)
+        }
+        defer { writer.shutdown() }
+        let intent = Sample.intent()
+        #expect(writer.enqueue(intent))
+        writer.flush()
+        // Six refusals, then the seventh attempt is written: an outage never drops a batch.
+        #expect(gated.batches == [1, 1, 1, 1, 1, 1, 1])
+        #expect(try gated.intent(imageKey: intent.imageKey) == intent)
+        #expect(errors.values == [.unavailable("connection refused")], "one report per outage, not per retry")
+        #expect(writer.pendingCount == 0)
+    }
+
+    @Test func duringAnOutageIntentsQueueUntilFullThenEnqueueRefuses() throws {
         let gated = GatedStore(InMemoryRecordStore())
         gated.fail(with: .unavailable("connection refused"))
         let errors = Collector<RecordsError>()
-        let writer = IntentWriter(store: gated, batchSize: 10, flushIntervalMs: 60_000) { errors.append($0) }
+        let writer = IntentWriter(
+            store: gated, batchSize: 2, flushIntervalMs: 0, maxPending: 4, maxRetryDelayMs: 20
+        ) { errors.append($0) }
         defer { writer.shutdown() }
-        writer.enqueue(Sample.intent())
+        let intents = (0..<6).map { _ in Sample.intent() }
+        let accepted = intents.map { writer.enqueue($0) }
+        #expect(accepted == [true, true, true, true, false, false])
+        #expect(writer.isFull)
+        // Every accepted intent is still findable while the database is down.
+        for intent in intents.prefix(4) { #expect(writer.pending(imageKey: intent.imageKey) == intent) }
+        gated.fail(with: nil)
         writer.flush()
-        #expect(gated.batches == [1, 1, 1])
-        #expect(errors.values == [.unavailable("connection refused")])
-        #expect(writer.pendingCount == 0)
+        for intent in intents.prefix(4) { #expect(try gated.intent(imageKey: intent.imageKey) == intent) }
+        #expect(!writer.isFull)
+        #expect(writer.enqueue(Sample.intent()), "accepting again once the backlog is written")
+    }
+
+    @Test func aShutdownDuringAPermanentOutageGivesUpAndReportsTheDrop() throws {
+        let gated = GatedStore(InMemoryRecordStore())
+        gated.fail(with: .unavailable("connection refused"))
+        let errors = Collector<RecordsError>()
+        let writer = IntentWriter(
+            store: gated, batchSize: 10, flushIntervalMs: 0, maxRetryDelayMs: 20, shutdownRetryMs: 100
+        ) { errors.append($0) }
+        #expect(writer.enqueue(Sample.intent()))
+        writer.shutdown()  // returns: the give-up clock starts with the shutdown
+        #expect(gated.batches.count >= 2, "retried at least once")
+        #expect(errors.values.first == .unavailable("connection refused"))
+        #expect(errors.values.last == .unavailable("shutting down during a database outage: 1 intents dropped"))
     }
 
     @Test func aFullQueueDropsAndReportsOnce() throws {
