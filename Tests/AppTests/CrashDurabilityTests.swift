@@ -21,17 +21,24 @@ struct CrashDurabilityTests {
             c.send(
                 "POST /presigned-url HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\nContent-Type: application/json\r\nContent-Length: \(issue.utf8.count)\r\n\r\n\(issue)"
             )
-            guard let r1 = c.readResponse(), r1.status == 200 else { return }
+            // nil: the server was killed. Any answer but 200 is a failure of the server, not of the test.
+            guard let r1 = c.readResponse() else { return }
+            guard r1.status == 200 else {
+                acked.unexpected("issue: \(r1.status) \(r1.text)")
+                return
+            }
             let confirm = #"{"imageKey":"\#(uuid)","metadata":{"w":"\#(user)"}}"#
             c.send(
                 "POST /images HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\nContent-Type: application/json\r\nContent-Length: \(confirm.utf8.count)\r\n\r\n\(confirm)"
             )
             guard let r2 = c.readResponse() else { return }
-            if r2.status == 201, let id = try? JSONValue(parsing: r2.body)["id"]?.stringValue {
-                acked.add(imageKey: uuid, id: id, owner: user)
-            } else if r2.status >= 500 || r2.status == 404 {
+            guard r2.status == 201, let id = try? JSONValue(parsing: r2.body)["id"]?.stringValue else {
+                // A 5xx or a 404 (INTENT_NOT_FOUND) here means a lost intent or a broken store: report
+                // it instead of quietly stopping this writer.
+                acked.unexpected("confirm: \(r2.status) \(r2.text)")
                 return
             }
+            acked.add(imageKey: uuid, id: id, owner: user)
         }
     }
 
@@ -73,6 +80,7 @@ struct CrashDurabilityTests {
             if r?.id != a.id || r?.ownerId != a.owner { missing.append(a.imageKey) }
         }
         #expect(missing.isEmpty, "\(missing.count) of \(acked.count) acknowledged records are missing")
+        #expect(acked.unexpectedAnswers.isEmpty, "answers a live server should not give: \(acked.unexpectedAnswers)")
         let sample = try #require(acked.all.last)
         let c = try RawClient(port: server.port)
         c.send("GET /images/\(sample.id) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(sample.owner)\r\n\r\n")
@@ -89,6 +97,19 @@ final class AckBox: @unchecked Sendable {
     struct Ack { let imageKey: String; let id: String; let owner: String }
     private let lock = NSLock()
     private var items: [Ack] = []
+    private var odd: [String] = []
+    /// Notes an answer the server should not have given.
+    func unexpected(_ what: String) {
+        lock.lock()
+        odd.append(what)
+        lock.unlock()
+    }
+    /// The answers noted by `unexpected`.
+    var unexpectedAnswers: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return odd
+    }
     func add(imageKey: String, id: String, owner: String) {
         lock.lock()
         items.append(Ack(imageKey: imageKey, id: id, owner: owner))
