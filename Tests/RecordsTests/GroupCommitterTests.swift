@@ -54,8 +54,10 @@ import Testing
         #expect(listed.records.count == 1_000 && listed.next == nil)
         #expect(Set(listed.records.map(\.id)) == Set(records.map(\.id)))
         #expect(transactions == committer.batchesCommitted)
-        // Far fewer commits than records: at least 4 records per transaction on average.
-        #expect(transactions >= 4 && transactions <= 250, "\(transactions) transactions for 1,000 records")
+        // No batch holds more than maxBatch, so at least 4 transactions. How few there are depends on
+        // the scheduler: that figure belongs to Benchmarks/bench_records.py, not to a test. That waiting
+        // records do share a transaction is proven deterministically below (a gate holds the first batch).
+        #expect(transactions >= 4, "\(transactions) transactions for 1,000 records")
     }
 
     @Test(arguments: StoreKind.kinds)
