@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Auth", dependencies: ["Crypto", "JSON"]),
 
         // I/O shells
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "JSON", "COpenSSL"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "COpenSSL"]),
         .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "COpenSSL", "CLinux"]),
         .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "JSON", "CLinux", "Crypto"]),
 
