@@ -5,8 +5,11 @@ enum LogText {
     /// characters as `\u00XX` in lower-case hex; `/` and non-ASCII characters as they are).
     static func appendQuoted(_ value: String, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { appendEscaped($0, to: &buffer) }
+        let done: Void? = value.utf8.withContiguousStorageIfAvailable { appendEscaped($0, to: &buffer) }
+        if done == nil {
+            var copy = value
+            copy.withUTF8 { appendEscaped($0, to: &buffer) }
+        }
         buffer.append(UInt8(ascii: "\""))
     }
 
