@@ -12,7 +12,11 @@ extension ResponseWriter {
         status: Int, dateLine: [UInt8], headers: [(name: String, value: String)], requestId: String?,
         close: Bool, body: [UInt8], omitBody: Bool, into out: inout [UInt8]
     ) {
-        out.append(contentsOf: StatusLine.bytes(status))
+        switch status {
+        case 200: appendLiteral("HTTP/1.1 200 OK\r\n", into: &out)  // the hot statuses need no table
+        case 201: appendLiteral("HTTP/1.1 201 Created\r\n", into: &out)
+        default: out.append(contentsOf: StatusLine.bytes(status))
+        }
         out.append(contentsOf: dateLine)
         let noBody = hasNoBody(status)
         if !noBody {
@@ -21,15 +25,18 @@ extension ResponseWriter {
             out.append(ASCII.cr)
             out.append(ASCII.lf)
         }
-        for i in headers.indices {
-            let line = out.count
-            appendUTF8(headers[i].name, into: &out)
-            out.append(ASCII.colon)
-            out.append(ASCII.sp)
-            appendUTF8(headers[i].value, into: &out)
-            guardLine(&out, from: line)
-            out.append(ASCII.cr)
-            out.append(ASCII.lf)
+        // Through the buffer pointer the fields are borrowed, not copied (no retain per string).
+        headers.withUnsafeBufferPointer { fields in
+            for i in fields.indices {
+                let line = out.count
+                appendUTF8(fields[i].name, into: &out)
+                out.append(ASCII.colon)
+                out.append(ASCII.sp)
+                appendUTF8(fields[i].value, into: &out)
+                guardLine(&out, from: line)
+                out.append(ASCII.cr)
+                out.append(ASCII.lf)
+            }
         }
         if let requestId {
             let line = out.count
@@ -105,8 +112,11 @@ extension ResponseWriter {
     /// Appends `text`'s UTF-8 in one copy, unchecked (the caller guards the line).
     @inline(__always)
     private static func appendUTF8(_ text: String, into buffer: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { buffer.append(contentsOf: $0) }
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { buffer.append(contentsOf: $0) }
+        if done == nil {
+            var copy = text
+            copy.withUTF8 { buffer.append(contentsOf: $0) }
+        }
     }
 
     /// Writes every CR, LF and NUL in `buffer[start...]` (one field line without its CRLF) as a
