@@ -61,7 +61,6 @@ final class EventLoop: @unchecked Sendable {
 
     /// State shared by all loops of one server.
     final class SharedState: Sendable {
-        let stopRequested = Atomic<Bool>(false)
         let openConnections = Atomic<Int>(0)
         let shuttingDown = Atomic<Bool>(false)
         /// The TLS context new connections start from (swapped by `HTTPServer.reloadTLS()`); nil on plain HTTP.
