@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "Auth", dependencies: ["Crypto", "JSON", "System"]),
 
         // I/O shells
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "JSON", "COpenSSL"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "COpenSSL"]),
         .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "System", "COpenSSL", "CLinux"]),
         .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Crypto", "System"]),
         .target(name: "CloudCredentials", dependencies: ["ObjectStore", "SigV4", "Crypto", "JSON", "CLinux"]),

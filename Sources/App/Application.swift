@@ -109,6 +109,7 @@ public final class Application: Sendable {
         options.drainTimeoutMs = config.server.drainTimeoutMs
         options.maxPipelinedPerRead = config.server.maxPipelinedPerRead
         options.accessLog = config.log.accessLog
+        options.errorBody = ErrorBody.json
         if config.tls.enabled {
             options.tls = TLSOptions(
                 certificateFile: config.tls.certificateFile, privateKeyFile: config.tls.privateKeyFile,
@@ -149,6 +150,7 @@ public final class Application: Sendable {
                 o.workerThreads = 1
                 o.maxConnections = 64
                 o.accessLog = false
+                o.errorBody = ErrorBody.json
                 metricsServer = try HTTPServer(options: o, router: opsRouter, logSink: log)
             } else {
                 metricsServer = nil

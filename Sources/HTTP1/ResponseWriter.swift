@@ -61,14 +61,14 @@ public enum ResponseWriter {
         buffer.append(UInt8(truncatingIfNeeded: 0x30 + status / 10 % 10))
         buffer.append(UInt8(truncatingIfNeeded: 0x30 + status % 10))
         buffer.append(ASCII.sp)
-        appendSafe(reasonPhrase(status), into: &buffer)
+        appendGuarded(reasonPhrase(status), into: &buffer)
         buffer.append(ASCII.cr)
         buffer.append(ASCII.lf)
         for (name, value) in headers {
-            appendSafe(name, into: &buffer)
+            appendGuarded(name, into: &buffer)
             buffer.append(ASCII.colon)
             buffer.append(ASCII.sp)
-            appendSafe(value, into: &buffer)
+            appendGuarded(value, into: &buffer)
             buffer.append(ASCII.cr)
             buffer.append(ASCII.lf)
         }
@@ -80,25 +80,5 @@ public enum ResponseWriter {
     @inline(__always)
     private static func appendASCII(_ text: StaticString, into buffer: inout [UInt8]) {
         buffer.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    /// Appends `text`'s UTF-8, replacing CR, LF and NUL with a space.
-    @inline(__always)
-    private static func appendSafe(_ text: String, into buffer: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { utf8 in
-            var clean = true
-            for byte in utf8 where byte == ASCII.cr || byte == ASCII.lf || byte == 0 {
-                clean = false
-                break
-            }
-            if clean {
-                buffer.append(contentsOf: utf8)
-            } else {
-                for byte in utf8 {
-                    buffer.append(byte == ASCII.cr || byte == ASCII.lf || byte == 0 ? ASCII.sp : byte)
-                }
-            }
-        }
     }
 }

@@ -1,4 +1,4 @@
-import JSON
+import HTTP1
 
 #if canImport(Glibc)
     import Glibc
@@ -55,22 +55,22 @@ struct AccessLog {
         guard enabled else { return }
         LogSink.appendTime(isoSecond: clock.isoSecond, millis: clock.millis, to: &buffer)
         buffer.append(ascii: #","level":"info","msg":"request","requestId":"#)
-        JSONWriter.appendQuoted(requestId ?? "", to: &buffer)
+        LogText.appendQuoted(requestId ?? "", to: &buffer)
         buffer.append(ascii: #","method":"#)
-        JSONWriter.appendQuoted(method, to: &buffer)
+        LogText.appendQuoted(method, to: &buffer)
         buffer.append(ascii: #","route":"#)
-        JSONWriter.appendQuoted(route, to: &buffer)
+        LogText.appendQuoted(route, to: &buffer)
         buffer.append(ascii: #","status":"#)
-        appendDecimal(status, to: &buffer)
+        ResponseWriter.appendDecimal(status, to: &buffer)
         buffer.append(ascii: #","bytes":"#)
-        appendDecimal(bytes, to: &buffer)
+        ResponseWriter.appendDecimal(bytes, to: &buffer)
         buffer.append(ascii: #","durationUs":"#)
-        appendDecimal(Int(max(0, micros)), to: &buffer)
+        ResponseWriter.appendDecimal(Int(max(0, micros)), to: &buffer)
         buffer.append(ascii: #","peer":"#)
-        JSONWriter.appendQuoted(peer, to: &buffer)
+        LogText.appendQuoted(peer, to: &buffer)
         if let userId {
             buffer.append(ascii: #","userId":"#)
-            JSONWriter.appendQuoted(userId, to: &buffer)
+            LogText.appendQuoted(userId, to: &buffer)
         }
         buffer.append(ascii: "}\n")
         if buffer.count > 60_000 { flush() }

@@ -1,22 +1,9 @@
 import HTTP1
 
-/// One client connection, owned by exactly one event loop (never touched from another thread).
+/// One client connection, owned by exactly one event loop (never touched from another thread): its
+/// socket, its buffers and its `ConnectionStateMachine`, which holds the request cycle's state.
 final class Connection {
-    /// Where the connection is in its request cycle.
-    enum Phase {
-        /// Waiting for (the rest of) a request head.
-        case awaitingHead
-        /// The head is read; the body is arriving.
-        case readingBody
-        /// A blocking handler runs on the worker pool; input is paused until its response is written.
-        case waitingForHandler
-        /// The write side is shut; remaining input is read and discarded until EOF or a deadline.
-        case lingering
-        /// Closed; kept only until the loop drops its reference.
-        case closed
-    }
-
-    /// The request whose body is being read.
+    /// The request whose body is being read, or whose blocking handler runs.
     struct PendingBody {
         var head: RequestHead
         var route: Route
@@ -28,32 +15,24 @@ final class Connection {
         var body: [UInt8]
     }
 
+    /// The loop's key for the connection (its epoll token).
     let id: UInt64
+    /// The socket.
     let fd: Int32
+    /// The peer address, "ip:port".
     let peer: String
-    var phase: Phase = .awaitingHead
+    /// The request cycle.
+    var machine: ConnectionStateMachine
     /// Bytes received but not yet consumed (a partial head, or pipelined requests beyond the per-read bound).
     var inbox: [UInt8] = []
     /// Response bytes not yet written, from `outOffset`.
     var outbox: [UInt8] = []
+    /// How much of `outbox` is written.
     var outOffset = 0
-    /// Close once the outbox is written.
-    var closeAfterWrite = false
-    /// The peer shut its write side.
-    var peerClosed = false
-    /// When the head being awaited started to count against the header deadline; nil while idle.
-    var headClockStartMs: Int64?
-    /// Last time bytes moved either way.
-    var lastActiveMs: Int64
-    /// Deadline for the body being read, or for lingering.
-    var deadlineMs: Int64 = 0
+    /// The request being read or waiting for its handler.
     var pendingBody: PendingBody?
     /// The epoll events currently registered.
     var armed: UInt32 = 0
-    /// Requests answered on this connection.
-    var served = 0
-    /// Bytes discarded while lingering.
-    var discarded = 0
     /// Whether the descriptor was added to epoll.
     var registered = false
     /// Whether the connection sits on the loop's ready list.
@@ -63,18 +42,19 @@ final class Connection {
     /// Whether the connection sits on the loop's list of TLS sessions holding buffered input.
     var queuedTLSRead = false
 
-    init(id: UInt64, fd: Int32, peer: String, nowMs: Int64, tls: TLSServerSession? = nil) {
+    /// A connection accepted at `nowMs`.
+    init(id: UInt64, fd: Int32, peer: String, nowMs: Int64, rules: ConnectionStateMachine.Rules, tls: TLSServerSession?)
+    {
         self.id = id
         self.fd = fd
         self.peer = peer
         self.tls = tls
-        self.lastActiveMs = nowMs
-        self.headClockStartMs = nowMs
+        machine = ConnectionStateMachine(nowMs: nowMs, rules: rules)
     }
 
-    /// True when nothing is pending: no partial input, no output, no work in flight.
-    var isIdle: Bool {
-        if case .awaitingHead = phase { return inbox.isEmpty && outOffset >= outbox.count }
-        return false
-    }
+    /// True while response bytes wait to be written.
+    var writePending: Bool { outOffset < outbox.count }
+
+    /// True when nothing is pending (the machine's rule over this connection's buffers).
+    var isIdle: Bool { machine.isIdle(hasBufferedInput: !inbox.isEmpty, writePending: writePending) }
 }

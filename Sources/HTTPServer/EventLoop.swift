@@ -7,40 +7,46 @@ import Synchronization
 #endif
 
 /// One event loop: a thread with its own epoll, its own listening socket (SO_REUSEPORT) and the
-/// connections it accepted. Nothing here blocks except `epoll_wait`.
+/// connections it accepted. Nothing here blocks except `epoll_wait`. The loop is the I/O shell of
+/// `ConnectionStateMachine`: it reads, parses, routes and writes, and asks the machine what each event
+/// means for the connection (TLS: `EventLoop+TLS.swift`).
 ///
 /// Confinement: every mutable field is touched only by the loop's own thread, except `completions`
 /// (a mutex) and the wake-up eventfd, through which workers and the server post to the loop.
 final class EventLoop: @unchecked Sendable {
     private static let listenerToken: UInt64 = 0
     private static let wakeToken: UInt64 = 1
-    private static let scratchSize = 65_536
+    static let scratchSize = 65_536
     private static let timerIntervalMs: Int64 = 100
 
+    /// The loop's index (its metrics shard and thread name).
     let index: Int
-    private let epfd: Int32
+    private let epoll: Epoll
     private let wakeFd: Int32
     private var listener: Listener?
     private let options: ServerOptions
+    private let rules: ConnectionStateMachine.Rules
     private let router: Router
     private let pool: WorkerPool
     private let metrics: ServerMetrics
-    private let shared: SharedState
+    /// State shared with the other loops of the server.
+    let shared: SharedState
+    private let logSink: LogSink
     private var connections: [UInt64: Connection] = [:]
     private var nextId: UInt64 = 2
-    private let scratch: UnsafeMutableRawPointer
-    private var events: UnsafeMutableRawPointer
-    private let maxEvents: Int32 = 512
+    /// The loop's read buffer: every read lands here first.
+    let scratch: UnsafeMutableRawPointer
     private var ready: [Connection] = []
     /// TLS connections whose session holds input that epoll cannot signal (see `runTLSBuffered`).
-    private var tlsBuffered: [Connection] = []
+    var tlsBuffered: [Connection] = []
     /// Whether new connections get a TLS session (fixed for the server's life).
     private let tlsEnabled: Bool
     private var nextTimerMs: Int64 = 0
     private var draining = false
     private var drainDeadlineMs: Int64 = 0
     private var stopped = false
-    private var clock: LoopClock
+    /// The loop's cached clock (ticked once per iteration).
+    private(set) var clock: LoopClock
     private var log: AccessLog
     private let completions = Mutex<[Completion]>([])
     private var requestCounter: UInt64 = 0
@@ -55,7 +61,6 @@ final class EventLoop: @unchecked Sendable {
 
     /// State shared by all loops of one server.
     final class SharedState: Sendable {
-        let stopRequested = Atomic<Bool>(false)
         let openConnections = Atomic<Int>(0)
         let shuttingDown = Atomic<Bool>(false)
         /// The TLS context new connections start from (swapped by `HTTPServer.reloadTLS()`); nil on plain HTTP.
@@ -75,33 +80,36 @@ final class EventLoop: @unchecked Sendable {
     ) throws(ServerError) {
         self.index = index
         self.options = options
+        rules = ConnectionStateMachine.Rules(options: options)
         self.router = router
         self.pool = pool
         self.metrics = metrics
         self.shared = shared
         self.listener = listener
+        self.logSink = logSink
         tlsEnabled = options.tls != nil
-        epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epfd >= 0 else { throw .socket("epoll_create1", errno) }
+        epoll = try Epoll()
         wakeFd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wakeFd >= 0 else { throw .socket("eventfd", errno) }
         scratch = UnsafeMutableRawPointer.allocate(byteCount: EventLoop.scratchSize, alignment: 16)
-        events = UnsafeMutableRawPointer.allocate(
-            byteCount: Int(presignd_epoll_event_size()) * Int(maxEvents), alignment: 16)
         clock = LoopClock()
         log = AccessLog(enabled: options.accessLog, sink: logSink)
         var rnd = SystemRandomNumberGenerator()
         requestIdPrefix = Array(
             (String(UInt32.random(in: 0...UInt32.max, using: &rnd), radix: 16) + String(index, radix: 16) + "-").utf8)
-        register(fd: listener.fd, token: EventLoop.listenerToken, events: presignd_EPOLLIN())
-        register(fd: wakeFd, token: EventLoop.wakeToken, events: presignd_EPOLLIN())
+        do {
+            try epoll.add(listener.fd, interest: presignd_EPOLLIN(), token: EventLoop.listenerToken)
+            try epoll.add(wakeFd, interest: presignd_EPOLLIN(), token: EventLoop.wakeToken)
+        } catch {
+            Sys.close(wakeFd)
+            scratch.deallocate()
+            throw error
+        }
     }
 
     deinit {
-        Sys.close(epfd)
         Sys.close(wakeFd)
         scratch.deallocate()
-        events.deallocate()
     }
 
     // MARK: - Cross-thread entry points
@@ -124,25 +132,21 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         while !stopped {
             let timeout: Int32 = ready.isEmpty && tlsBuffered.isEmpty ? Int32(EventLoop.timerIntervalMs) : 0
-            let n = epoll_wait(epfd, events.assumingMemoryBound(to: epoll_event.self), maxEvents, timeout)
+            let n = epoll.wait(timeoutMs: timeout)
             clock.tick()
-            if n > 0 {
-                let evs = UnsafePointer(events.assumingMemoryBound(to: epoll_event.self))
-                for i in 0..<Int(n) {
-                    let token = presignd_epoll_event_data(evs, Int32(i))
-                    let flags = presignd_epoll_event_events(evs, Int32(i))
-                    switch token {
-                    case EventLoop.listenerToken: acceptAll()
-                    case EventLoop.wakeToken: drainWakeups()
-                    default:
-                        guard let c = connections[token] else { continue }
-                        if flags & presignd_EPOLLOUT() != 0 { onWritable(c) }
-                        if flags
-                            & (presignd_EPOLLIN() | presignd_EPOLLERR() | presignd_EPOLLHUP() | presignd_EPOLLRDHUP())
-                            != 0
-                        {
-                            onReadable(c)
-                        }
+            for i in 0..<n {
+                let token = epoll.token(at: i)
+                switch token {
+                case EventLoop.listenerToken: acceptAll()
+                case EventLoop.wakeToken: drainWakeups()
+                default:
+                    guard let c = connections[token] else { continue }
+                    let flags = epoll.flags(at: i)
+                    if flags & presignd_EPOLLOUT() != 0 { onWritable(c) }
+                    if flags & (presignd_EPOLLIN() | presignd_EPOLLERR() | presignd_EPOLLHUP() | presignd_EPOLLRDHUP())
+                        != 0
+                    {
+                        onReadable(c)
                     }
                 }
             }
@@ -170,7 +174,7 @@ final class EventLoop: @unchecked Sendable {
             return l
         }
         for item in done {
-            guard let c = connections[item.connectionId], case .waitingForHandler = c.phase else { continue }
+            guard let c = connections[item.connectionId] else { continue }
             finishBlocking(c, item.response)
         }
         if shared.shuttingDown.load(ordering: .acquiring) && !draining { beginDrain() }
@@ -182,20 +186,24 @@ final class EventLoop: @unchecked Sendable {
         guard let listener else { return }
         for _ in 0..<64 {
             guard let (fd, peer) = Sys.accept(listener.fd) else { return }
-            if shared.openConnections.load(ordering: .relaxed) >= options.maxConnections {
-                if !evictOldestIdle() {
-                    // Nothing idle to close here: answer 503 and close the newcomer (over TLS no
-                    // answer is possible before a handshake, so the newcomer is just closed).
-                    if tlsEnabled {
-                        Sys.close(fd)
-                        continue
-                    }
-                    let msg = Array(
-                        "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
-                    _ = msg.withUnsafeBytes { Sys.write(fd, $0.baseAddress!, $0.count) }
-                    Sys.close(fd)
-                    continue
-                }
+            let open = shared.openConnections.load(ordering: .relaxed)
+            let idle = open >= options.maxConnections ? oldestIdle() : nil
+            switch ConnectionStateMachine.admission(
+                open: open, maxConnections: options.maxConnections, canEvict: idle != nil, tls: tlsEnabled)
+            {
+            case .accept: break
+            case .evictIdleThenAccept: if let idle { close(idle) }
+            case .refuse:
+                Sys.close(fd)
+                continue
+            case .refuseWith503:
+                var out: [UInt8] = []
+                ResponseWriter.appendResponse(
+                    status: 503, dateLine: clock.dateHeader, headers: [], requestId: nil, close: true, body: [],
+                    omitBody: false, into: &out)
+                _ = out.withUnsafeBytes { Sys.write(fd, $0.baseAddress!, $0.count) }
+                Sys.close(fd)
+                continue
             }
             Sys.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
             var session: TLSServerSession? = nil
@@ -208,7 +216,7 @@ final class EventLoop: @unchecked Sendable {
                 }
                 session = s
             }
-            let c = Connection(id: nextId, fd: fd, peer: peer, nowMs: clock.monoMs, tls: session)
+            let c = Connection(id: nextId, fd: fd, peer: peer, nowMs: clock.monoMs, rules: rules, tls: session)
             nextId &+= 1
             connections[c.id] = c
             _ = shared.openConnections.wrappingAdd(1, ordering: .relaxed)
@@ -217,30 +225,28 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Closes this loop's longest-idle connection; false when none is idle.
-    private func evictOldestIdle() -> Bool {
+    /// This loop's longest-idle connection, if one is idle.
+    private func oldestIdle() -> Connection? {
         var oldest: Connection?
         for c in connections.values where c.isIdle {
-            if oldest == nil || c.lastActiveMs < oldest!.lastActiveMs { oldest = c }
+            if oldest == nil || c.machine.lastActiveMs < oldest!.machine.lastActiveMs { oldest = c }
         }
-        guard let o = oldest else { return false }
-        close(o)
-        return true
+        return oldest
     }
 
     // MARK: - Reading and processing
 
-    private func onReadable(_ c: Connection) {
-        switch c.phase {
-        case .closed: return
-        case .waitingForHandler:
-            // Input is paused; a hang-up means the client left: its response will be dropped.
+    /// The socket is readable (or hung up).
+    func onReadable(_ c: Connection) {
+        switch c.machine.readable() {
+        case .read: break
+        case .close:
             close(c)
             return
-        default: break
+        default: return
         }
         let r: IOResult
-        if let t = c.tls, c.phase != .lingering {
+        if let t = c.tls, c.machine.state != .lingering {
             guard let decrypted = readTLS(c, t) else { return }
             r = decrypted
         } else {
@@ -248,18 +254,19 @@ final class EventLoop: @unchecked Sendable {
         }
         switch r {
         case .done(let n):
-            c.lastActiveMs = clock.monoMs
-            if case .lingering = c.phase {
-                c.discarded += n
-                if c.discarded > 1 << 20 { close(c) }
+            switch c.machine.bytesRead(n, nowMs: clock.monoMs) {
+            case .process: break
+            case .close:
+                close(c)
                 return
+            default: return
             }
             if c.inbox.isEmpty {
                 let input = UnsafeRawBufferPointer(start: scratch, count: n)
                 let used = process(c, input)
-                if used < n, c.phase != .closed, c.phase != .lingering {
+                if used < n, c.machine.keepsInput {
                     c.inbox = Array(input[used...])
-                    if c.headClockStartMs == nil, case .awaitingHead = c.phase { c.headClockStartMs = clock.monoMs }
+                    c.machine.partialHeadKept(nowMs: clock.monoMs)
                 }
             } else {
                 c.inbox.append(contentsOf: UnsafeRawBufferPointer(start: scratch, count: n))
@@ -267,10 +274,7 @@ final class EventLoop: @unchecked Sendable {
             }
             flush(c)
         case .eof:
-            c.peerClosed = true
-            if case .lingering = c.phase { close(c); return }
-            if c.outOffset < c.outbox.count { c.closeAfterWrite = true; return }
-            close(c)
+            if c.machine.peerEnded(writePending: c.writePending) == .close { close(c) }
         case .wouldBlock:
             return
         case .failed:
@@ -283,11 +287,11 @@ final class EventLoop: @unchecked Sendable {
         var data = c.inbox
         c.inbox = []
         let used = data.withUnsafeBytes { process(c, $0) }
-        if c.phase == .closed || c.phase == .lingering { return }
+        guard c.machine.keepsInput else { return }
         if used < data.count {
             if used > 0 { data.removeFirst(used) }
             c.inbox = data
-            if c.headClockStartMs == nil, case .awaitingHead = c.phase { c.headClockStartMs = clock.monoMs }
+            c.machine.partialHeadKept(nowMs: clock.monoMs)
         }
     }
 
@@ -296,7 +300,7 @@ final class EventLoop: @unchecked Sendable {
         ready.removeAll(keepingCapacity: true)
         for c in list {
             c.queuedReady = false
-            guard case .awaitingHead = c.phase, !c.inbox.isEmpty, c.outOffset >= c.outbox.count else { continue }
+            guard c.machine.state == .awaitingHead, !c.inbox.isEmpty, !c.writePending else { continue }
             processInbox(c)
             flush(c)
         }
@@ -306,17 +310,19 @@ final class EventLoop: @unchecked Sendable {
     /// input, at a pause (blocking handler, a close), or after `maxPipelinedPerRead` answers.
     private func process(_ c: Connection, _ input: UnsafeRawBufferPointer) -> Int {
         var offset = 0
-        var answered = 0
+        c.machine.processingStarted()
         while true {
-            switch c.phase {
+            switch c.machine.state {
             case .awaitingHead:
-                if offset >= input.count || c.closeAfterWrite { return offset }
-                if answered >= options.maxPipelinedPerRead {
+                switch c.machine.nextHead(hasInput: offset < input.count) {
+                case .parse: break
+                case .yield:
                     if !c.queuedReady {
                         c.queuedReady = true
                         ready.append(c)
                     }
                     return offset
+                default: return offset
                 }
                 let rest = UnsafeRawBufferPointer(rebasing: input[offset...])
                 switch RequestParser.parseHead(rest, limits: options.parserLimits) {
@@ -327,8 +333,7 @@ final class EventLoop: @unchecked Sendable {
                     return input.count
                 case .complete(let head, let used):
                     offset += used
-                    answered += 1
-                    c.headClockStartMs = nil
+                    c.machine.headParsed()
                     beginRequest(c, consume head)
                 }
             case .readingBody:
@@ -344,12 +349,10 @@ final class EventLoop: @unchecked Sendable {
                         offset += used
                         complete = true
                     case .failure(let e):
-                        c.pendingBody = nil
-                        c.phase = .awaitingHead
-                        metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
+                        c.machine.bodyFailed()
                         respond(
                             c, errorResponse(for: e), head: p.head, route: p.route.template, requestId: p.requestId,
-                            startNanos: p.startNanos, close: true)
+                            startNanos: p.startNanos, mustClose: true)
                         return input.count
                     }
                     p.chunked = dec
@@ -364,7 +367,7 @@ final class EventLoop: @unchecked Sendable {
                     c.pendingBody = p
                     return offset
                 }
-                c.phase = .awaitingHead
+                guard c.machine.bodyComplete() == .dispatch else { return offset }
                 let request = Request(
                     head: p.head, body: p.body, pathParameters: p.parameters, requestId: p.requestId, peer: c.peer)
                 dispatch(c, request, route: p.route, startNanos: p.startNanos)
@@ -378,35 +381,30 @@ final class EventLoop: @unchecked Sendable {
     /// consumed (moved into the pending request, not copied).
     private func beginRequest(_ c: Connection, _ head: consuming RequestHead) {
         let start = Sys.monotonicNanos()
-        metrics.inFlight.wrappingAdd(1, ordering: .relaxed)
         let requestId = requestId(for: head)
         let hasBody = head.isChunked || (head.contentLength ?? 0) > 0
         guard let method = head.method else {
-            metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
+            // An unknown method's framing is unknown too (llhttp rejects it outright): answer and close.
             respond(
-                // An unknown method's framing is unknown too (llhttp rejects it outright): answer and close.
-                c, .error(501, code: "NOT_IMPLEMENTED", message: "method not implemented"), head: head,
-                route: "<unmatched>", requestId: requestId, startNanos: start, close: true)
+                c, errorResponse(501, "NOT_IMPLEMENTED", "method not implemented"), head: head,
+                route: "<unmatched>", requestId: requestId, startNanos: start, mustClose: true)
             return
         }
         switch router.match(method: method, path: head.path) {
         case .notFound:
-            metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
             respond(
-                c, .error(404, code: "NOT_FOUND", message: "no such route"), head: head, route: "<unmatched>",
-                requestId: requestId, startNanos: start, close: hasBody)
+                c, errorResponse(404, "NOT_FOUND", "no such route"), head: head, route: "<unmatched>",
+                requestId: requestId, startNanos: start, mustClose: hasBody)
         case .methodNotAllowed(let allow):
-            metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
-            var r = Response.error(405, code: "METHOD_NOT_ALLOWED", message: "method not allowed on this route")
+            var r = errorResponse(405, "METHOD_NOT_ALLOWED", "method not allowed on this route")
             r.headers.append(("Allow", allow.joined(separator: ", ")))
-            respond(c, r, head: head, route: "<unmatched>", requestId: requestId, startNanos: start, close: hasBody)
+            respond(c, r, head: head, route: "<unmatched>", requestId: requestId, startNanos: start, mustClose: hasBody)
         case .found(let route, let params):
             let declared = head.contentLength ?? 0
             if declared > route.maxBodyBytes {
-                metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
                 respond(
-                    c, .error(413, code: "PAYLOAD_TOO_LARGE", message: "request body too large"), head: head,
-                    route: route.template, requestId: requestId, startNanos: start, close: true)
+                    c, errorResponse(413, "PAYLOAD_TOO_LARGE", "request body too large"), head: head,
+                    route: route.template, requestId: requestId, startNanos: start, mustClose: true)
                 return
             }
             if !head.isChunked && declared == 0 {
@@ -424,11 +422,8 @@ final class EventLoop: @unchecked Sendable {
             }
             if declared > 0 { p.body.reserveCapacity(declared) }
             c.pendingBody = p
-            c.phase = .readingBody
-            c.deadlineMs = clock.monoMs + Int64(options.bodyTimeoutMs)
-            if sendContinue {
-                c.outbox.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
-            }
+            _ = c.machine.bodyExpected(nowMs: clock.monoMs)  // the timer scan enforces the deadline
+            if sendContinue { ResponseWriter.appendInterim(status: 100, into: &c.outbox) }
         }
     }
 
@@ -436,12 +431,11 @@ final class EventLoop: @unchecked Sendable {
     private func dispatch(_ c: Connection, _ request: Request, route: Route, startNanos: UInt64) {
         switch route.handler(request) {
         case .respond(let response):
-            metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
             respond(
                 c, response, head: request.head, route: route.template, requestId: request.requestId,
-                startNanos: startNanos, close: false)
+                startNanos: startNanos, mustClose: false)
         case .blocking(let work):
-            c.phase = .waitingForHandler
+            _ = c.machine.handlerBlocked()  // input pauses when the output is flushed
             c.pendingBody = Connection.PendingBody(
                 head: request.head, route: route, parameters: [], requestId: request.requestId,
                 startNanos: startNanos, remaining: 0, chunked: nil, body: [])
@@ -454,25 +448,30 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func finishBlocking(_ c: Connection, _ response: Response) {
-        guard let p = c.pendingBody else { return }
+        guard c.machine.handlerFinished() == .dispatch, let p = c.pendingBody else { return }
         c.pendingBody = nil
-        c.phase = .awaitingHead
-        metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
         respond(
             c, response, head: p.head, route: p.route.template, requestId: p.requestId,
-            startNanos: p.startNanos, close: false)
-        if !c.closeAfterWrite && !c.inbox.isEmpty { processInbox(c) }
+            startNanos: p.startNanos, mustClose: false)
+        if !c.machine.closeAfterWrite && !c.inbox.isEmpty { processInbox(c) }
         flush(c)
     }
 
     private func answerParseError(_ c: Connection, _ e: ParseError) {
         let start = Sys.monotonicNanos()
         let r = errorResponse(for: e)
+        _ = c.machine.responding(keepAlive: false, mustClose: true, draining: draining)
         writeResponse(c, r, isHead: false, requestId: generateRequestId(), close: true)
         log.record(
             clock: clock, requestId: nil, method: "-", route: "<invalid>", status: r.status, bytes: r.body.count,
             micros: Int64((Sys.monotonicNanos() - start) / 1000), peer: c.peer)
         metrics.record(shard: index, route: "<invalid>", method: "-", status: r.status, micros: 0)
+    }
+
+    /// The server's own error answer, its body from `ServerOptions.errorBody`.
+    private func errorResponse(_ status: Int, _ code: String, _ message: String) -> Response {
+        let (contentType, body) = options.errorBody(status, code, message)
+        return Response(status: status, headers: [("Content-Type", contentType)], body: body)
     }
 
     private func errorResponse(for e: ParseError) -> Response {
@@ -486,18 +485,17 @@ final class EventLoop: @unchecked Sendable {
         case 505: code = "VERSION_NOT_SUPPORTED"
         default: code = "BAD_REQUEST"
         }
-        return .error(e.status, code: code, message: e.reason)
+        return errorResponse(e.status, code, e.reason)
     }
 
     // MARK: - Responding
 
     private func respond(
         _ c: Connection, _ response: Response, head: RequestHead, route: String, requestId: String,
-        startNanos: UInt64, close: Bool
+        startNanos: UInt64, mustClose: Bool
     ) {
-        let closing = close || !head.keepAlive || draining
+        let closing = c.machine.responding(keepAlive: head.keepAlive, mustClose: mustClose, draining: draining)
         writeResponse(c, response, isHead: head.method == .HEAD, requestId: requestId, close: closing)
-        c.served += 1
         let micros = Int64((Sys.monotonicNanos() &- startNanos) / 1000)
         metrics.record(shard: index, route: route, method: head.methodName, status: response.status, micros: micros)
         log.record(
@@ -513,55 +511,22 @@ final class EventLoop: @unchecked Sendable {
             out.removeAll(keepingCapacity: true)
             c.outOffset = 0
         }
-        out.append(contentsOf: StatusLine.bytes(r.status))
-        out.append(contentsOf: clock.dateHeader)
-        let noBody = r.status == 204 || r.status == 304 || (r.status >= 100 && r.status < 200)
-        if !noBody {
-            out.append(ascii: "Content-Length: ")
-            appendDecimal(r.body.count, to: &out)
-            out.append(13)
-            out.append(10)
-        }
-        for h in r.headers {
-            out.append(utf8: h.name)
-            out.append(ascii: ": ")
-            out.append(utf8: h.value)
-            out.append(13)
-            out.append(10)
-        }
-        out.append(ascii: "X-Request-Id: ")
-        out.append(utf8: requestId)
-        out.append(13)
-        out.append(10)
-        if close {
-            out.append(ascii: "Connection: close\r\n")
-            c.closeAfterWrite = true
-        }
-        out.append(13)
-        out.append(10)
-        if !isHead && !noBody { out.append(contentsOf: r.body) }
+        ResponseWriter.appendResponse(
+            status: r.status, dateLine: clock.dateHeader, headers: r.headers, requestId: requestId, close: close,
+            body: r.body, omitBody: isHead, into: &out)
         c.outbox = out
     }
 
-    /// Writes the outbox with one `send`; arms EPOLLOUT on a partial write; closes when asked.
-    private func flush(_ c: Connection) {
-        if c.phase == .closed { return }
-        while c.outOffset < c.outbox.count {
+    /// Writes the outbox with one `send`; arms EPOLLOUT on a partial write; then does what the machine
+    /// says the written output means (linger, close, pause or resume input).
+    func flush(_ c: Connection) {
+        settleInFlight(c)
+        if c.machine.state == .closed { return }
+        while c.writePending {
             let r: IOResult
             if let t = c.tls {
-                let o = c.outbox.withUnsafeBytes { buf in
-                    t.write(buf.baseAddress! + c.outOffset, count: buf.count - c.outOffset)
-                }
-                switch o {
-                case .done(let n): r = .done(n)
-                case .wantWrite: r = .wouldBlock
-                case .wantRead:
-                    // Retried from `readTLS` when the socket turns readable.
-                    t.writeWantsRead = true
-                    setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP())
-                    return
-                case .closed, .failed: r = .failed(0)
-                }
+                guard let o = writeTLS(c, t) else { return }
+                r = o
             } else {
                 r = c.outbox.withUnsafeBytes { buf in
                     Sys.write(c.fd, buf.baseAddress! + c.outOffset, buf.count - c.outOffset)
@@ -570,9 +535,9 @@ final class EventLoop: @unchecked Sendable {
             switch r {
             case .done(let n):
                 c.outOffset += n
-                c.lastActiveMs = clock.monoMs
+                c.machine.progressed(nowMs: clock.monoMs)
             case .wouldBlock:
-                setInterest(c, presignd_EPOLLOUT())
+                if c.machine.writeBlocked() == .waitForWritable { setInterest(c, presignd_EPOLLOUT()) }
                 return
             case .eof, .failed:
                 close(c)
@@ -585,22 +550,14 @@ final class EventLoop: @unchecked Sendable {
             c.outbox.removeAll(keepingCapacity: true)
         }
         c.outOffset = 0
-        if c.closeAfterWrite {
-            if c.peerClosed { close(c) } else { startLingering(c) }
-            return
-        }
-        switch c.phase {
-        case .waitingForHandler: setInterest(c, 0)
-        case .closed, .lingering: break
-        default:
+        switch c.machine.writeFinished(nowMs: clock.monoMs, hasBufferedInput: !c.inbox.isEmpty, draining: draining) {
+        case .close: close(c)
+        case .linger: startLingering(c)
+        case .pauseInput: setInterest(c, 0)
+        case .resumeInput:
             setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP())
-            if draining && c.isIdle {
-                close(c)
-            } else if let t = c.tls, !c.queuedTLSRead, t.hasBufferedInput {
-                // Input resumes, but what OpenSSL already holds will not make the socket readable.
-                c.queuedTLSRead = true
-                tlsBuffered.append(c)
-            }
+            if c.tls != nil { queueTLSBufferedInput(c) }
+        default: break
         }
     }
 
@@ -612,30 +569,28 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         flush(c)
-        if c.phase == .awaitingHead, !c.inbox.isEmpty, c.outOffset >= c.outbox.count, !c.closeAfterWrite {
+        if c.machine.state == .awaitingHead, !c.inbox.isEmpty, !c.writePending, !c.machine.closeAfterWrite {
             processInbox(c)
             flush(c)
         }
     }
 
-    /// Shuts the write side and discards input for a short while, so the client reads the response
-    /// before the kernel would reset the connection over unread data.
+    /// Shuts the write side and discards input until the machine's lingering deadline, so the client
+    /// reads the response before the kernel would reset the connection over unread data.
     private func startLingering(_ c: Connection) {
         c.tls?.sendCloseNotify()
         shutdown(c.fd, Int32(SHUT_WR))
-        c.phase = .lingering
         c.inbox = []
         c.pendingBody = nil
-        c.deadlineMs = clock.monoMs + 2_000
         setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP())
     }
 
-    private func close(_ c: Connection) {
-        if c.phase == .closed { return }
-        if case .readingBody = c.phase { metrics.inFlight.wrappingSubtract(1, ordering: .relaxed) }
-        if case .waitingForHandler = c.phase { metrics.inFlight.wrappingSubtract(1, ordering: .relaxed) }
-        c.phase = .closed
-        epoll_ctl(epfd, EPOLL_CTL_DEL, c.fd, nil)
+    /// Closes the connection (once; later calls do nothing).
+    func close(_ c: Connection) {
+        guard c.machine.closed() else { return }
+        settleInFlight(c)
+        // close(2) takes the descriptor out of the epoll set (it is never duplicated), so no
+        // EPOLL_CTL_DEL is needed.
         if let t = c.tls {
             t.sendCloseNotify()
             c.tls = nil  // frees the SSL now
@@ -649,38 +604,33 @@ final class EventLoop: @unchecked Sendable {
         metrics.openConnections.wrappingSubtract(1, ordering: .relaxed)
     }
 
+    /// Adds the machine's in-flight change to the gauge: the only place the loop touches it. A request
+    /// answered inline begins and ends within one batch and never moves it.
+    @inline(__always)
+    private func settleInFlight(_ c: Connection) {
+        let change = c.machine.takeInFlightChange()
+        if change != 0 { metrics.inFlight.wrappingAdd(change, ordering: .relaxed) }
+    }
+
     // MARK: - Timers and draining
 
     private func checkTimers() {
         let now = clock.monoMs
         var expired: [(Connection, Bool)] = []  // (connection, answer 408 first)
         for c in connections.values {
-            switch c.phase {
-            case .awaitingHead:
-                if c.outOffset < c.outbox.count {
-                    if now - c.lastActiveMs > Int64(options.bodyTimeoutMs) { expired.append((c, false)) }
-                } else if let t = c.headClockStartMs {
-                    if now - t > Int64(options.headerTimeoutMs) { expired.append((c, false)) }
-                } else if now - c.lastActiveMs > Int64(options.idleTimeoutMs) {
-                    expired.append((c, false))
-                }
-            case .readingBody:
-                if now > c.deadlineMs { expired.append((c, true)) }
-            case .lingering:
-                if now > c.deadlineMs { expired.append((c, false)) }
-            case .waitingForHandler, .closed:
-                break
+            switch c.machine.timerFired(nowMs: now, writePending: c.writePending) {
+            case .close: expired.append((c, false))
+            case .respondTimeout: expired.append((c, true))
+            default: break
             }
         }
         for (c, answer) in expired {
             if answer, let p = c.pendingBody {
                 c.pendingBody = nil
-                c.phase = .awaitingHead
-                metrics.inFlight.wrappingSubtract(1, ordering: .relaxed)
                 respond(
-                    c, .error(408, code: "REQUEST_TIMEOUT", message: "request body not received in time"),
+                    c, errorResponse(408, "REQUEST_TIMEOUT", "request body not received in time"),
                     head: p.head, route: p.route.template, requestId: p.requestId, startNanos: p.startNanos,
-                    close: true)
+                    mustClose: true)
                 flush(c)
             } else {
                 close(c)
@@ -694,93 +644,43 @@ final class EventLoop: @unchecked Sendable {
         draining = true
         drainDeadlineMs = clock.monoMs + Int64(options.drainTimeoutMs)
         if let l = listener {
-            epoll_ctl(epfd, EPOLL_CTL_DEL, l.fd, nil)
+            do throws(ServerError) {
+                try epoll.remove(l.fd)
+            } catch {
+                warn(error)  // closing the listener below takes it out of the set anyway
+            }
             l.close()
             listener = nil
         }
-        for c in Array(connections.values) where c.isIdle && (c.headClockStartMs == nil || c.served == 0) {
+        for c in Array(connections.values)
+        where c.machine.drainBegun(hasBufferedInput: !c.inbox.isEmpty, writePending: c.writePending) == .close {
             close(c)
-        }
-    }
-
-    // MARK: - TLS
-
-    /// Drives the handshake, then decrypts one record into the scratch buffer. Nil when there is nothing
-    /// to process now: the handshake or a retried operation waits for the socket, or the connection closed.
-    private func readTLS(_ c: Connection, _ t: TLSServerSession) -> IOResult? {
-        if t.writeWantsRead {
-            t.writeWantsRead = false
-            flush(c)
-            return nil
-        }
-        var justEstablished = false
-        if !t.established {
-            switch t.handshake() {
-            case .done:
-                justEstablished = true
-                c.lastActiveMs = clock.monoMs
-            case .wantRead:
-                setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP())
-                return nil
-            case .wantWrite:
-                setInterest(c, presignd_EPOLLOUT())
-                return nil
-            case .closed, .failed:
-                shared.tlsHandshakeFailures.wrappingAdd(1, ordering: .relaxed)
-                close(c)
-                return nil
-            }
-        }
-        switch t.read(into: scratch, count: EventLoop.scratchSize) {
-        case .done(let n):
-            return .done(n)
-        case .wantRead:
-            // After a handshake finished on EPOLLOUT, wait for the request.
-            if justEstablished { setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP()) }
-            return .wouldBlock
-        case .wantWrite:
-            t.readWantsWrite = true
-            setInterest(c, presignd_EPOLLOUT())
-            return nil
-        case .closed:
-            return .eof
-        case .failed:
-            return .failed(0)
-        }
-    }
-
-    /// Reads the connections whose TLS session held input when their input resumed: level-triggered
-    /// epoll cannot see bytes OpenSSL has already taken off the socket. One record each per iteration.
-    private func runTLSBuffered() {
-        let list = tlsBuffered
-        tlsBuffered.removeAll(keepingCapacity: true)
-        for c in list {
-            c.queuedTLSRead = false
-            switch c.phase {
-            case .awaitingHead, .readingBody:
-                if c.armed & presignd_EPOLLIN() != 0 { onReadable(c) }
-            case .waitingForHandler, .lingering, .closed:
-                continue
-            }
         }
     }
 
     // MARK: - Helpers
 
-    private func setInterest(_ c: Connection, _ events: UInt32) {
+    /// Sets the connection's epoll interest; a refused `epoll_ctl` closes the connection (it would
+    /// otherwise never be woken again).
+    func setInterest(_ c: Connection, _ events: UInt32) {
         if c.armed == events && c.armed != 0 { return }
-        var ev = epoll_event()
-        presignd_epoll_event_set(&ev, events, c.id)
-        let op = c.armed == 0 && !c.registered ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
-        c.registered = true
-        epoll_ctl(epfd, op, c.fd, &ev)
-        c.armed = events
+        do throws(ServerError) {
+            if c.registered {
+                try epoll.modify(c.fd, interest: events, token: c.id)
+            } else {
+                try epoll.add(c.fd, interest: events, token: c.id)
+                c.registered = true
+            }
+            c.armed = events
+        } catch {
+            warn(error)
+            close(c)
+        }
     }
 
-    private func register(fd: Int32, token: UInt64, events: UInt32) {
-        var ev = epoll_event()
-        presignd_epoll_event_set(&ev, events, token)
-        epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)
+    /// Reports a failed epoll call on the server's log.
+    private func warn(_ error: ServerError) {
+        logSink.warn("event loop call failed", ["loop": index, "error": "\(error)"])
     }
 
     private func requestId(for head: RequestHead) -> String {
@@ -803,52 +703,6 @@ final class EventLoop: @unchecked Sendable {
                 }
                 return n
             }
-        }
-    }
-}
-
-/// Rules for request ids taken from clients.
-enum RequestIdentifier {
-    /// 1 to 128 characters of `[A-Za-z0-9._:-]`.
-    static func isWellFormed(_ s: String) -> Bool {
-        let u = s.utf8
-        guard !u.isEmpty, u.count <= 128 else { return false }
-        for b in u {
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"),
-                UInt8(ascii: "-"):
-                continue
-            default: return false
-            }
-        }
-        return true
-    }
-}
-
-/// Appends the decimal digits of a non-negative integer.
-@inline(__always)
-func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-    if value < 10 {
-        out.append(UInt8(ascii: "0") + UInt8(value))
-        return
-    }
-    var digits:
-        (
-            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-            UInt8, UInt8, UInt8, UInt8, UInt8
-        ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var v = value
-    var n = 0
-    withUnsafeMutableBytes(of: &digits) { d in
-        while v > 0 {
-            d[n] = UInt8(ascii: "0") + UInt8(v % 10)
-            v /= 10
-            n += 1
-        }
-        while n > 0 {
-            n -= 1
-            out.append(d[n])
         }
     }
 }

@@ -1,4 +1,4 @@
-import JSON
+import HTTP1
 
 /// The level of a log line.
 public enum LogLevel: String, Sendable {
@@ -21,7 +21,7 @@ public protocol LogValue: Sendable {
 
 extension String: LogValue {
     /// A JSON string.
-    public func appendLogJSON(to buffer: inout [UInt8]) { JSONWriter.appendQuoted(self, to: &buffer) }
+    public func appendLogJSON(to buffer: inout [UInt8]) { LogText.appendQuoted(self, to: &buffer) }
 }
 
 extension Int: LogValue {
@@ -49,11 +49,6 @@ extension Optional: LogValue where Wrapped: LogValue {
     public func appendLogJSON(to buffer: inout [UInt8]) {
         if let value = self { value.appendLogJSON(to: &buffer) } else { buffer.append(ascii: "null") }
     }
-}
-
-extension JSONValue: LogValue {
-    /// The value as compact JSON (for nested fields such as readiness checks).
-    public func appendLogJSON(to buffer: inout [UInt8]) { serialize(into: &buffer) }
 }
 
 extension LogSink {
@@ -91,12 +86,12 @@ extension LogSink {
         let isoSecond = Array(HTTPDate.iso8601Second(HTTPDate.civil(fromEpochSeconds: epochSeconds)).utf8)
         appendTime(isoSecond: isoSecond, millis: millis, to: &buffer)
         buffer.append(ascii: #","level":"#)
-        JSONWriter.appendQuoted(level.rawValue, to: &buffer)
+        LogText.appendQuoted(level.rawValue, to: &buffer)
         buffer.append(ascii: #","msg":"#)
-        JSONWriter.appendQuoted(message, to: &buffer)
+        LogText.appendQuoted(message, to: &buffer)
         for (key, value) in fields {
             buffer.append(UInt8(ascii: ","))
-            JSONWriter.appendQuoted(key, to: &buffer)
+            LogText.appendQuoted(key, to: &buffer)
             buffer.append(UInt8(ascii: ":"))
             value.appendLogJSON(to: &buffer)
         }

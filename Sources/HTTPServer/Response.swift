@@ -1,5 +1,3 @@
-import JSON
-
 /// A response as a handler builds it. The server adds `Date`, `Content-Length`, `X-Request-Id` and,
 /// when it closes, `Connection: close`.
 public struct Response: Sendable {
@@ -25,17 +23,5 @@ public struct Response: Sendable {
         -> Response
     {
         Response(status: status, headers: [("Content-Type", "application/json")] + extraHeaders, body: body)
-    }
-
-    /// The stable JSON error body `{"code": code, "message": message}` with `status`.
-    public static func error(_ status: Int, code: String, message: String) -> Response {
-        var body: [UInt8] = []
-        body.reserveCapacity(48 + message.utf8.count)
-        body.append(contentsOf: #"{"code":"#.utf8)
-        JSONWriter.appendQuoted(code, to: &body)
-        body.append(contentsOf: #","message":"#.utf8)
-        JSONWriter.appendQuoted(message, to: &body)
-        body.append(UInt8(ascii: "}"))
-        return .json(status, body)
     }
 }

@@ -3,7 +3,7 @@
 #endif
 
 /// Errors of the server's I/O shell.
-public enum ServerError: Error, Sendable, CustomStringConvertible {
+public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The listen address could not be parsed.
     case invalidAddress(String)
     /// A socket call failed while setting up (call name, errno).

@@ -81,17 +81,6 @@ public final class ServerMetrics: Sendable {
         counters.withLock { $0.append((name, help, value)) }
     }
 
-    /// The total number of requests answered with `status` on `route` (for tests and checks).
-    public func requestCount(route: String, status: Int) -> Int {
-        var n = 0
-        for sh in shards {
-            sh.state.withLock { s in
-                for a in s.routes[route]?.answers ?? [] where a.status == status { n += a.count }
-            }
-        }
-        return n
-    }
-
     /// The metrics in Prometheus text exposition format 0.0.4.
     public func render() -> String {
         var requests: [Key: Int] = [:]

@@ -29,7 +29,20 @@ public struct ServerOptions: Sendable {
     public var accessLog: Bool = true
     /// HTTPS termination; nil (the default) serves plain HTTP, e.g. behind a proxy.
     public var tls: TLSOptions? = nil
+    /// The body of the errors the server answers by itself (400, 404, 405, 408, 413, 414, 431, 501,
+    /// 505); the application sets its API's shape. The default is `ServerOptions.plainErrorBody`.
+    public var errorBody: ErrorBodyRenderer = ServerOptions.plainErrorBody
 
     /// Options with the documented defaults.
     public init() {}
+
+    /// `text/plain; charset=utf-8` with `<code>: <message>` and a newline.
+    public static let plainErrorBody: ErrorBodyRenderer = { _, code, message in
+        ("text/plain; charset=utf-8", Array("\(code): \(message)\n".utf8))
+    }
 }
+
+/// Renders the body of an error the server answers by itself: given the status, a stable machine code
+/// (such as `NOT_FOUND`) and a human message, the content type and the bytes.
+public typealias ErrorBodyRenderer =
+    @Sendable (_ status: Int, _ code: String, _ message: String) -> (contentType: String, body: [UInt8])

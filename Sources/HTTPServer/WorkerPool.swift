@@ -22,9 +22,6 @@ public final class WorkerPool: @unchecked Sendable {
         lock.signal()
     }
 
-    /// Jobs waiting for a worker.
-    public var backlog: Int { lock.withLock { queue.count - head } }
-
     /// Lets queued jobs finish, then stops and joins the workers.
     public func shutdown() {
         lock.withLock { stopping = true }

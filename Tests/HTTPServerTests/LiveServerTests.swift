@@ -106,7 +106,9 @@ struct LiveServerTests {
         c.send("GET /nope HTTP/1.1\r\nHost: a\r\n\r\n")
         let r404 = try #require(c.readResponse())
         #expect(r404.status == 404)
-        #expect(r404.text.contains(#""code":"NOT_FOUND""#))
+        // The default error body is plain text (the application sets its own: `ServerOptions.errorBody`).
+        #expect(r404.text == "NOT_FOUND: no such route\n")
+        #expect(r404.header("Content-Type") == "text/plain; charset=utf-8")
         c.send("PUT /hello HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n")
         let r405 = try #require(c.readResponse())
         #expect(r405.status == 405)
@@ -120,6 +122,22 @@ struct LiveServerTests {
         #expect(r501.status == 501)
         #expect(r501.header("Connection") == "close")
         #expect(c.isClosedByPeer())
+    }
+
+    @Test("the application's error body is used for the server's own answers")
+    func customErrorBody() throws {
+        let s = try TestServer {
+            $0.errorBody = { status, code, message in ("application/x-test", Array("\(status)|\(code)|\(message)".utf8))
+            }
+        }
+        defer { s.stop() }
+        let c = try RawClient(port: s.port)
+        c.send("GET /nope HTTP/1.1\r\nHost: a\r\n\r\n")
+        let r = try #require(c.readResponse())
+        #expect(r.status == 404)
+        #expect(r.text == "404|NOT_FOUND|no such route")
+        #expect(r.header("Content-Type") == "application/x-test")
+        #expect(r.header("Content-Length") == "27")
     }
 
     @Test("413 before the body is read, then close")

@@ -1,0 +1,59 @@
+"""Instruction counts of presignd's event loop under callgrind: N keep-alive requests from one client.
+
+Usage: python3 Benchmarks/callgrind_loop.py BINARY TAG PATH N (the loop is the thread with the most
+instructions; output files in /tmp/sm/cg-TAG.out-*)."""
+import glob, os, shutil, signal, socket, subprocess, sys, tempfile, time
+
+binary, tag, path, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+tmp = tempfile.mkdtemp(prefix="sm-cg-")
+copy = os.path.join(tmp, "presignd")
+shutil.copy(binary, copy)
+subprocess.run(["strip", "-g", copy], check=True)
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+env = {
+    "PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": str(port), "PRESIGN_SERVER_EVENT_LOOPS": "1",
+    "PRESIGN_S3_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+    "PRESIGN_S3_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:9", "PRESIGN_RECORDS_URL": f"sqlite:{tmp}/p.sqlite3",
+    "PRESIGN_LOG_ACCESS_LOG": "true", "PRESIGN_LIMITS_ENABLED": "false",
+}
+os.makedirs("/tmp/sm", exist_ok=True)
+out = f"/tmp/sm/cg-{tag}.out"
+for f in glob.glob(out + "*"):
+    os.remove(f)
+log = open(os.path.join(tmp, "log"), "wb")
+p = subprocess.Popen(["valgrind", "--tool=callgrind", "--separate-threads=yes", f"--callgrind-out-file={out}", copy],
+                     env=env, stdout=log, stderr=log)
+for _ in range(600):
+    try:
+        c = socket.create_connection(("127.0.0.1", port), timeout=60); break
+    except OSError:
+        time.sleep(0.1)
+req = f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
+ok = 0
+buf = b""
+for i in range(n):
+    c.sendall(req)
+    while True:
+        h = buf.find(b"\r\n\r\n")
+        if h >= 0:
+            head = buf[:h].decode()
+            length = int([l.split(":")[1] for l in head.split("\r\n") if l.lower().startswith("content-length")][0])
+            if len(buf) >= h + 4 + length:
+                if head.startswith("HTTP/1.1 200"): ok += 1
+                buf = buf[h + 4 + length:]
+                break
+        buf += c.recv(65536)
+c.close()
+time.sleep(0.5)
+p.send_signal(signal.SIGTERM)
+p.wait(timeout=120)
+totals = []
+for f in sorted(glob.glob(out + "*")):
+    for line in open(f, errors="replace"):
+        if line.startswith("totals:") or line.startswith("summary:"):
+            totals.append((int(line.split()[1]), f)); break
+totals.sort(reverse=True)
+loop = totals[0][0]
+print(f"{tag} {path}: {ok}/{n} ok; loop thread {loop} instructions, {loop / n:.0f} per request; threads: "
+      + ", ".join(f"{os.path.basename(f)}={t}" for t, f in totals))
