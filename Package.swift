@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "SigV4", "Crypto"]),
         .testTarget(
             name: "CloudCredentialsTests", dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "CLinux", "TestSupport"]),
         .testTarget(
             name: "AppTests",
             dependencies: [
