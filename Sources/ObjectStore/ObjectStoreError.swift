@@ -17,6 +17,9 @@ public enum ObjectStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     case malformedResponse(String)
     /// The request could not be signed (an invalid key, bucket or header); the payload is SigV4's reason.
     case signing(String)
+    /// A multipart call the store refused for a reason the caller can act on (`NoSuchUpload`,
+    /// `InvalidPart`, `InvalidPartOrder`, `EntityTooSmall`): a client error, never retried.
+    case multipart(MultipartRefusal)
 }
 
 extension ObjectStoreError {
@@ -32,7 +35,7 @@ extension ObjectStoreError {
             if status >= 500 || status == 429 { return true }
             guard let code else { return false }
             return code == "SlowDown" || (status == 200 && Self.transientCodes.contains(code))
-        case .tls, .malformedResponse, .signing:
+        case .tls, .malformedResponse, .signing, .multipart:
             return false
         }
     }
@@ -54,6 +57,7 @@ extension ObjectStoreError {
             return "\(code) (HTTP \(status))"
         case .malformedResponse(let detail): return "malformed response: \(detail)"
         case .signing(let detail): return "cannot sign: \(detail)"
+        case .multipart(let refusal): return "\(refusal.rawValue) (HTTP \(refusal.status))"
         }
     }
 }

@@ -46,10 +46,12 @@ public final class S3Client: Sendable {
     }
 
     /// Signs and sends one request, retrying per `retryPolicy`; `handle` turns a response into a
-    /// result or an error (its errors are retried too when retryable, e.g. a 503).
+    /// result or an error (its errors are retried too when retryable, e.g. a 503). `retryable` may
+    /// veto a retry the policy allows (a call that is not idempotent).
     func perform<Result>(
         _ method: String, key: String, query: [(name: String, value: String)] = [],
         headers: [(name: String, value: String)] = [], body: [UInt8] = [], payloadHash: String? = nil,
+        retryable: (ObjectStoreError) -> Bool = { _ in true },
         handle: (HTTPResponse) throws(ObjectStoreError) -> Result
     ) throws(ObjectStoreError) -> Result {
         var retries = 0
@@ -67,7 +69,9 @@ public final class S3Client: Sendable {
                 let response = try http.send(request, to: address(of: signed))
                 return try handle(response)
             } catch {
-                guard retryPolicy.shouldRetry(after: error, retriesSoFar: retries) else { throw error }
+                guard retryPolicy.shouldRetry(after: error, retriesSoFar: retries), retryable(error) else {
+                    throw error
+                }
                 retries += 1
                 sleep(retryPolicy.delay(beforeRetry: retries, random: random))
             }
