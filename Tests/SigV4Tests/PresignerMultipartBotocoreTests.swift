@@ -275,15 +275,4 @@ struct PresignerMultipartBotocoreTests {
         #expect(PostPolicy.iso8601(epochSeconds: 0) == "1970-01-01T00:00:00Z")
         #expect(PostPolicy.iso8601(epochSeconds: 951_782_400) == "2000-02-29T00:00:00Z")
     }
-
-    @Test("base64: RFC 4648 section 10 vectors")
-    func base64Vectors() {
-        let table = [
-            ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ]
-        for (input, expected) in table { #expect(Base64.encode(Array(input.utf8)) == expected) }
-        let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        #expect(Base64.encode(bytes) == Data(bytes).base64EncodedString())
-    }
 }
