@@ -25,7 +25,8 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "SigV4", dependencies: ["Crypto"]),
-        .target(name: "Config", dependencies: ["JSON", "Crypto"]),
+        // The built-in defaults are Sources/Config/presignd.json, compiled in (config/presignd.json links to it).
+        .target(name: "Config", dependencies: ["JSON", "Crypto"], resources: [.embedInCode("presignd.json")]),
         .target(name: "Auth", dependencies: ["Crypto", "JSON"]),
 
         // I/O shells

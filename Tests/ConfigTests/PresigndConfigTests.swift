@@ -130,16 +130,21 @@ import Testing
                     requiresChatroomId: false))
     }
 
+    /// The bytes compiled into the binary are the file's, under both of its names.
     @Test func theShippedFileIsByteIdenticalToTheBuiltInDefaults() throws {
-        let shipped = try ConfigLoader.readFile(atPath: repositoryPath("config/presignd.json"))
-        #expect(shipped == Array(DefaultConfiguration.json.utf8))
+        for path in ["Sources/Config/presignd.json", "config/presignd.json"] {
+            let shipped = try ConfigLoader.readFile(atPath: repositoryPath(path))
+            #expect(shipped == DefaultConfiguration.bytes, "\(path)")
+        }
+        #expect(DefaultConfiguration.bytes.count > 1000)
     }
 
     /// The built-in document is in canonical form, lists every non-secret key in registry order, and
     /// agrees with the Swift initializers' defaults.
     @Test func theBuiltInDocumentIsCompleteAndAgreesWithTheInitializers() throws {
-        let document = try JSONValue(parsing: DefaultConfiguration.json)
-        #expect(document.prettyPrinted() == DefaultConfiguration.json)
+        let text = String(decoding: DefaultConfiguration.bytes, as: UTF8.self)
+        let document = try JSONValue(parsing: text)
+        #expect(document.prettyPrinted() == text)
         #expect(PresigndConfig.defaults.jsonValue(includingSecretKeys: false) == document)
         #expect(PresigndConfig(types: PresigndConfig.defaults.types) == PresigndConfig.defaults)
     }
