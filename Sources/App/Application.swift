@@ -79,7 +79,12 @@ public final class Application: Sendable {
         do {
             let endpoint = try Endpoint(parsing: publicEndpointText)
             let internalEndpoint = try Endpoint(parsing: s3.endpoint)
-            let style = AddressingStyle(rawValue: s3.addressing) ?? .path
+            let style: AddressingStyle
+            switch s3.addressing {
+            case .path: style = .path
+            case .virtual: style = .virtual
+            case .auto: style = .auto
+            }
             return Signers(
                 pathStyle: try Presigner(
                     credentials: credentials, region: s3.region, endpoint: endpoint, addressing: .path),
@@ -98,7 +103,7 @@ public final class Application: Sendable {
         S3Client(
             options: ObjectStoreOptions(
                 endpoint: signers.internalEndpoint, bucket: s3.bucket, requestTimeoutMs: s3.requestTimeoutMs,
-                maxRetries: s3.maxRetries, caFile: s3.caFile.isEmpty ? nil : s3.caFile),
+                maxRetries: s3.maxRetries, caFile: s3.caFile),
             signer: signers.internalSigner, now: { env.nowMillis() / 1000 })
     }
 
@@ -158,9 +163,14 @@ public final class Application: Sendable {
         options.maxPipelinedPerRead = config.server.maxPipelinedPerRead
         options.accessLog = config.log.accessLog
         if config.tls.enabled {
+            let minVersion: TLSOptions.Version
+            switch config.tls.minVersion {
+            case .tls12: minVersion = .tls12
+            case .tls13: minVersion = .tls13
+            }
             options.tls = TLSOptions(
                 certificateFile: config.tls.certificateFile, privateKeyFile: config.tls.privateKeyFile,
-                minVersion: TLSOptions.Version(rawValue: config.tls.minVersion) ?? .tls12)
+                minVersion: minVersion)
         }
         return options
     }
@@ -255,10 +265,10 @@ public final class Application: Sendable {
         let a = config.auth
         let callers: any CallerResolver
         switch a.mode {
-        case "jwt":
+        case .jwt:
             let settings = AuthSettings(
                 algorithms: Set(a.jwtAlgorithms.compactMap(JWTAlgorithm.init(rawValue:))),
-                issuer: a.jwtIssuer.isEmpty ? nil : a.jwtIssuer, audience: a.jwtAudience.isEmpty ? nil : a.jwtAudience,
+                issuer: a.jwtIssuer, audience: a.jwtAudience,
                 leewaySeconds: Int64(a.jwtLeewaySeconds), userClaim: a.jwtUserClaim, maxTokenBytes: a.maxTokenBytes,
                 apiKeys: a.apiKeys.compactMap { APIKey(id: $0.id, sha256Hex: $0.sha256) })
             let keys: KeySet
@@ -271,9 +281,9 @@ public final class Application: Sendable {
             callers = TokenCallerResolver(
                 authenticator: Authenticator(configuration: settings, keys: keys),
                 nowSeconds: { env.nowMillis() / 1000 }, log: log)
-        case "none":
+        case .none:
             callers = FixedCallerResolver(userId: a.devDefaultUserId)
-        default:
+        case .dev:
             callers = DevelopmentCallerResolver(header: a.devUserHeader, defaultUserId: a.devDefaultUserId)
         }
         let l = config.limits

@@ -53,7 +53,7 @@ extension ImagesService {
 
     /// A CDN URL when configured, else a fresh signed GET.
     func readURL(for key: String) -> String? {
-        if !cdnBaseUrl.isEmpty { return cdnBaseUrl + "/" + key }
+        if let cdnBaseUrl { return cdnBaseUrl + "/" + key }
         let now = env.nowMillis() / 1000
         return try? readSigner.presign(
             PresignRequest(method: "GET", bucket: bucket, key: key, expires: readUrlExpires), now: now

@@ -20,7 +20,7 @@ final class ImagesService: Sendable {
     let readSigner: Presigner
     let bucket: String
     let readUrlExpires: Int
-    let cdnBaseUrl: String
+    let cdnBaseUrl: String?
     private let knownTypes: Set<String>
     private let gate: Gate
     let env: AppEnvironment
@@ -38,9 +38,7 @@ final class ImagesService: Sendable {
         self.readSigner = readSigner
         self.bucket = config.s3.bucket
         self.readUrlExpires = config.presign.readUrlExpiresSeconds
-        var cdn = config.presign.cdnBaseUrl
-        while cdn.hasSuffix("/") { cdn.removeLast() }
-        self.cdnBaseUrl = cdn
+        self.cdnBaseUrl = config.presign.cdnBaseUrl
         self.knownTypes = Set(config.types.map(\.name))
         self.gate = gate
         self.env = env

@@ -61,6 +61,17 @@ extension ConfigBuilder {
                     continue
                 }
                 config[keyPath: property] = text
+            case .optionalString(let property):
+                guard let text = value.stringValue else {
+                    report(path, "must be a string (got \(ConfigText.shown(value)))")
+                    continue
+                }
+                config[keyPath: property] = text.isEmpty ? nil : text
+            case .choice(let choice):
+                guard let text = value.stringValue, choice.set(&config, text) else {
+                    report(path, "\(choice.refusal) (got \(ConfigText.shown(value)))")
+                    continue
+                }
             case .secret:
                 let variable = key.environmentVariable
                 report(path, "secrets are not read from the config file; set \(variable) or \(variable)_FILE")
