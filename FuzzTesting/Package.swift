@@ -1,7 +1,8 @@
 // swift-tools-version:5.9
 // libFuzzer harnesses for the HTTP1 and JSON modules, kept in their own package so that `swift build` /
-// `swift test` of the main package never link the fuzz entry point (see docs in
-// ../../shared/docs/fuzzing.md). The main package's identity is its directory name, `main`.
+// `swift test` of the main package never link the fuzz entry point (`bash FuzzTesting/run-fuzz.sh`
+// builds and runs them; docs/http-profile.md has the last run). The main package's identity is its
+// directory name, `main`.
 import PackageDescription
 
 let package = Package(

@@ -5,7 +5,7 @@ import Testing
 @testable import Config
 
 @Suite struct PresigndConfigTests {
-    /// The documented defaults (docs/operations.md, mission.md for the types), value by value.
+    /// The documented defaults (docs/operations.md, with the upload types), value by value.
     @Test func defaultsAreTheDocumentedValues() throws {
         let config = PresigndConfig.defaults
         let server = config.server
@@ -78,7 +78,7 @@ import Testing
         #expect(records.busyTimeoutMs == 5000)
     }
 
-    /// Client P's five types and client B's one (mission.md), in file order.
+    /// Client P's five types and client B's one (docs/operations.md, "Defaults"), in file order.
     @Test func defaultTypesServeBothClients() throws {
         let config = PresigndConfig.defaults
         #expect(config.types.map(\.name) == ["PROFILE", "FEED", "CHATROOM_PROFILE", "CHAT", "CHAT_PROFILE", "IMAGE"])
@@ -114,7 +114,7 @@ import Testing
             #expect(type.maxBytes == 10 * mebibyte)
             #expect(type.expiresSeconds == 600)
             #expect(type.requiresChatroomId == requiresChatroomId, "\(name)")
-            // mission.md: the permanent key is the same path without delete/ and with origin/ before the file name.
+            // The permanent key is the same path without delete/ and with origin/ before the file name.
             let withoutDelete = key.dropFirst("delete/".count)
             let slash = try #require(withoutDelete.lastIndex(of: "/"))
             #expect(
