@@ -68,24 +68,15 @@ public final class Gate: Sendable {
     /// A handler that admits the caller, answers with `body` on the event loop (an `APIError` it
     /// throws becomes its response) and marks the response with the caller's user id for the access log.
     ///
-    /// Nothing is allocated per request beyond what `body` allocates: `body` is captured once, here.
+    /// Nothing is allocated per request beyond what `body` allocates: `body` is captured once, here,
+    /// and the closures below are not escaping.
     func route(
         _ scope: Scope, _ body: @escaping @Sendable (Caller, Request) throws(APIError) -> Response
     ) -> Handler {
         { [self] request in
-            let caller: Caller
-            switch admit(request, scope) {
-            case .admitted(let c): caller = c
-            case .refused(let refusal): return .respond(refusal)
+            admitting(request, scope) { caller in
+                .respond(Gate.answer(caller) { () throws(APIError) in try body(caller, request) })
             }
-            var response: Response
-            do throws(APIError) {
-                response = try body(caller, request)
-            } catch {
-                response = error.response
-            }
-            response.userId = caller.userId
-            return .respond(response)
         }
     }
 
@@ -100,30 +91,44 @@ public final class Gate: Sendable {
         perform: @escaping @Sendable (Caller, Work) throws -> Response
     ) -> Handler {
         { [self] request in
-            let caller: Caller
-            switch admit(request, scope) {
-            case .admitted(let c): caller = c
-            case .refused(let refusal): return .respond(refusal)
-            }
-            let work: Work
-            do throws(APIError) {
-                work = try validate(caller, request)
-            } catch {
-                var refusal = error.response
-                refusal.userId = caller.userId
-                return .respond(refusal)
-            }
-            return .blocking {
-                var response: Response
-                do {
-                    response = try perform(caller, work)
+            admitting(request, scope) { caller in
+                let work: Work
+                do throws(APIError) {
+                    work = try validate(caller, request)
                 } catch {
-                    response = APIError(error).response
+                    return .respond(Gate.answer(caller) { () throws(APIError) in throw error })
                 }
-                response.userId = caller.userId
-                return response
+                return .blocking {
+                    Gate.answer(caller) { () throws(APIError) in
+                        do {
+                            return try perform(caller, work)
+                        } catch {
+                            throw APIError(error)
+                        }
+                    }
+                }
             }
         }
+    }
+
+    /// `body(caller)` for an admitted caller, else the refusal.
+    private func admitting(_ request: Request, _ scope: Scope, _ body: (Caller) -> HandlerResult) -> HandlerResult {
+        switch admit(request, scope) {
+        case .admitted(let caller): return body(caller)
+        case .refused(let refusal): return .respond(refusal)
+        }
+    }
+
+    /// The response of `body`, or of the error it throws, marked with the caller's user id.
+    private static func answer(_ caller: Caller, _ body: () throws(APIError) -> Response) -> Response {
+        var response: Response
+        do throws(APIError) {
+            response = try body()
+        } catch {
+            response = error.response
+        }
+        response.userId = caller.userId
+        return response
     }
 
     private func tooMany(_ seconds: Int, _ scope: Scope) -> APIError {

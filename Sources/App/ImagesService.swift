@@ -79,16 +79,9 @@ final class ImagesService: Sendable {
     func confirmation(_ req: Request) throws(APIError) -> Confirmation {
         let object = try RequestValidation.jsonObject(req, maxDepth: 32, maxBytes: maxJsonBodyBytes)
         var errors = FieldErrors()
-        var imageKey: String?
-        switch object["imageKey"] {
-        case nil: errors.add("imageKey", "imageKey is required")
-        case .some(let v):
-            if let s = v.stringValue, let k = RequestValidation.canonicalImageKey(s) {
-                imageKey = k
-            } else {
-                errors.add("imageKey", "imageKey must be a UUID or a key issued by GET /presigned-url")
-            }
-        }
+        let imageKey = RequestValidation.requiredString(
+            object, "imageKey", invalid: "imageKey must be a UUID or a key issued by GET /presigned-url",
+            errors: &errors, canonical: RequestValidation.canonicalImageKey)
         var metadata: [UInt8] = Array("{}".utf8)
         if let m = object["metadata"], !m.isNull {
             if m.objectValue != nil {

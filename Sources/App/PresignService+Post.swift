@@ -61,16 +61,9 @@ extension PresignService {
                 errors.add("contentType", "contentType must be a string")
             }
         }
-        var imageKey: String?
-        switch object["imageKey"] {
-        case nil: errors.add("imageKey", "imageKey is required")
-        case .some(let v):
-            if let s = v.stringValue, let u = RequestValidation.canonicalUUID(s) {
-                imageKey = u
-            } else {
-                errors.add("imageKey", "imageKey must be a UUID")
-            }
-        }
+        let imageKey = RequestValidation.requiredString(
+            object, "imageKey", invalid: "imageKey must be a UUID", errors: &errors,
+            canonical: RequestValidation.canonicalUUID)
         var size: Int64?
         if let v = object["size"], !v.isNull {
             if let n = v.int64Value, n >= 1 {

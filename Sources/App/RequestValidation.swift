@@ -50,6 +50,24 @@ enum RequestValidation {
         return media.flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// The member `name` of `object` in the canonical form `canonical` gives it; when it is missing,
+    /// `name is required`, and when `canonical` refuses it (or it is not a string), `invalid`, are
+    /// added to `errors` instead.
+    static func requiredString(
+        _ object: JSONObject, _ name: String, invalid: String, errors: inout FieldErrors,
+        canonical: (String) -> String?
+    ) -> String? {
+        guard let value = object[name] else {
+            errors.add(name, "\(name) is required")
+            return nil
+        }
+        guard let text = value.stringValue, let canonicalText = canonical(text) else {
+            errors.add(name, invalid)
+            return nil
+        }
+        return canonicalText
+    }
+
     /// The JSON object a request's body holds: 415 unless it is sent as `application/json` (or without
     /// a `Content-Type`), 400 when it does not parse within `maxDepth` and `maxBytes`, 422 when it is
     /// not an object.
