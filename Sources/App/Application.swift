@@ -59,9 +59,13 @@ public final class Application: Sendable {
     /// every other URL (configured addressing, public endpoint), and the server's own calls to storage
     /// (configured addressing, internal endpoint).
     struct Signers {
+        /// Client P's URLs: path-style, public endpoint.
         let pathStyle: Presigner
+        /// Every other URL: configured addressing, public endpoint.
         let configured: Presigner
+        /// The server's own calls to storage: configured addressing, internal endpoint.
         let internalSigner: Presigner
+        /// The endpoint the server itself calls.
         let internalEndpoint: Endpoint
     }
 

@@ -27,8 +27,11 @@ struct ImageKeyOwnership: Sendable {
         case issuedToOther
     }
 
+    /// Where records are.
     let store: any RecordStore
+    /// Where intents are: the writer's queue, then the store.
     let intents: IntentWriter
+    /// The time an intent's expiry is compared with.
     let nowMillis: @Sendable () -> Int64
 
     /// The holder of `imageKey`: the record first, then the intent (the writer's queue before the store).

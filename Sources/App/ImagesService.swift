@@ -17,12 +17,17 @@ final class ImagesService: Sendable {
     private let committer: GroupCommitter
     private let ownership: ImageKeyOwnership
     private let storage: (any ObjectStorage)?
+    /// Signs the read URLs of records.
     let readSigner: Presigner
+    /// The bucket records' objects are in.
     let bucket: String
+    /// Lifetime of a read URL, in seconds.
     let readUrlExpires: Int
+    /// Records are read at `cdnBaseUrl/key` when set, else by a signed GET.
     let cdnBaseUrl: String?
     private let knownTypes: Set<String>
     private let gate: Gate
+    /// The clock and the source of UUIDs.
     let env: AppEnvironment
     private let maxJsonBodyBytes: Int
 
@@ -71,7 +76,9 @@ final class ImagesService: Sendable {
 
     /// A checked confirmation: the image key and the metadata to store with the record.
     struct Confirmation: Sendable {
+        /// The image key, canonical (a lower-case UUID, or a key issued by `GET /presigned-url`).
         let imageKey: String
+        /// The `metadata` object, serialised (`{}` when absent).
         let metadataJSON: String
     }
 
@@ -131,8 +138,11 @@ final class ImagesService: Sendable {
     /// The uploaded object of `intent` as it will be recorded: where it lives, what storage says of it,
     /// and its media type.
     struct VerifiedObject {
+        /// The key it lives under now (the permanent key once promoted).
         let key: String
+        /// Its size and ETag as storage reported them.
         let info: ObjectInfo
+        /// Its media type, lower case, without parameters.
         let contentType: String
     }
 
@@ -173,8 +183,11 @@ final class ImagesService: Sendable {
 
     /// A checked `GET /images` query.
     struct Listing: Sendable {
+        /// Only records of this type, when given.
         let type: String?
+        /// At most this many records (1...100).
         let limit: Int
+        /// Records after this one, when given.
         let cursor: RecordCursor?
     }
 

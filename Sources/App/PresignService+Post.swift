@@ -24,9 +24,13 @@ extension PresignService {
 
     /// A validated client B request.
     struct BodyRequest: Sendable {
+        /// The upload type (`type`, else `presign.defaultPostType`).
         let type: UploadType
+        /// The content type to sign, lower case.
         let contentType: String
+        /// The image key, a lower-case UUID.
         let imageKey: String
+        /// The declared size, signed as `content-length` and kept as the intent's limit.
         let size: Int64?
         /// The body's MD5, base64, signed as `content-md5` (storage refuses a body that does not match).
         var contentMD5: String? = nil

@@ -28,14 +28,22 @@ public final class PresignService: Sendable {
 
     /// The configured types, in configuration order.
     private let types: [UploadType]
+    /// The type of a client B request that names none.
     let defaultPostType: String
+    /// Signs client P's URLs (always path-style).
     let pathStyle: Presigner
+    /// Signs client B's URLs (configured addressing).
     let configured: Presigner
+    /// The bucket every URL is for.
     let bucket: String
     private let gate: Gate
+    /// Where issued URLs' intents are queued.
     let intents: any IntentSink
+    /// The clock and the source of UUIDs.
     let env: AppEnvironment
+    /// The largest JSON body accepted.
     let maxJsonBodyBytes: Int
+    /// Whether client B's URLs sign `If-None-Match: *`.
     let signIfNoneMatch: Bool
     /// Who holds a client-chosen key (client B may not be issued a recorded key, or another user's).
     let ownership: ImageKeyOwnership
@@ -50,8 +58,8 @@ public final class PresignService: Sendable {
         for t in config.types {
             guard let k = KeyTemplate(t.keyTemplate) else { throw .configuration("types.\(t.name).keyTemplate") }
             var p: KeyTemplate?
-            if !t.permanentKeyTemplate.isEmpty {
-                guard let pk = KeyTemplate(t.permanentKeyTemplate) else {
+            if let text = t.permanentKeyTemplate {
+                guard let pk = KeyTemplate(text) else {
                     throw .configuration("types.\(t.name).permanentKeyTemplate")
                 }
                 p = pk

@@ -40,9 +40,9 @@ extension ConfigValidator {
         if let keyVariables, !keyVariables.contains(.uuid) && !keyVariables.contains(.imageKey) {
             report("\(path).keyTemplate", "must use {uuid} or {imageKey} so that every upload gets its own key")
         }
-        if !type.permanentKeyTemplate.isEmpty {
-            _ = checkTemplate(type.permanentKeyTemplate, keyPath: "\(path).permanentKeyTemplate", type: type)
-            if type.permanentKeyTemplate == type.keyTemplate {
+        if let permanent = type.permanentKeyTemplate {
+            _ = checkTemplate(permanent, keyPath: "\(path).permanentKeyTemplate", type: type)
+            if permanent == type.keyTemplate {
                 report("\(path).permanentKeyTemplate", "must differ from keyTemplate (or be empty: no promotion)")
             }
         }

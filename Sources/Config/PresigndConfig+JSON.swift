@@ -54,7 +54,7 @@ extension UploadTypeConfig {
             "extensions": .array(extensions.map(JSONValue.string)),
             "contentTypes": .array(contentTypes.map(JSONValue.string)),
             "keyTemplate": .string(keyTemplate),
-            "permanentKeyTemplate": .string(permanentKeyTemplate),
+            "permanentKeyTemplate": .string(permanentKeyTemplate ?? ""),
             "maxBytes": .number(JSONNumber(maxBytes)),
             "expiresSeconds": .number(JSONNumber(expiresSeconds)),
             "requiresChatroomId": .bool(requiresChatroomId),

@@ -219,7 +219,7 @@ import Testing
         #expect(profile.extensions == ["jpg", "jpeg", "png"])
         let document = try #require(config.type(named: "DOCUMENT"))
         #expect(document.expiresSeconds == 300)  // a new type's default is presign.expiresSeconds
-        #expect(document.permanentKeyTemplate == "")
+        #expect(document.permanentKeyTemplate == nil)
         #expect(document.requiresChatroomId == false)
         #expect(config.type(named: "FEED") == nil)
         #expect(config.type(named: "profile") == nil)

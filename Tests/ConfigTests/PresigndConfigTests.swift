@@ -126,7 +126,7 @@ import Testing
                 == UploadTypeConfig(
                     name: "IMAGE", extensions: [],
                     contentTypes: ["image/jpeg", "image/png", "image/heic", "image/webp"],
-                    keyTemplate: "{imageKey}", permanentKeyTemplate: "", maxBytes: 20 * mebibyte, expiresSeconds: 600,
+                    keyTemplate: "{imageKey}", permanentKeyTemplate: nil, maxBytes: 20 * mebibyte, expiresSeconds: 600,
                     requiresChatroomId: false))
     }
 
