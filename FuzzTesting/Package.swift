@@ -1,8 +1,9 @@
 // swift-tools-version:5.9
 // libFuzzer harnesses for the HTTP1, JSON and ImageProbe modules, kept in their own package so that
-// `swift build` / `swift test` of the main package never link the fuzz entry point (see docs in
-// ../../shared/docs/fuzzing.md). The main package's identity is its directory's name (`main` in
-// /work/main, `wt-<name>` in a worktree), so it is read from this manifest's path.
+// `swift build` / `swift test` of the main package never link the fuzz entry point
+// (`bash FuzzTesting/run-fuzz.sh` builds and runs them; docs/http-profile.md has the last run). The main
+// package's identity is its directory's name (`main` in /work/main, `wt-<name>` in a worktree), so it is
+// read from this manifest's path.
 import Foundation
 import PackageDescription
 

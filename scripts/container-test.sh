@@ -9,9 +9,9 @@
 #   (loaded with dlopen) really serves a PostgreSQL store. Fails with a clear message on any miss and
 #   removes what it started, by id.
 #
-# Base images are made locally as ../shared/docs/containers.md describes (no registry is reachable):
-# debian:bookworm-slim with mmdebstrap from apt's own sources, and swift:6.3-bookworm from the installed
-# toolchain, under the names the Dockerfile's FROM lines use. They and podman's layer cache live in
+# Base images are made locally, since no registry is reachable: debian:bookworm-slim with mmdebstrap
+# from apt's own sources, and swift:6.3-bookworm from the installed toolchain, under the names the
+# Dockerfile's FROM lines use. They and podman's layer cache live in
 # CONTAINER_CACHE (default /var/cache/presignd-containers) and are reused by later runs on the machine.
 #
 # Needs (exported by scripts/test.sh): PRESIGN_TEST_S3_ENDPOINT, PRESIGN_TEST_S3_ACCESS_KEY,

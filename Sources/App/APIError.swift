@@ -1,50 +1,197 @@
+import Auth
+import Config
 import HTTPServer
 import JSON
+import ObjectStore
 
-/// The JSON error bodies a client sees. Every error is a 4xx or 5xx with a stable `code` and a
-/// human `message`; validation errors use client P's shape with `fieldErrors`.
-public enum APIError {
+/// Every error a client of the API can see, with the context its message needs.
+///
+/// Handlers throw these; `response` is the one place that turns them into a status, a stable `code`
+/// and a `message` (`{"code":…,"message":…}`, not cacheable). Validation errors use client P's shape
+/// with `fieldErrors`.
+public enum APIError: Error, Sendable, Equatable {
+    /// 400 `MALFORMED_QUERY`: the query string is not valid percent-encoded UTF-8.
+    case malformedQuery
+    /// 400 `MALFORMED_JSON`: the body does not parse (the parser's reason).
+    case malformedJSON(String)
+    /// 415 `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json`.
+    case unsupportedMediaType
+    /// 422 `{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{field: message}}`.
+    case validation(FieldErrors)
+    /// 400 `INVALID_USER`: the development user header (named) breaks `UserIdRule`.
+    case invalidUser(header: String)
+    /// 401 `UNAUTHORIZED` with the failure's challenge; the body never says why.
+    case unauthorized(AuthFailure)
+    /// 429 `RATE_LIMITED` with `Retry-After`.
+    case rateLimited(retryAfterSeconds: Int)
+    /// 500 `SIGNING_FAILED`: the URL could not be signed.
+    case signingFailed
+    /// 409 `KEY_ALREADY_RECORDED`: a new URL for a recorded key would let its object be overwritten.
+    case keyAlreadyRecorded
+    /// 409 `KEY_IN_USE`: the key was issued to another user and has not expired.
+    case keyInUse
+    /// 409 `ALREADY_RECORDED`: another user recorded this image.
+    case recordedByAnotherUser
+    /// 404 `INTENT_NOT_FOUND`: no upload URL was issued for the key.
+    case intentNotFound
+    /// 403 `FORBIDDEN`: the key was issued to another user.
+    case issuedToAnotherUser
+    /// 404 `IMAGE_NOT_UPLOADED`: the URL was issued, but nothing is in storage under it.
+    case imageNotUploaded
+    /// 422 `IMAGE_TOO_LARGE`: the stored object's size and the limit.
+    case imageTooLarge(size: Int64, limit: Int64)
+    /// 422 `CONTENT_TYPE_NOT_ALLOWED`: what storage holds (nil: none) and what the type allows.
+    case contentTypeNotAllowed(stored: String?, type: String, allowed: [String])
+    /// 404 `IMAGE_NOT_FOUND`: the caller has no record with this id.
+    case imageNotFound
+    /// 503 `STORE_UNAVAILABLE`: the records store failed.
+    case storeUnavailable
+    /// 502 `STORAGE_ERROR`, 503 `STORAGE_UNAVAILABLE` or 504 `STORAGE_TIMEOUT`: a call to the object
+    /// store failed (the detail stays in the server).
+    case storage(ObjectStoreError)
+
+    /// The error a failure of a handler's work stands for: itself when it is an `APIError`, a storage
+    /// failure for an `ObjectStoreError`, and otherwise the records store (the only other thing a
+    /// handler calls that can fail).
+    init(_ error: any Error) {
+        switch error {
+        case let e as APIError: self = e
+        case let e as ObjectStoreError: self = .storage(e)
+        default: self = .storeUnavailable
+        }
+    }
+
+    /// The HTTP status.
+    public var status: Int {
+        switch self {
+        case .malformedQuery, .malformedJSON, .invalidUser: return 400
+        case .unsupportedMediaType: return 415
+        case .validation, .imageTooLarge, .contentTypeNotAllowed: return 422
+        case .unauthorized: return AuthFailure.status
+        case .rateLimited: return 429
+        case .signingFailed: return 500
+        case .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser: return 409
+        case .intentNotFound, .imageNotUploaded, .imageNotFound: return 404
+        case .issuedToAnotherUser: return 403
+        case .storeUnavailable: return 503
+        case .storage(.timeout): return 504
+        case .storage(.status): return 502
+        case .storage: return 503
+        }
+    }
+
+    /// The stable machine code (`4220` for validation errors).
+    public var code: String {
+        switch self {
+        case .malformedQuery: return "MALFORMED_QUERY"
+        case .malformedJSON: return "MALFORMED_JSON"
+        case .unsupportedMediaType: return "UNSUPPORTED_MEDIA_TYPE"
+        case .validation: return "4220"
+        case .invalidUser: return "INVALID_USER"
+        case .unauthorized: return "UNAUTHORIZED"
+        case .rateLimited: return "RATE_LIMITED"
+        case .signingFailed: return "SIGNING_FAILED"
+        case .keyAlreadyRecorded: return "KEY_ALREADY_RECORDED"
+        case .keyInUse: return "KEY_IN_USE"
+        case .recordedByAnotherUser: return "ALREADY_RECORDED"
+        case .intentNotFound: return "INTENT_NOT_FOUND"
+        case .issuedToAnotherUser: return "FORBIDDEN"
+        case .imageNotUploaded: return "IMAGE_NOT_UPLOADED"
+        case .imageTooLarge: return "IMAGE_TOO_LARGE"
+        case .contentTypeNotAllowed: return "CONTENT_TYPE_NOT_ALLOWED"
+        case .imageNotFound: return "IMAGE_NOT_FOUND"
+        case .storeUnavailable: return "STORE_UNAVAILABLE"
+        case .storage(.timeout): return "STORAGE_TIMEOUT"
+        case .storage(.status): return "STORAGE_ERROR"
+        case .storage: return "STORAGE_UNAVAILABLE"
+        }
+    }
+
+    /// The human message (`UNPROCESSABLE_CONTENT` for validation errors).
+    public var message: String {
+        switch self {
+        case .malformedQuery: return "the query string is not valid percent-encoded UTF-8"
+        case .malformedJSON(let reason): return "the body is not valid JSON: \(reason)"
+        case .unsupportedMediaType: return "send the body as application/json"
+        case .validation: return "UNPROCESSABLE_CONTENT"
+        case .invalidUser(let header): return "\(header) must be \(UserIdRule.summary)"
+        case .unauthorized: return "invalid or missing credentials"
+        case .rateLimited: return "too many requests; retry later"
+        case .signingFailed: return "the URL could not be signed"
+        case .keyAlreadyRecorded: return "this imageKey is already recorded"
+        case .keyInUse, .issuedToAnotherUser: return "this imageKey was issued to another user"
+        case .recordedByAnotherUser: return "this image is recorded by another user"
+        case .intentNotFound: return "no upload URL was issued for this imageKey"
+        case .imageNotUploaded: return "the object is not in storage yet"
+        case .imageTooLarge(let size, let limit): return "the object is \(size) bytes; the limit is \(limit)"
+        case .contentTypeNotAllowed(let stored, let type, let allowed):
+            return APIError.contentTypeRefusal(stored: stored, type: type, allowed: allowed)
+        case .imageNotFound: return "no such image"
+        case .storeUnavailable: return "the records store is not available"
+        case .storage(.timeout): return "the object store did not answer in time"
+        case .storage(.status): return "the object store refused the request"
+        case .storage: return "the object store is not available"
+        }
+    }
+
     /// The headers of every JSON answer of the API: JSON, not cacheable (one shared array, so a
     /// response does not build its own).
     static let jsonNoStoreHeaders: [(name: String, value: String)] = [
         ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
     ]
 
-    /// 422 `{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{field: message}}`.
-    public static func unprocessable(_ fieldErrors: [(field: String, message: String)]) -> Response {
-        var w = JSONWriter(reservingCapacity: 128)
-        w.beginObject()
-        w.key("code")
-        w.string("4220")
-        w.key("message")
-        w.string("UNPROCESSABLE_CONTENT")
-        w.key("fieldErrors")
-        w.beginObject()
-        for f in fieldErrors {
-            w.key(f.field)
-            w.string(f.message)
+    /// The response a client gets: the JSON body, the status, and the headers some errors add
+    /// (`WWW-Authenticate` for 401, `Retry-After` for 429).
+    public var response: Response {
+        var body: [UInt8] = []
+        switch self {
+        case .validation(let errors):
+            var w = JSONWriter(reservingCapacity: 128)
+            w.beginObject()
+            w.key("code")
+            w.string(code)
+            w.key("message")
+            w.string(message)
+            w.key("fieldErrors")
+            w.beginObject()
+            for f in errors.list {
+                w.key(f.field)
+                w.string(f.message)
+            }
+            w.endObject()
+            w.endObject()
+            body = w.bytes
+        case .unauthorized:
+            body = Array(AuthFailure.responseBody.utf8)
+        default:
+            let message = message
+            body.reserveCapacity(48 + message.utf8.count)
+            JSONWriter.appendLiteral(#"{"code":"#, to: &body)
+            JSONWriter.appendQuoted(code, to: &body)
+            JSONWriter.appendLiteral(#","message":"#, to: &body)
+            JSONWriter.appendQuoted(message, to: &body)
+            body.append(UInt8(ascii: "}"))
         }
-        w.endObject()
-        w.endObject()
-        return Response(status: 422, headers: jsonNoStoreHeaders, body: w.bytes)
+        var response = Response(status: status, headers: APIError.jsonNoStoreHeaders, body: body)
+        switch self {
+        case .unauthorized(let failure): response.headers.append(("WWW-Authenticate", failure.challenge))
+        case .rateLimited(let seconds): response.headers.append(("Retry-After", String(seconds)))
+        default: break
+        }
+        return response
     }
 
-    /// An error with `status`, a machine `code` and a `message`, not cacheable.
-    public static func error(_ status: Int, _ code: String, _ message: String) -> Response {
-        var r = Response.error(status, code: code, message: message)
-        r.headers.append(("Cache-Control", "no-store"))
-        return r
+    /// The message of `CONTENT_TYPE_NOT_ALLOWED`: the content type storage holds (at most
+    /// `maxShownContentType` characters of it) and the ones the upload type allows, so the uploader
+    /// can fix its `Content-Type`.
+    static func contentTypeRefusal(stored: String?, type: String, allowed: [String]) -> String {
+        let allows = "; type \(type) allows " + allowed.joined(separator: ", ")
+        guard let stored, !stored.isEmpty else { return "the object was stored without a content type" + allows }
+        var shown = String(stored.prefix(maxShownContentType))
+        if shown.count < stored.count { shown += "…" }
+        return "the object was stored with content type \"\(shown)\"" + allows
     }
-}
 
-/// Collects field errors in the order they were found.
-struct FieldErrors {
-    private(set) var list: [(field: String, message: String)] = []
-
-    var isEmpty: Bool { list.isEmpty }
-
-    /// Records `message` for `field` (the first message of a field wins).
-    mutating func add(_ field: String, _ message: String) {
-        if !list.contains(where: { $0.field == field }) { list.append((field, message)) }
-    }
+    /// The most characters of a stored content type repeated in an error message.
+    static let maxShownContentType = 100
 }

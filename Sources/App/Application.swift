@@ -23,80 +23,137 @@ public final class Application: Sendable {
     /// Builds every part from `config`; nothing listens until `start()`.
     public init(config: PresigndConfig, env: AppEnvironment, log: LogSink = LogSink()) throws(AppError) {
         self.log = log
-        guard let accessKeyId = Application.accessKeyId(config), let secret = config.s3.secretAccessKey else {
+        let signers = try Application.makeSigners(config.s3)
+        let storage = Application.makeStorage(config.s3, signers: signers, env: env)
+        let store = try Application.openStore(config.records)
+        self.store = store
+        intentWriter = Application.makeIntentWriter(config.records, store: store, log: log)
+        committer = GroupCommitter(store: store, maxBatch: config.records.groupCommitMaxBatch)
+        janitor = Janitor(
+            store: store, storage: storage, deleteObjects: config.records.deleteUnconfirmedObjects,
+            batchSize: config.records.janitorBatchSize, intervalMs: config.records.janitorIntervalMs, env: env, log: log
+        )
+
+        let gate = try Application.makeGate(config: config, env: env, log: log)
+        let ownership = ImageKeyOwnership(store: store, intents: intentWriter, nowMillis: env.nowMillis)
+        let presign = try PresignService(
+            config: config, pathStyle: signers.pathStyle, configured: signers.configured, gate: gate,
+            intents: intentWriter, ownership: ownership, env: env)
+        let images = ImagesService(
+            config: config, store: store, committer: committer, ownership: ownership,
+            storage: config.s3.verifyUploads ? storage : nil, readSigner: signers.configured, gate: gate, env: env)
+        // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
+        let metricsBox = MetricsBox()
+        let ops = Application.makeOpsService(
+            config.s3, store: store, storage: storage, metrics: metricsBox, env: env, log: log)
+
+        (server, metricsServer) = try Application.makeServers(
+            config, apiRoutes: presign.routes() + images.routes() + OpenAPIService.routes(), opsRoutes: ops.routes(),
+            log: log)
+        metricsBox.set(server.metrics)
+        Application.registerMetrics(
+            server.metrics, intents: intentWriter, store: store, gate: gate, committer: committer)
+    }
+
+    /// The three signers of the configured credentials: client P's URLs (path-style, public endpoint),
+    /// every other URL (configured addressing, public endpoint), and the server's own calls to storage
+    /// (configured addressing, internal endpoint).
+    struct Signers {
+        /// Client P's URLs: path-style, public endpoint.
+        let pathStyle: Presigner
+        /// Every other URL: configured addressing, public endpoint.
+        let configured: Presigner
+        /// The server's own calls to storage: configured addressing, internal endpoint.
+        let internalSigner: Presigner
+        /// The endpoint the server itself calls.
+        let internalEndpoint: Endpoint
+    }
+
+    /// Step 1: the signers, from the S3 credentials and endpoints.
+    static func makeSigners(_ s3: S3Config) throws(AppError) -> Signers {
+        guard let accessKeyId = s3.accessKeyId.isEmpty ? nil : s3.accessKeyId, let secret = s3.secretAccessKey else {
             throw .startup(
                 "s3",
                 "credentials missing: set PRESIGN_S3_ACCESS_KEY_ID and PRESIGN_S3_SECRET_ACCESS_KEY (or their _FILE forms)"
             )
         }
         let credentials = Credentials(
-            accessKeyId: accessKeyId, secretAccessKey: secret, sessionToken: config.s3.sessionToken)
-        let publicEndpointText = config.s3.publicEndpoint.isEmpty ? config.s3.endpoint : config.s3.publicEndpoint
-        let pathStyle: Presigner
-        let configured: Presigner
-        let internalSigner: Presigner
-        let internalEndpoint: Endpoint
+            accessKeyId: accessKeyId, secretAccessKey: secret, sessionToken: s3.sessionToken)
+        let publicEndpointText = s3.effectivePublicEndpoint
         do {
             let endpoint = try Endpoint(parsing: publicEndpointText)
-            internalEndpoint = try Endpoint(parsing: config.s3.endpoint)
-            let style = AddressingStyle(rawValue: config.s3.addressing) ?? .path
-            pathStyle = try Presigner(
-                credentials: credentials, region: config.s3.region, endpoint: endpoint, addressing: .path)
-            configured = try Presigner(
-                credentials: credentials, region: config.s3.region, endpoint: endpoint, addressing: style)
-            internalSigner = try Presigner(
-                credentials: credentials, region: config.s3.region, endpoint: internalEndpoint, addressing: style)
+            let internalEndpoint = try Endpoint(parsing: s3.endpoint)
+            let style: AddressingStyle
+            switch s3.addressing {
+            case .path: style = .path
+            case .virtual: style = .virtual
+            case .auto: style = .auto
+            }
+            return Signers(
+                pathStyle: try Presigner(
+                    credentials: credentials, region: s3.region, endpoint: endpoint, addressing: .path),
+                configured: try Presigner(
+                    credentials: credentials, region: s3.region, endpoint: endpoint, addressing: style),
+                internalSigner: try Presigner(
+                    credentials: credentials, region: s3.region, endpoint: internalEndpoint, addressing: style),
+                internalEndpoint: internalEndpoint)
         } catch {
             throw .startup("s3", "cannot sign for \(publicEndpointText): \(error)")
         }
-        let storage = S3Client(
-            options: ObjectStoreOptions(
-                endpoint: internalEndpoint, bucket: config.s3.bucket, requestTimeoutMs: config.s3.requestTimeoutMs,
-                maxRetries: config.s3.maxRetries, caFile: config.s3.caFile.isEmpty ? nil : config.s3.caFile),
-            signer: internalSigner, now: { env.nowMillis() / 1000 })
+    }
 
-        let store: any RecordStore
+    /// Step 2: the client of the server's own calls to storage.
+    static func makeStorage(_ s3: S3Config, signers: Signers, env: AppEnvironment) -> S3Client {
+        S3Client(
+            options: ObjectStoreOptions(
+                endpoint: signers.internalEndpoint, bucket: s3.bucket, requestTimeoutMs: s3.requestTimeoutMs,
+                maxRetries: s3.maxRetries, caFile: s3.caFile),
+            signer: signers.internalSigner, now: { env.nowMillis() / 1000 })
+    }
+
+    /// Step 3: the records store, opened and migrated.
+    static func openStore(_ records: RecordsConfig) throws(AppError) -> any RecordStore {
         do {
-            store = try RecordStoreFactory.open(
-                url: config.records.url, poolSize: config.records.poolSize, busyTimeoutMs: config.records.busyTimeoutMs,
-                intentIndexCapacity: config.records.intentIndexCapacity)
+            let store = try RecordStoreFactory.open(
+                url: records.url, poolSize: records.poolSize, busyTimeoutMs: records.busyTimeoutMs,
+                intentIndexCapacity: records.intentIndexCapacity)
             try store.migrate()
+            return store
         } catch {
             throw .startup("records", "\(error)")
         }
-        self.store = store
-        let sink = log
-        intentWriter = IntentWriter(
-            store: store, batchSize: config.records.intentBatchSize, flushIntervalMs: config.records.intentFlushMs,
-            onError: { error in sink.error("intent batch not stored", ["error": "\(error)"]) })
+    }
 
-        let gate = try Application.makeGate(config: config, env: env, log: log)
-        let writer = intentWriter
-        let presign = try PresignService(
-            config: config, pathStyle: pathStyle, configured: configured, gate: gate, intents: intentWriter,
-            env: env,
-            keyUse: { imageKey, owner in
-                if try store.record(imageKey: imageKey) != nil { return .recorded }
-                if let i = try writer.intent(imageKey: imageKey), i.ownerId != owner, i.expiresAtMs > env.nowMillis() {
-                    return .issuedToOther
+    /// Step 4: the writer that stores queued intents in batches; a failed batch is logged.
+    static func makeIntentWriter(_ records: RecordsConfig, store: any RecordStore, log: LogSink) -> IntentWriter {
+        IntentWriter(
+            store: store, batchSize: records.intentBatchSize, flushIntervalMs: records.intentFlushMs,
+            onError: { error in log.error("intent batch not stored", ["error": "\(error)"]) })
+    }
+
+    /// Step 5: `/healthz`, `/readyz` (the store, and one probe of the bucket for storage and its clock)
+    /// and `/metrics`.
+    static func makeOpsService(
+        _ s3: S3Config, store: any RecordStore, storage: some ObjectStorage, metrics: MetricsBox,
+        env: AppEnvironment, log: LogSink
+    ) -> OpsService {
+        OpsService(
+            store: store, metrics: { metrics.render() },
+            storageCheck: { [maxSkew = s3.maxClockSkewSeconds] in
+                // One probe of the bucket answers both: does storage take our requests (and if not, why),
+                // and does its clock (the Date header, sent with refusals too) agree with ours.
+                let probe: Result<S3Client.BucketProbe, ObjectStoreError>
+                do throws(ObjectStoreError) {
+                    probe = .success(try storage.probeBucket())
+                } catch {
+                    probe = .failure(error)
                 }
-                return .free
-            })
+                return StorageReadiness.checks(probe: probe, nowMillis: env.nowMillis(), maxSkewSeconds: maxSkew)
+            }, log: log)
+    }
 
-        committer = GroupCommitter(store: store, maxBatch: config.records.groupCommitMaxBatch)
-        let images = ImagesService(
-            config: config, store: store, committer: committer, intents: intentWriter,
-            storage: config.s3.verifyUploads ? storage : nil, readSigner: configured, gate: gate, env: env)
-        janitor = Janitor(
-            store: store, storage: storage, deleteObjects: config.records.deleteUnconfirmedObjects,
-            batchSize: config.records.janitorBatchSize, intervalMs: config.records.janitorIntervalMs, env: env, log: log
-        )
-
-        var router = Router()
-        for r in presign.routes() { router.add(r) }
-        for r in images.routes() { router.add(r) }
-        for r in OpenAPIService.routes() { router.add(r) }
-
+    /// The options of the main listener.
+    static func serverOptions(_ config: PresigndConfig) -> ServerOptions {
         var options = ServerOptions()
         options.host = config.server.host
         options.port = config.server.port
@@ -111,77 +168,72 @@ public final class Application: Sendable {
         options.accessLog = config.log.accessLog
         options.errorBody = ErrorBody.json
         if config.tls.enabled {
+            let minVersion: TLSOptions.Version
+            switch config.tls.minVersion {
+            case .tls12: minVersion = .tls12
+            case .tls13: minVersion = .tls13
+            }
             options.tls = TLSOptions(
                 certificateFile: config.tls.certificateFile, privateKeyFile: config.tls.privateKeyFile,
-                minVersion: TLSOptions.Version(rawValue: config.tls.minVersion) ?? .tls12)
+                minVersion: minVersion)
         }
+        return options
+    }
 
-        // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
-        let metricsBox = MetricsBox()
-        let ops = OpsService(
-            store: store, metrics: { metricsBox.render() },
-            storageCheck: { [maxSkew = config.s3.maxClockSkewSeconds] in
-                // One probe of the bucket answers both: does storage take our requests (and if not, why),
-                // and does its clock (the Date header, sent with refusals too) agree with ours.
-                let probe: Result<S3Client.BucketProbe, ObjectStoreError>
-                do throws(ObjectStoreError) {
-                    probe = .success(try storage.probeBucket())
-                } catch {
-                    probe = .failure(error)
-                }
-                return StorageReadiness.checks(probe: probe, nowMillis: env.nowMillis(), maxSkewSeconds: maxSkew)
-            }, log: log)
-        let opsRoutes = ops.routes()
-        if config.server.metricsPort == 0 {
-            for r in opsRoutes { router.add(r) }
-        } else {
-            // Metrics on their own port (for a scraper on a private network); health stays on both.
-            for r in opsRoutes where r.template != "/metrics" { router.add(r) }
-        }
+    /// Step 6: the main server, and the operations server when `server.metricsPort` is set (metrics
+    /// then move there, for a scraper on a private network; health stays on both).
+    static func makeServers(
+        _ config: PresigndConfig, apiRoutes: [Route], opsRoutes: [Route], log: LogSink
+    ) throws(AppError) -> (HTTPServer, HTTPServer?) {
+        var router = Router()
+        for r in apiRoutes { router.add(r) }
+        let separateMetrics = config.server.metricsPort != 0
+        for r in opsRoutes where !separateMetrics || r.template != "/metrics" { router.add(r) }
         do {
-            server = try HTTPServer(options: options, router: router, logSink: log)
-            if config.server.metricsPort != 0 {
-                var opsRouter = Router()
-                for r in opsRoutes { opsRouter.add(r) }
-                var o = ServerOptions()
-                o.host = config.server.host
-                o.port = config.server.metricsPort
-                o.eventLoops = 1
-                o.workerThreads = 1
-                o.maxConnections = 64
-                o.accessLog = false
-                o.errorBody = ErrorBody.json
-                metricsServer = try HTTPServer(options: o, router: opsRouter, logSink: log)
-            } else {
-                metricsServer = nil
-            }
+            let server = try HTTPServer(options: serverOptions(config), router: router, logSink: log)
+            guard separateMetrics else { return (server, nil) }
+            var opsRouter = Router()
+            for r in opsRoutes { opsRouter.add(r) }
+            var o = ServerOptions()
+            o.host = config.server.host
+            o.port = config.server.metricsPort
+            o.eventLoops = 1
+            o.workerThreads = 1
+            o.maxConnections = 64
+            o.accessLog = false
+            o.errorBody = ErrorBody.json
+            return (server, try HTTPServer(options: o, router: opsRouter, logSink: log))
         } catch {
             throw .startup("server", "\(error)")
         }
-        metricsBox.set(server.metrics)
-        server.metrics.register(name: "presignd_intents_pending", help: "Upload intents queued, not yet stored.") {
-            writer.pendingCount
+    }
+
+    /// Step 7: the application's gauges and counters next to the server's own.
+    static func registerMetrics(
+        _ metrics: ServerMetrics, intents: IntentWriter, store: any RecordStore, gate: Gate, committer: GroupCommitter
+    ) {
+        metrics.register(name: "presignd_intents_pending", help: "Upload intents queued, not yet stored.") {
+            intents.pendingCount
         }
         if let sqlite = store as? SQLiteRecordStore {
-            server.metrics.register(
+            metrics.register(
                 name: "presignd_intent_index_entries",
                 help: "Intents in SQLite's in-memory intent index (at most records.intentIndexCapacity)."
             ) { sqlite.intentIndexCount }
-            server.metrics.register(
+            metrics.register(
                 name: "presignd_intent_index_overflow_total",
                 help:
                     "Intents stored one row each because the intent index was full (raise records.intentIndexCapacity)."
             ) { sqlite.intentOverflowCount }
         }
-        server.metrics.register(
+        metrics.register(
             name: "presignd_rate_limited_issue_total", help: "Issue requests refused with 429."
         ) { gate.limitedIssue.load(ordering: .relaxed) }
-        server.metrics.register(
+        metrics.register(
             name: "presignd_rate_limited_confirm_total", help: "Confirm and records requests refused with 429."
         ) { gate.limitedConfirm.load(ordering: .relaxed) }
-        let commits = committer
-        server.metrics.register(name: "presignd_record_batches_total", help: "Group-commit transactions of records.") {
-            commits.batchesCommitted
+        metrics.register(name: "presignd_record_batches_total", help: "Group-commit transactions of records.") {
+            committer.batchesCommitted
         }
     }
 
@@ -219,10 +271,10 @@ public final class Application: Sendable {
         let a = config.auth
         let callers: any CallerResolver
         switch a.mode {
-        case "jwt":
+        case .jwt:
             let settings = AuthSettings(
                 algorithms: Set(a.jwtAlgorithms.compactMap(JWTAlgorithm.init(rawValue:))),
-                issuer: a.jwtIssuer.isEmpty ? nil : a.jwtIssuer, audience: a.jwtAudience.isEmpty ? nil : a.jwtAudience,
+                issuer: a.jwtIssuer, audience: a.jwtAudience,
                 leewaySeconds: Int64(a.jwtLeewaySeconds), userClaim: a.jwtUserClaim, maxTokenBytes: a.maxTokenBytes,
                 apiKeys: a.apiKeys.compactMap { APIKey(id: $0.id, sha256Hex: $0.sha256) })
             let keys: KeySet
@@ -235,9 +287,9 @@ public final class Application: Sendable {
             callers = TokenCallerResolver(
                 authenticator: Authenticator(configuration: settings, keys: keys),
                 nowSeconds: { env.nowMillis() / 1000 }, log: log)
-        case "none":
+        case .none:
             callers = FixedCallerResolver(userId: a.devDefaultUserId)
-        default:
+        case .dev:
             callers = DevelopmentCallerResolver(header: a.devUserHeader, defaultUserId: a.devDefaultUserId)
         }
         let l = config.limits
@@ -253,18 +305,4 @@ public final class Application: Sendable {
                 perUser: limiter(l.confirmPerUserPerMinute), perAddress: limiter(l.confirmPerAddressPerMinute)),
             trustForwardedFor: l.trustForwardedFor)
     }
-
-    private static func accessKeyId(_ config: PresigndConfig) -> String? {
-        config.s3.accessKeyId.isEmpty ? nil : config.s3.accessKeyId
-    }
-}
-
-/// Holds the server's metrics once the server exists.
-final class MetricsBox: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var metrics: ServerMetrics?
-
-    func set(_ m: ServerMetrics) { lock.withLock { metrics = m } }
-
-    func render() -> String { lock.withLock { metrics }?.render() ?? "" }
 }

@@ -17,14 +17,8 @@ public struct Caller: Sendable, Equatable {
 /// Finds the caller of a request, or the error response to send instead (dev header, bearer tokens and
 /// API keys, or a fixed user); handlers only see `Caller`.
 public protocol CallerResolver: Sendable {
-    /// The caller, or an error response (401, 400).
-    func resolve(_ request: Request) -> Result<Caller, ResolveFailure>
-}
-
-/// A failed caller resolution, carrying the response to send.
-public struct ResolveFailure: Error, Sendable {
-    /// The response for the client.
-    public let response: Response
+    /// The caller, or the error to answer with (401, 400).
+    func resolve(_ request: Request) -> Result<Caller, APIError>
 }
 
 /// Development mode: the user id comes from a configured header (e.g. `X-User-Id`), else a default.
@@ -40,13 +34,9 @@ public struct DevelopmentCallerResolver: CallerResolver {
 
     /// The header's user id if present and valid; the default when absent; 400 when it breaks
     /// `UserIdRule` (the message states the rule, never echoes the value).
-    public func resolve(_ request: Request) -> Result<Caller, ResolveFailure> {
+    public func resolve(_ request: Request) -> Result<Caller, APIError> {
         guard let given = request.header(header) else { return .success(Caller(userId: defaultUserId)) }
-        guard Caller.isValidUserId(given) else {
-            return .failure(
-                ResolveFailure(
-                    response: APIError.error(400, "INVALID_USER", "\(header) must be \(UserIdRule.summary)")))
-        }
+        guard Caller.isValidUserId(given) else { return .failure(.invalidUser(header: header)) }
         return .success(Caller(userId: given))
     }
 }
@@ -60,5 +50,5 @@ public struct FixedCallerResolver: CallerResolver {
     public init(userId: String) { self.userId = userId }
 
     /// The fixed caller.
-    public func resolve(_ request: Request) -> Result<Caller, ResolveFailure> { .success(Caller(userId: userId)) }
+    public func resolve(_ request: Request) -> Result<Caller, APIError> { .success(Caller(userId: userId)) }
 }

@@ -89,7 +89,12 @@ enum OpenAPIDocument {
               type: object
               required: [code, message]
               properties:
-                code: { type: string, example: INTENT_NOT_FOUND }
+                code:
+                  type: string
+                  example: INTENT_NOT_FOUND
+                  description: >-
+                    A stable machine code, one per kind of error; the responses below name the ones they carry.
+                    A URL that cannot be signed is a 500 SIGNING_FAILED (not expected with a valid configuration).
                 message: { type: string }
             ValidationError:
               type: object
@@ -226,7 +231,7 @@ enum OpenAPIDocument {
                 paths: { type: object }
           responses:
             Unauthorized:
-              description: Missing or invalid credentials (auth.mode = jwt); carries `WWW-Authenticate`.
+              description: Missing or invalid credentials (UNAUTHORIZED, auth.mode = jwt); carries `WWW-Authenticate`.
               headers:
                 WWW-Authenticate: { schema: { type: string }, description: 'e.g. Bearer error="invalid_token"' }
               content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
@@ -252,7 +257,7 @@ enum OpenAPIDocument {
               description: A body over server.maxJsonBodyBytes, 64 KiB (the connection is closed without reading it).
               content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
             NotFound:
-              description: No such image (or not the caller's).
+              description: No such image, or not the caller's (IMAGE_NOT_FOUND).
               content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
             Unavailable:
               description: >-
@@ -633,7 +638,8 @@ enum OpenAPIDocument {
                 "properties": {
                   "code": {
                     "type": "string",
-                    "example": "INTENT_NOT_FOUND"
+                    "example": "INTENT_NOT_FOUND",
+                    "description": "A stable machine code, one per kind of error; the responses below name the ones they carry. A URL that cannot be signed is a 500 SIGNING_FAILED (not expected with a valid configuration)."
                   },
                   "message": {
                     "type": "string"
@@ -962,7 +968,7 @@ enum OpenAPIDocument {
             },
             "responses": {
               "Unauthorized": {
-                "description": "Missing or invalid credentials (auth.mode = jwt); carries `WWW-Authenticate`.",
+                "description": "Missing or invalid credentials (UNAUTHORIZED, auth.mode = jwt); carries `WWW-Authenticate`.",
                 "headers": {
                   "WWW-Authenticate": {
                     "schema": {
@@ -1048,7 +1054,7 @@ enum OpenAPIDocument {
                 }
               },
               "NotFound": {
-                "description": "No such image (or not the caller's).",
+                "description": "No such image, or not the caller's (IMAGE_NOT_FOUND).",
                 "content": {
                   "application/json": {
                     "schema": {

@@ -2,9 +2,18 @@ import Crypto
 
 /// The `auth` section: how callers are identified.
 public struct AuthConfig: Sendable, Equatable {
-    /// `dev` (the user id comes from a header, for development), `none` (every caller is the default
-    /// user), or `jwt` (bearer JWTs, and API keys when configured).
-    public var mode: String
+    /// How callers are identified.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// The user id comes from a header, else the default (for development).
+        case dev
+        /// Every caller is the default user.
+        case none
+        /// Bearer JWTs, and API keys when configured.
+        case jwt
+    }
+
+    /// How callers are identified.
+    public var mode: Mode
     /// Header that carries the user id in `dev` mode.
     public var devUserHeader: String
     /// User id used when the header is absent (`dev`) or always (`none`).
@@ -13,18 +22,18 @@ public struct AuthConfig: Sendable, Equatable {
     public var hs256Secret: Secret?
     /// JWS algorithms accepted in `jwt` mode: `HS256`, `RS256`, `ES256` (case-sensitive).
     public var jwtAlgorithms: [String]
-    /// Required `iss` claim; empty leaves it unchecked.
-    public var jwtIssuer: String
-    /// Audience the `aud` claim must hold; empty leaves it unchecked.
-    public var jwtAudience: String
+    /// Required `iss` claim; nil (empty in the file) leaves it unchecked.
+    public var jwtIssuer: String?
+    /// Audience the `aud` claim must hold; nil (empty in the file) leaves it unchecked.
+    public var jwtAudience: String?
     /// Clock skew tolerated on `exp`, `nbf` and `iat`, in seconds.
     public var jwtLeewaySeconds: Int
     /// Claim holding the user id.
     public var jwtUserClaim: String
     /// PEM files of public keys or X.509 certificates for RS256 and ES256.
     public var jwtPublicKeyFiles: [String]
-    /// A JWK Set file (RSA and EC P-256 keys, chosen by `kid`); empty for none.
-    public var jwksFile: String
+    /// A JWK Set file (RSA and EC P-256 keys, chosen by `kid`); nil (empty in the file) for none.
+    public var jwksFile: String?
     /// Longest bearer credential accepted, in bytes.
     public var maxTokenBytes: Int
     /// API keys for server-to-server callers (`jwt` mode).
@@ -32,10 +41,10 @@ public struct AuthConfig: Sendable, Equatable {
 
     /// Auth settings; every argument defaults to the documented default.
     public init(
-        mode: String = "dev", devUserHeader: String = "X-User-Id", devDefaultUserId: String = "1",
-        hs256Secret: Secret? = nil, jwtAlgorithms: [String] = ["RS256", "ES256"], jwtIssuer: String = "",
-        jwtAudience: String = "", jwtLeewaySeconds: Int = 60, jwtUserClaim: String = "sub",
-        jwtPublicKeyFiles: [String] = [], jwksFile: String = "", maxTokenBytes: Int = 8192,
+        mode: Mode = .dev, devUserHeader: String = "X-User-Id", devDefaultUserId: String = "1",
+        hs256Secret: Secret? = nil, jwtAlgorithms: [String] = ["RS256", "ES256"], jwtIssuer: String? = nil,
+        jwtAudience: String? = nil, jwtLeewaySeconds: Int = 60, jwtUserClaim: String = "sub",
+        jwtPublicKeyFiles: [String] = [], jwksFile: String? = nil, maxTokenBytes: Int = 8192,
         apiKeys: [APIKeyConfig] = []
     ) {
         self.mode = mode

@@ -55,12 +55,16 @@ extension ConfigBuilder {
                 }
                 config[keyPath: property] = flag
             case .string(let property):
-                guard let text = value.stringValue else {
-                    report(
-                        path, "must be a string (got \(key.masksPassword ? value.typeName : ConfigText.shown(value)))")
+                guard let text = string(value, key: key, path: path) else { continue }
+                config[keyPath: property] = text
+            case .optionalString(let property):
+                guard let text = string(value, key: key, path: path) else { continue }
+                config[keyPath: property] = text.isEmpty ? nil : text
+            case .choice(let choice):
+                guard let text = value.stringValue, choice.set(&config, text) else {
+                    report(path, "\(choice.refusal) (got \(ConfigText.shown(value)))")
                     continue
                 }
-                config[keyPath: property] = text
             case .secret:
                 let variable = key.environmentVariable
                 report(path, "secrets are not read from the config file; set \(variable) or \(variable)_FILE")
@@ -77,6 +81,16 @@ extension ConfigBuilder {
             }
             origins[path] = nil
         }
+    }
+
+    /// The text of a string member, or nil with the problem reported (a value that may hold a
+    /// password is shown only by its type).
+    mutating func string(_ value: JSONValue, key: ConfigKey, path: String) -> String? {
+        guard let text = value.stringValue else {
+            report(path, "must be a string (got \(key.masksPassword ? value.typeName : ConfigText.shown(value)))")
+            return nil
+        }
+        return text
     }
 
     /// The API key entries of `value`: an array of objects with exactly the string members `id` and

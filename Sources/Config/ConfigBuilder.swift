@@ -38,6 +38,12 @@ struct ConfigBuilder {
             }
         case .string(let property):
             config[keyPath: property] = text
+        case .optionalString(let property):
+            config[keyPath: property] = text.isEmpty ? nil : text
+        case .choice(let choice):
+            guard choice.set(&config, text) else {
+                return report(key.path, "\(choice.refusal) (got \(ConfigText.quoted(text)) from \(origin))")
+            }
         case .secret(let property):
             config[keyPath: property] = Secret(text)
         case .strings(let property):

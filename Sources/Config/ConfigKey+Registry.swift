@@ -18,23 +18,23 @@ extension ConfigKey {
             ConfigKey(section: "tls", name: "enabled", kind: .bool(\.tls.enabled)),
             ConfigKey(section: "tls", name: "certificateFile", kind: .string(\.tls.certificateFile)),
             ConfigKey(section: "tls", name: "privateKeyFile", kind: .string(\.tls.privateKeyFile)),
-            ConfigKey(section: "tls", name: "minVersion", kind: .string(\.tls.minVersion)),
+            ConfigKey(section: "tls", name: "minVersion", kind: .choice(.of(\.tls.minVersion))),
 
             ConfigKey(section: "log", name: "level", kind: .string(\.log.level)),
             ConfigKey(section: "log", name: "accessLog", kind: .bool(\.log.accessLog)),
 
-            ConfigKey(section: "auth", name: "mode", kind: .string(\.auth.mode)),
+            ConfigKey(section: "auth", name: "mode", kind: .choice(.of(\.auth.mode))),
             ConfigKey(section: "auth", name: "devUserHeader", kind: .string(\.auth.devUserHeader)),
             ConfigKey(section: "auth", name: "devDefaultUserId", kind: .string(\.auth.devDefaultUserId)),
             ConfigKey(
                 section: "auth", name: "hs256Secret", kind: .secret(\.auth.hs256Secret), allowsFileVariable: true),
             ConfigKey(section: "auth", name: "jwtAlgorithms", kind: .strings(\.auth.jwtAlgorithms)),
-            ConfigKey(section: "auth", name: "jwtIssuer", kind: .string(\.auth.jwtIssuer)),
-            ConfigKey(section: "auth", name: "jwtAudience", kind: .string(\.auth.jwtAudience)),
+            ConfigKey(section: "auth", name: "jwtIssuer", kind: .optionalString(\.auth.jwtIssuer)),
+            ConfigKey(section: "auth", name: "jwtAudience", kind: .optionalString(\.auth.jwtAudience)),
             ConfigKey(section: "auth", name: "jwtLeewaySeconds", kind: .int(\.auth.jwtLeewaySeconds)),
             ConfigKey(section: "auth", name: "jwtUserClaim", kind: .string(\.auth.jwtUserClaim)),
             ConfigKey(section: "auth", name: "jwtPublicKeyFiles", kind: .strings(\.auth.jwtPublicKeyFiles)),
-            ConfigKey(section: "auth", name: "jwksFile", kind: .string(\.auth.jwksFile)),
+            ConfigKey(section: "auth", name: "jwksFile", kind: .optionalString(\.auth.jwksFile)),
             ConfigKey(section: "auth", name: "maxTokenBytes", kind: .int(\.auth.maxTokenBytes)),
             ConfigKey(section: "auth", name: "apiKeys", kind: .apiKeys(\.auth.apiKeys), allowsFileVariable: true),
 
@@ -49,10 +49,10 @@ extension ConfigKey {
             ConfigKey(section: "limits", name: "trustForwardedFor", kind: .bool(\.limits.trustForwardedFor)),
 
             ConfigKey(section: "s3", name: "endpoint", kind: .string(\.s3.endpoint)),
-            ConfigKey(section: "s3", name: "publicEndpoint", kind: .string(\.s3.publicEndpoint)),
+            ConfigKey(section: "s3", name: "publicEndpoint", kind: .optionalString(\.s3.publicEndpoint)),
             ConfigKey(section: "s3", name: "region", kind: .string(\.s3.region)),
             ConfigKey(section: "s3", name: "bucket", kind: .string(\.s3.bucket)),
-            ConfigKey(section: "s3", name: "addressing", kind: .string(\.s3.addressing)),
+            ConfigKey(section: "s3", name: "addressing", kind: .choice(.of(\.s3.addressing))),
             ConfigKey(
                 section: "s3", name: "accessKeyId", kind: .string(\.s3.accessKeyId), allowsFileVariable: true,
                 fallbackVariable: "AWS_ACCESS_KEY_ID"),
@@ -64,14 +64,14 @@ extension ConfigKey {
                 fallbackVariable: "AWS_SESSION_TOKEN"),
             ConfigKey(section: "s3", name: "requestTimeoutMs", kind: .int(\.s3.requestTimeoutMs)),
             ConfigKey(section: "s3", name: "maxRetries", kind: .int(\.s3.maxRetries)),
-            ConfigKey(section: "s3", name: "caFile", kind: .string(\.s3.caFile)),
+            ConfigKey(section: "s3", name: "caFile", kind: .optionalString(\.s3.caFile)),
             ConfigKey(section: "s3", name: "maxClockSkewSeconds", kind: .int(\.s3.maxClockSkewSeconds)),
             ConfigKey(section: "s3", name: "verifyUploads", kind: .bool(\.s3.verifyUploads)),
 
             ConfigKey(section: "presign", name: "expiresSeconds", kind: .int(\.presign.expiresSeconds)),
             ConfigKey(section: "presign", name: "defaultPostType", kind: .string(\.presign.defaultPostType)),
             ConfigKey(section: "presign", name: "readUrlExpiresSeconds", kind: .int(\.presign.readUrlExpiresSeconds)),
-            ConfigKey(section: "presign", name: "cdnBaseUrl", kind: .string(\.presign.cdnBaseUrl)),
+            ConfigKey(section: "presign", name: "cdnBaseUrl", kind: .optionalString(\.presign.cdnBaseUrl)),
             ConfigKey(section: "presign", name: "signIfNoneMatch", kind: .bool(\.presign.signIfNoneMatch)),
 
             ConfigKey(

@@ -13,6 +13,10 @@ struct ConfigKey {
         case bool(WritableKeyPath<PresigndConfig, Bool>)
         /// A string.
         case string(WritableKeyPath<PresigndConfig, String>)
+        /// A string whose empty value means unset (nil); shown as `""` when unset.
+        case optionalString(WritableKeyPath<PresigndConfig, String?>)
+        /// One of a fixed set of names, held as an enum.
+        case choice(ConfigChoice)
         /// A secret: environment only, never printed.
         case secret(WritableKeyPath<PresigndConfig, Secret?>)
         /// A list of strings (a JSON array; in the environment, comma-separated).

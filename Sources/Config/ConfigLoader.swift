@@ -58,7 +58,7 @@ public enum ConfigLoader {
     static func defaultsBuilder() -> ConfigBuilder {
         var builder = ConfigBuilder()
         builder.types = []
-        builder.applyDocument(Array(DefaultConfiguration.json.utf8), name: "built-in defaults")
+        builder.applyDocument(DefaultConfiguration.bytes, name: "built-in defaults")
         return builder
     }
 }

@@ -5,7 +5,6 @@ extension ConfigValidator {
     /// The `auth` section, including that `jwt` mode has a key for each algorithm it accepts.
     mutating func validateAuth() {
         let auth = config.auth
-        check("auth.mode", auth.mode, oneOf: ["dev", "none", "jwt"])
         if auth.devUserHeader.isEmpty || auth.devUserHeader.count > 64
             || !auth.devUserHeader.unicodeScalars.allSatisfy({
                 $0.isASCII && Self.tokenCharacters.contains(Character($0))
@@ -25,7 +24,7 @@ extension ConfigValidator {
         }
         validateJWTSettings()
         validateAPIKeys()
-        if auth.mode == "jwt" { validateKeySources() }
+        if auth.mode == .jwt { validateKeySources() }
     }
 
     /// The JWT keys that hold for every mode: algorithm names, leeway, claim, limits.
@@ -53,7 +52,7 @@ extension ConfigValidator {
                 got: ConfigText.quoted(auth.jwtUserClaim))
         }
         for (key, value) in [("auth.jwtIssuer", auth.jwtIssuer), ("auth.jwtAudience", auth.jwtAudience)]
-        where value.utf8.count > 1024 {
+        where (value?.utf8.count ?? 0) > 1024 {
             report(key, "must be at most 1024 bytes")
         }
         for path in auth.jwtPublicKeyFiles where path.isEmpty {
@@ -104,7 +103,7 @@ extension ConfigValidator {
             )
         }
         let publicKeyAlgorithms = Self.jwtAlgorithms.filter { $0 != "HS256" && algorithms.contains($0) }
-        if !publicKeyAlgorithms.isEmpty && auth.jwtPublicKeyFiles.isEmpty && auth.jwksFile.isEmpty {
+        if !publicKeyAlgorithms.isEmpty && auth.jwtPublicKeyFiles.isEmpty && auth.jwksFile == nil {
             var message =
                 "auth.jwtAlgorithms lists \(publicKeyAlgorithms.joined(separator: ", ")), which need public keys: set auth.jwtPublicKeyFiles or auth.jwksFile"
             if auth.hs256Secret != nil && !algorithms.contains("HS256") {
@@ -113,6 +112,6 @@ extension ConfigValidator {
             report("auth.jwtPublicKeyFiles", message)
         }
         for path in auth.jwtPublicKeyFiles where !path.isEmpty { checkReadable("auth.jwtPublicKeyFiles", path) }
-        if !auth.jwksFile.isEmpty { checkReadable("auth.jwksFile", auth.jwksFile) }
+        if let jwksFile = auth.jwksFile { checkReadable("auth.jwksFile", jwksFile) }
     }
 }

@@ -2,14 +2,14 @@ extension ConfigValidator {
     /// The `s3` section, including that credentials come as a pair.
     mutating func validateS3() {
         let s3 = config.s3
-        if !s3.caFile.isEmpty { checkReadable("s3.caFile", s3.caFile) }
+        if let caFile = s3.caFile { checkReadable("s3.caFile", caFile) }
         if let reason = Self.httpURLProblem(s3.endpoint, allowsPath: false) {
             report("s3.endpoint", "must be http(s)://host[:port]: \(reason)", got: ConfigText.quoted(s3.endpoint))
         }
-        if !s3.publicEndpoint.isEmpty, let reason = Self.httpURLProblem(s3.publicEndpoint, allowsPath: false) {
+        if let publicEndpoint = s3.publicEndpoint, let reason = Self.httpURLProblem(publicEndpoint, allowsPath: false) {
             report(
                 "s3.publicEndpoint", "must be empty or http(s)://host[:port]: \(reason)",
-                got: ConfigText.quoted(s3.publicEndpoint))
+                got: ConfigText.quoted(publicEndpoint))
         }
         if s3.region.isEmpty || s3.region.count > 64
             || !s3.region.unicodeScalars.allSatisfy({ Self.lowerAlphanumerics.contains(Character($0)) || $0 == "-" })
@@ -19,7 +19,6 @@ extension ConfigValidator {
         if let reason = Self.bucketNameProblem(s3.bucket) {
             report("s3.bucket", "must be a valid S3 bucket name: \(reason)", got: ConfigText.quoted(s3.bucket))
         }
-        check("s3.addressing", s3.addressing, oneOf: ["path", "virtual", "auto"])
         if s3.accessKeyId.count > 128
             || !s3.accessKeyId.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "/" })
         {

@@ -2,7 +2,6 @@ extension ConfigValidator {
     /// The `tls` section: a known minimum version, and both files readable when TLS is on.
     mutating func validateTLS() {
         let tls = config.tls
-        check("tls.minVersion", tls.minVersion, oneOf: ["1.2", "1.3"])
         guard tls.enabled else { return }
         for (keyPath, path) in [
             ("tls.certificateFile", tls.certificateFile), ("tls.privateKeyFile", tls.privateKeyFile),

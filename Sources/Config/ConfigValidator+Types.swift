@@ -1,10 +1,4 @@
 extension ConfigValidator {
-    /// The variables a key template may use.
-    static let templateVariables: Set<String> = ["userId", "uuid", "epochMillis", "ext", "chatroomId", "imageKey"]
-
-    /// Literal characters a key template may hold.
-    static let templateLiterals = Set("abcdefghijklmnopqrstuvwxyz0123456789/_.-")
-
     /// Largest S3 object: 5 TiB.
     static let maxObjectBytes: Int64 = 5 << 40
 
@@ -43,12 +37,12 @@ extension ConfigValidator {
             }
         }
         let keyVariables = checkTemplate(type.keyTemplate, keyPath: "\(path).keyTemplate", type: type)
-        if let keyVariables, !keyVariables.contains("uuid") && !keyVariables.contains("imageKey") {
+        if let keyVariables, !keyVariables.contains(.uuid) && !keyVariables.contains(.imageKey) {
             report("\(path).keyTemplate", "must use {uuid} or {imageKey} so that every upload gets its own key")
         }
-        if !type.permanentKeyTemplate.isEmpty {
-            _ = checkTemplate(type.permanentKeyTemplate, keyPath: "\(path).permanentKeyTemplate", type: type)
-            if type.permanentKeyTemplate == type.keyTemplate {
+        if let permanent = type.permanentKeyTemplate {
+            _ = checkTemplate(permanent, keyPath: "\(path).permanentKeyTemplate", type: type)
+            if permanent == type.keyTemplate {
                 report("\(path).permanentKeyTemplate", "must differ from keyTemplate (or be empty: no promotion)")
             }
         }
@@ -58,52 +52,37 @@ extension ConfigValidator {
         check("\(path).expiresSeconds", type.expiresSeconds, in: 1...Self.maxExpiresSeconds)
     }
 
-    /// Checks one key template and returns the variables it uses (nil when a brace is unclosed).
-    ///
-    /// Literals `[a-z0-9/_.-]`, known `{variables}`, no `..`, no `//`, no leading or trailing `/`;
-    /// `{chatroomId}` needs `requiresChatroomId`, `{ext}` needs extensions.
-    mutating func checkTemplate(_ template: String, keyPath: String, type: UploadTypeConfig) -> Set<String>? {
+    /// Checks one key template (`KeyTemplate`'s grammar) and returns the variables it uses (nil when it
+    /// is empty or a brace is unclosed); `{chatroomId}` needs `requiresChatroomId`, `{ext}` needs extensions.
+    mutating func checkTemplate(_ template: String, keyPath: String, type: UploadTypeConfig)
+        -> Set<KeyTemplate.Variable>?
+    {
         let got = ConfigText.quoted(template)
-        guard !template.isEmpty else {
-            report(keyPath, "must not be empty")
-            return nil
-        }
-        if template.count > 512 { report(keyPath, "must be at most 512 characters") }
-        var variables: Set<String> = []
+        let (problems, variables) = KeyTemplate.problems(in: template)
         var wellFormed = true
-        var badLiteral = false
-        var rest = Substring(template)
-        while let character = rest.first {
-            if character == "{" {
-                guard let close = rest.firstIndex(of: "}") else {
-                    report(keyPath, "has a { without }", got: got)
-                    wellFormed = false
-                    break
-                }
-                let name = String(rest[rest.index(after: rest.startIndex)..<close])
-                if Self.templateVariables.contains(name) {
-                    variables.insert(name)
-                } else {
-                    report(
-                        keyPath,
-                        "uses unknown variable {\(name)} (known: {userId} {uuid} {epochMillis} {ext} {chatroomId} {imageKey})",
-                        got: got)
-                }
-                rest = rest[rest.index(after: close)...]
-            } else {
-                if !Self.templateLiterals.contains(character) { badLiteral = true }
-                rest = rest.dropFirst()
+        for problem in problems {
+            switch problem {
+            case .empty:
+                report(keyPath, "must not be empty")
+                return nil
+            case .tooLong: report(keyPath, "must be at most \(KeyTemplate.maximumTextCount) characters")
+            case .unclosedBrace:
+                report(keyPath, "has a { without }", got: got)
+                wellFormed = false
+            case .unknownVariable(let name):
+                let known = KeyTemplate.Variable.allCases.map { "{\($0.rawValue)}" }.joined(separator: " ")
+                report(keyPath, "uses unknown variable {\(name)} (known: \(known))", got: got)
+            case .literalCharacter: report(keyPath, "has a literal character outside a-z 0-9 / _ . -", got: got)
+            case .doubleDot: report(keyPath, "must not contain ..", got: got)
+            case .doubleSlash: report(keyPath, "must not contain //", got: got)
+            case .leadingSlash: report(keyPath, "must not start with /", got: got)
+            case .trailingSlash: report(keyPath, "must not end with /", got: got)
             }
         }
-        if badLiteral { report(keyPath, "has a literal character outside a-z 0-9 / _ . -", got: got) }
-        if template.contains("..") { report(keyPath, "must not contain ..", got: got) }
-        if template.contains("//") { report(keyPath, "must not contain //", got: got) }
-        if template.hasPrefix("/") { report(keyPath, "must not start with /", got: got) }
-        if template.hasSuffix("/") { report(keyPath, "must not end with /", got: got) }
-        if variables.contains("chatroomId") && !type.requiresChatroomId {
+        if variables.contains(.chatroomId) && !type.requiresChatroomId {
             report(keyPath, "uses {chatroomId}, so requiresChatroomId must be true")
         }
-        if variables.contains("ext") && type.extensions.isEmpty {
+        if variables.contains(.ext) && type.extensions.isEmpty {
             report(keyPath, "uses {ext}, so extensions must not be empty")
         }
         return wellFormed ? variables : nil

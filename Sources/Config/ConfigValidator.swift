@@ -116,10 +116,10 @@ struct ConfigValidator {
         let presign = config.presign
         check("presign.expiresSeconds", presign.expiresSeconds, in: 1...Self.maxExpiresSeconds)
         check("presign.readUrlExpiresSeconds", presign.readUrlExpiresSeconds, in: 1...Self.maxExpiresSeconds)
-        if !presign.cdnBaseUrl.isEmpty, let reason = Self.httpURLProblem(presign.cdnBaseUrl, allowsPath: true) {
+        if let cdn = presign.cdnBaseUrl, let reason = Self.httpURLProblem(cdn, allowsPath: true) {
             report(
                 "presign.cdnBaseUrl", "must be empty or http(s)://host[:port][/path]: \(reason)",
-                got: ConfigText.quoted(presign.cdnBaseUrl))
+                got: ConfigText.quoted(cdn))
         }
         if let type = config.type(named: presign.defaultPostType) {
             if type.requiresChatroomId {

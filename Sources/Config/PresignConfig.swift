@@ -6,8 +6,8 @@ public struct PresignConfig: Sendable, Equatable {
     public var defaultPostType: String
     /// Lifetime of the signed GET URLs returned with records, in seconds.
     public var readUrlExpiresSeconds: Int
-    /// When set, records are read at `cdnBaseUrl/key` instead of signed GET URLs.
-    public var cdnBaseUrl: String
+    /// When set (not empty in the file), records are read at `cdnBaseUrl/key` instead of signed GET URLs.
+    public var cdnBaseUrl: String?
     /// Sign `If-None-Match: *` into client B's upload URLs, so a store that supports conditional writes
     /// refuses to overwrite an existing object (the upload must send the header).
     public var signIfNoneMatch: Bool
@@ -15,7 +15,7 @@ public struct PresignConfig: Sendable, Equatable {
     /// Presign settings; every argument defaults to the documented default.
     public init(
         expiresSeconds: Int = 600, defaultPostType: String = "IMAGE", readUrlExpiresSeconds: Int = 3600,
-        cdnBaseUrl: String = "", signIfNoneMatch: Bool = false
+        cdnBaseUrl: String? = nil, signIfNoneMatch: Bool = false
     ) {
         self.signIfNoneMatch = signIfNoneMatch
         self.expiresSeconds = expiresSeconds

@@ -28,6 +28,8 @@ extension PresigndConfig: CustomStringConvertible {
                 case .string(let property):
                     let value = self[keyPath: property]
                     members[key.name] = .string(key.masksPassword ? RecordsConfig.maskPassword(in: value) : value)
+                case .optionalString(let property): members[key.name] = .string(self[keyPath: property] ?? "")
+                case .choice(let choice): members[key.name] = .string(choice.get(self))
                 case .secret(let property):
                     guard includingSecretKeys else { continue }
                     members[key.name] = self[keyPath: property] == nil ? .null : .string("<redacted>")
@@ -52,7 +54,7 @@ extension UploadTypeConfig {
             "extensions": .array(extensions.map(JSONValue.string)),
             "contentTypes": .array(contentTypes.map(JSONValue.string)),
             "keyTemplate": .string(keyTemplate),
-            "permanentKeyTemplate": .string(permanentKeyTemplate),
+            "permanentKeyTemplate": .string(permanentKeyTemplate ?? ""),
             "maxBytes": .number(JSONNumber(maxBytes)),
             "expiresSeconds": .number(JSONNumber(expiresSeconds)),
             "requiresChatroomId": .bool(requiresChatroomId),

@@ -4,14 +4,24 @@ import Crypto
 public struct S3Config: Sendable, Equatable {
     /// Base URL the server itself calls (HEAD, COPY, DELETE): `http(s)://host[:port]`.
     public var endpoint: String
-    /// Base URL put into presigned URLs for clients; empty means `endpoint`.
-    public var publicEndpoint: String
+    /// Base URL put into presigned URLs for clients; nil (empty in the file) means `endpoint`.
+    public var publicEndpoint: String?
     /// Signing region, e.g. `us-east-1`, `kr-standard`.
     public var region: String
     /// Bucket that receives uploads.
     public var bucket: String
-    /// `path` (`host/bucket/key`), `virtual` (`bucket.host/key`) or `auto`.
-    public var addressing: String
+    /// Where the bucket goes in a URL.
+    public enum Addressing: String, Sendable, CaseIterable {
+        /// `host/bucket/key`.
+        case path
+        /// `bucket.host/key`.
+        case virtual
+        /// Virtual-hosted when the bucket name allows it, else path.
+        case auto
+    }
+
+    /// Where the bucket goes in a URL.
+    public var addressing: Addressing
     /// Access key id (not secret; may come from the file or the environment).
     public var accessKeyId: String
     /// Secret access key; only from the environment.
@@ -22,23 +32,23 @@ public struct S3Config: Sendable, Equatable {
     public var requestTimeoutMs: Int
     /// Retries of a failed idempotent call to the store.
     public var maxRetries: Int
-    /// PEM file of the CA(s) trusted for an https `endpoint`; empty: the system's store.
-    public var caFile: String
+    /// PEM file of the CA(s) trusted for an https `endpoint`; nil (empty in the file): the system's store.
+    public var caFile: String?
     /// Largest difference between this server's clock and the storage server's (its `Date` header)
     /// with which `/readyz` still reports ready, in seconds.
     public var maxClockSkewSeconds: Int
     /// Whether a confirmation checks the object with a signed HEAD.
     public var verifyUploads: Bool
 
-    /// The endpoint clients are given: `publicEndpoint`, or `endpoint` when that is empty.
-    public var effectivePublicEndpoint: String { publicEndpoint.isEmpty ? endpoint : publicEndpoint }
+    /// The endpoint clients are given: `publicEndpoint`, or `endpoint` when that is unset.
+    public var effectivePublicEndpoint: String { publicEndpoint ?? endpoint }
 
     /// S3 settings; every argument defaults to the documented default.
     public init(
-        endpoint: String = "http://127.0.0.1:9000", publicEndpoint: String = "", region: String = "us-east-1",
-        bucket: String = "uploads", addressing: String = "path", accessKeyId: String = "",
+        endpoint: String = "http://127.0.0.1:9000", publicEndpoint: String? = nil, region: String = "us-east-1",
+        bucket: String = "uploads", addressing: Addressing = .path, accessKeyId: String = "",
         secretAccessKey: Secret? = nil, sessionToken: Secret? = nil, requestTimeoutMs: Int = 5000,
-        maxRetries: Int = 2, verifyUploads: Bool = true, caFile: String = "", maxClockSkewSeconds: Int = 300
+        maxRetries: Int = 2, verifyUploads: Bool = true, caFile: String? = nil, maxClockSkewSeconds: Int = 300
     ) {
         self.maxClockSkewSeconds = maxClockSkewSeconds
         self.endpoint = endpoint

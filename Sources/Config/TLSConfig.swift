@@ -7,12 +7,20 @@ public struct TLSConfig: Sendable, Equatable {
     /// PEM file with the certificate's private key. The path is not a secret; the file's contents are,
     /// and they are never read into the configuration.
     public var privateKeyFile: String
-    /// Lowest protocol version accepted: `1.2` or `1.3`.
-    public var minVersion: String
+    /// The lowest protocol versions a server may accept.
+    public enum Version: String, Sendable, CaseIterable {
+        /// TLS 1.2 (`"1.2"`).
+        case tls12 = "1.2"
+        /// TLS 1.3 (`"1.3"`).
+        case tls13 = "1.3"
+    }
+
+    /// Lowest protocol version accepted.
+    public var minVersion: Version
 
     /// TLS settings; every argument defaults to the documented default.
     public init(
-        enabled: Bool = false, certificateFile: String = "", privateKeyFile: String = "", minVersion: String = "1.2"
+        enabled: Bool = false, certificateFile: String = "", privateKeyFile: String = "", minVersion: Version = .tls12
     ) {
         self.enabled = enabled
         self.certificateFile = certificateFile

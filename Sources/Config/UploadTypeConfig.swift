@@ -11,8 +11,9 @@ public struct UploadTypeConfig: Sendable, Equatable {
     public var contentTypes: [String]
     /// Template of the object key a URL is issued for.
     public var keyTemplate: String
-    /// Template of the key the object is copied to on confirmation; empty means no promotion.
-    public var permanentKeyTemplate: String
+    /// Template of the key the object is copied to on confirmation; nil (empty in the file) means no
+    /// promotion.
+    public var permanentKeyTemplate: String?
     /// Largest accepted object, in bytes.
     public var maxBytes: Int64
     /// Lifetime of an upload URL of this type, in seconds.
@@ -23,7 +24,7 @@ public struct UploadTypeConfig: Sendable, Equatable {
     /// An upload type.
     public init(
         name: String, extensions: [String], contentTypes: [String], keyTemplate: String,
-        permanentKeyTemplate: String = "", maxBytes: Int64, expiresSeconds: Int = 600,
+        permanentKeyTemplate: String? = nil, maxBytes: Int64, expiresSeconds: Int = 600,
         requiresChatroomId: Bool = false
     ) {
         self.name = name

@@ -40,7 +40,7 @@ struct UploadTypeDraft {
         return .success(
             UploadTypeConfig(
                 name: name, extensions: extensions ?? [], contentTypes: contentTypes, keyTemplate: keyTemplate,
-                permanentKeyTemplate: permanentKeyTemplate ?? "", maxBytes: maxBytes,
+                permanentKeyTemplate: permanentKeyTemplate.flatMap { $0.isEmpty ? nil : $0 }, maxBytes: maxBytes,
                 expiresSeconds: expiresSeconds ?? defaultExpiresSeconds,
                 requiresChatroomId: requiresChatroomId ?? false))
     }

@@ -79,7 +79,7 @@ log.info(
     ["host": config.server.host, "port": app.server.port, "tls": config.tls.enabled, "version": ConfigLoader.version])
 // The loops' count and what decided it (configured, affinity mask, cgroup quota or online CPUs).
 log.info("event loops", ["count": app.server.eventLoopCount, "source": app.server.eventLoopCountSource.rawValue])
-if config.auth.mode == "none" {
+if config.auth.mode == .none {
     log.warn("auth.mode is none: every request is served as the default user")
 }
 

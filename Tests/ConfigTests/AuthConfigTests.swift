@@ -26,7 +26,7 @@ import Testing
         let files = ["/keys/a.pem": "pem", "/keys/b.crt": "crt", "/keys/jwks.json": "{}"]
         let config = try #require(runConfig(loadFile(file, files: files)), "\(problems(loadFile(file, files: files)))")
         let auth = config.auth
-        #expect(auth.mode == "jwt")
+        #expect(auth.mode == .jwt)
         #expect(auth.jwtAlgorithms == ["ES256"])
         #expect(auth.jwtIssuer == "https://id.example")
         #expect(auth.jwtAudience == "app")

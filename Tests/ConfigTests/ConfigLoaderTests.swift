@@ -96,7 +96,7 @@ import Testing
         #expect(config.server.port == 7000)
         #expect(config.log.accessLog == false)
         #expect(config.s3.verifyUploads == false)
-        #expect(config.s3.addressing == "virtual")
+        #expect(config.s3.addressing == .virtual)
         #expect(config.records.url == "postgres://db.internal/presignd")
         #expect(config.presign.cdnBaseUrl == "https://cdn.example.com/media")
     }
@@ -150,17 +150,19 @@ import Testing
         let result = load(["--config", "/p.json"], files: ["/p.json": file])
         #expect(
             problems(result) == [
-                ConfigProblem(keyPath: "server.port", message: "must be 0...65535 (got 70000)"),
+                // A name that is no choice is refused while reading (the value is an enum), before the
+                // range checks of the validator.
                 ConfigProblem(
                     keyPath: "s3.addressing", message: #"must be one of path, virtual, auto (got "sideways")"#),
+                ConfigProblem(keyPath: "server.port", message: "must be 0...65535 (got 70000)"),
                 ConfigProblem(keyPath: "presign.expiresSeconds", message: "must be 1...604800 (got 700000)"),
             ])
         if case .failure(let error) = result {
             #expect(
                 error.description
                     == """
-                    server.port: must be 0...65535 (got 70000)
                     s3.addressing: must be one of path, virtual, auto (got "sideways")
+                    server.port: must be 0...65535 (got 70000)
                     presign.expiresSeconds: must be 1...604800 (got 700000)
                     """)
         }
@@ -217,7 +219,7 @@ import Testing
         #expect(profile.extensions == ["jpg", "jpeg", "png"])
         let document = try #require(config.type(named: "DOCUMENT"))
         #expect(document.expiresSeconds == 300)  // a new type's default is presign.expiresSeconds
-        #expect(document.permanentKeyTemplate == "")
+        #expect(document.permanentKeyTemplate == nil)
         #expect(document.requiresChatroomId == false)
         #expect(config.type(named: "FEED") == nil)
         #expect(config.type(named: "profile") == nil)
@@ -265,5 +267,49 @@ import Testing
         #expect(keyPaths(load(["--port"])) == ["--port"])
         #expect(keyPaths(load(["--config"])) == ["--config"])
         #expect(keyPaths(load(["--port", "http"])) == ["server.port"])
+    }
+}
+
+/// Choices arrive as enums and "unset" as nil: nothing downstream parses a name again or reads an
+/// empty string as "not configured".
+@Suite struct TypedSettingsTests {
+    @Test func choicesAreEnumsAndABadNameNamesItsOrigin() {
+        let config = runConfig(
+            load(environment: [
+                "PRESIGN_AUTH_MODE": "none", "PRESIGN_S3_ADDRESSING": "auto", "PRESIGN_TLS_MIN_VERSION": "1.3",
+            ]))
+        #expect(config?.auth.mode == AuthConfig.Mode.none)
+        #expect(config?.s3.addressing == .auto)
+        #expect(config?.tls.minVersion == .tls13)
+        #expect(
+            problems(load(environment: ["PRESIGN_AUTH_MODE": "JWT"]))
+                == [
+                    ConfigProblem(
+                        keyPath: "auth.mode",
+                        message: #"must be one of dev, none, jwt (got "JWT" from PRESIGN_AUTH_MODE)"#)
+                ])
+        #expect(
+            problems(load(["--config", "/c.json"], files: ["/c.json": #"{"tls": {"minVersion": 1.3}}"#]))
+                == [ConfigProblem(keyPath: "tls.minVersion", message: "must be one of 1.2, 1.3 (got 1.3)")])
+    }
+
+    @Test func emptyMeansUnset() {
+        let set = runConfig(
+            load(environment: [
+                "PRESIGN_S3_PUBLIC_ENDPOINT": "https://s3.example.com", "PRESIGN_S3_CA_FILE": "",
+                "PRESIGN_PRESIGN_CDN_BASE_URL": "https://cdn.example.com",
+            ]))
+        #expect(set?.s3.publicEndpoint == "https://s3.example.com")
+        #expect(set?.s3.effectivePublicEndpoint == "https://s3.example.com")
+        #expect(set?.s3.caFile == nil)
+        #expect(set?.presign.cdnBaseUrl == "https://cdn.example.com")
+        let file = #"{"s3": {"publicEndpoint": ""}, "auth": {"jwtIssuer": "", "jwtAudience": "app"}}"#
+        let unset = runConfig(load(["--config", "/c.json"], files: ["/c.json": file]))
+        #expect(unset?.s3.publicEndpoint == nil)
+        #expect(unset?.s3.effectivePublicEndpoint == unset?.s3.endpoint)
+        #expect(unset?.auth.jwtIssuer == nil)
+        #expect(unset?.auth.jwtAudience == "app")
+        // Printed back in config-file form, unset is "" again, as the file writes it.
+        #expect(unset?.redactedJSON().contains(#""publicEndpoint": """#) == true)
     }
 }

@@ -56,7 +56,8 @@ import Testing
         #expect(
             config.tls
                 == TLSConfig(
-                    enabled: true, certificateFile: "/tls/cert.pem", privateKeyFile: "/tls/key.pem", minVersion: "1.3"))
+                    enabled: true, certificateFile: "/tls/cert.pem", privateKeyFile: "/tls/key.pem", minVersion: .tls13)
+        )
         #expect(!config.redactedJSON().contains("TOPSECRET"))
 
         #expect(

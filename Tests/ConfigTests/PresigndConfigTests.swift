@@ -5,7 +5,7 @@ import Testing
 @testable import Config
 
 @Suite struct PresigndConfigTests {
-    /// The documented defaults (docs/operations.md, mission.md for the types), value by value.
+    /// The documented defaults (docs/operations.md, with the upload types), value by value.
     @Test func defaultsAreTheDocumentedValues() throws {
         let config = PresigndConfig.defaults
         let server = config.server
@@ -23,17 +23,17 @@ import Testing
         #expect(server.metricsPort == 0)
         #expect(config.log.level == "info")
         #expect(config.log.accessLog == true)
-        #expect(config.auth.mode == "dev")
+        #expect(config.auth.mode == .dev)
         #expect(config.auth.devUserHeader == "X-User-Id")
         #expect(config.auth.devDefaultUserId == "1")
         #expect(config.auth.hs256Secret == nil)
         #expect(config.auth.jwtAlgorithms == ["RS256", "ES256"])
-        #expect(config.auth.jwtIssuer == "")
-        #expect(config.auth.jwtAudience == "")
+        #expect(config.auth.jwtIssuer == nil)
+        #expect(config.auth.jwtAudience == nil)
         #expect(config.auth.jwtLeewaySeconds == 60)
         #expect(config.auth.jwtUserClaim == "sub")
         #expect(config.auth.jwtPublicKeyFiles == [])
-        #expect(config.auth.jwksFile == "")
+        #expect(config.auth.jwksFile == nil)
         #expect(config.auth.maxTokenBytes == 8192)
         #expect(config.auth.apiKeys == [])
         #expect(config.limits.enabled == true)
@@ -46,14 +46,14 @@ import Testing
         #expect(config.tls.enabled == false)
         #expect(config.tls.certificateFile == "")
         #expect(config.tls.privateKeyFile == "")
-        #expect(config.tls.minVersion == "1.2")
+        #expect(config.tls.minVersion == .tls12)
         let s3 = config.s3
         #expect(s3.endpoint == "http://127.0.0.1:9000")
-        #expect(s3.publicEndpoint == "")
+        #expect(s3.publicEndpoint == nil)
         #expect(s3.effectivePublicEndpoint == "http://127.0.0.1:9000")
         #expect(s3.region == "us-east-1")
         #expect(s3.bucket == "uploads")
-        #expect(s3.addressing == "path")
+        #expect(s3.addressing == .path)
         #expect(s3.accessKeyId == "")
         #expect(s3.secretAccessKey == nil)
         #expect(s3.sessionToken == nil)
@@ -64,7 +64,7 @@ import Testing
         #expect(config.presign.expiresSeconds == 600)
         #expect(config.presign.defaultPostType == "IMAGE")
         #expect(config.presign.readUrlExpiresSeconds == 3600)
-        #expect(config.presign.cdnBaseUrl == "")
+        #expect(config.presign.cdnBaseUrl == nil)
         let records = config.records
         #expect(records.url == "sqlite:data/presignd.sqlite3")
         #expect(records.intentBatchSize == 256)
@@ -78,7 +78,7 @@ import Testing
         #expect(records.busyTimeoutMs == 5000)
     }
 
-    /// Client P's five types and client B's one (mission.md), in file order.
+    /// Client P's five types and client B's one (docs/operations.md, "Defaults"), in file order.
     @Test func defaultTypesServeBothClients() throws {
         let config = PresigndConfig.defaults
         #expect(config.types.map(\.name) == ["PROFILE", "FEED", "CHATROOM_PROFILE", "CHAT", "CHAT_PROFILE", "IMAGE"])
@@ -114,7 +114,7 @@ import Testing
             #expect(type.maxBytes == 10 * mebibyte)
             #expect(type.expiresSeconds == 600)
             #expect(type.requiresChatroomId == requiresChatroomId, "\(name)")
-            // mission.md: the permanent key is the same path without delete/ and with origin/ before the file name.
+            // The permanent key is the same path without delete/ and with origin/ before the file name.
             let withoutDelete = key.dropFirst("delete/".count)
             let slash = try #require(withoutDelete.lastIndex(of: "/"))
             #expect(
@@ -126,20 +126,25 @@ import Testing
                 == UploadTypeConfig(
                     name: "IMAGE", extensions: [],
                     contentTypes: ["image/jpeg", "image/png", "image/heic", "image/webp"],
-                    keyTemplate: "{imageKey}", permanentKeyTemplate: "", maxBytes: 20 * mebibyte, expiresSeconds: 600,
+                    keyTemplate: "{imageKey}", permanentKeyTemplate: nil, maxBytes: 20 * mebibyte, expiresSeconds: 600,
                     requiresChatroomId: false))
     }
 
+    /// The bytes compiled into the binary are the file's, under both of its names.
     @Test func theShippedFileIsByteIdenticalToTheBuiltInDefaults() throws {
-        let shipped = try ConfigLoader.readFile(atPath: repositoryPath("config/presignd.json"))
-        #expect(shipped == Array(DefaultConfiguration.json.utf8))
+        for path in ["Sources/Config/presignd.json", "config/presignd.json"] {
+            let shipped = try ConfigLoader.readFile(atPath: repositoryPath(path))
+            #expect(shipped == DefaultConfiguration.bytes, "\(path)")
+        }
+        #expect(DefaultConfiguration.bytes.count > 1000)
     }
 
     /// The built-in document is in canonical form, lists every non-secret key in registry order, and
     /// agrees with the Swift initializers' defaults.
     @Test func theBuiltInDocumentIsCompleteAndAgreesWithTheInitializers() throws {
-        let document = try JSONValue(parsing: DefaultConfiguration.json)
-        #expect(document.prettyPrinted() == DefaultConfiguration.json)
+        let text = String(decoding: DefaultConfiguration.bytes, as: UTF8.self)
+        let document = try JSONValue(parsing: text)
+        #expect(document.prettyPrinted() == text)
         #expect(PresigndConfig.defaults.jsonValue(includingSecretKeys: false) == document)
         #expect(PresigndConfig(types: PresigndConfig.defaults.types) == PresigndConfig.defaults)
     }

@@ -28,7 +28,7 @@ import Testing
         #expect(policy.delay(beforeRetry: 1) { _ in -5 } == 0)
     }
 
-    /// (error, retryable): the brief's rule, retry 5xx, 429, SlowDown, timeouts and connection errors only.
+    /// (error, retryable): retry 5xx, 429, SlowDown, timeouts and connection errors only (docs/object-store.md).
     static let classification: [(ObjectStoreError, Bool)] = [
         (.status(500, code: "InternalError"), true),
         (.status(503, code: "SlowDown"), true),

@@ -2,7 +2,8 @@ import Testing
 
 @testable import SigV4
 
-/// Endpoint parsing: the providers of the mission, ports, and what is refused.
+/// Endpoint parsing: the storage providers presignd is deployed against (AWS, RGW, others), ports, and
+/// what is refused.
 struct EndpointTests {
     /// URL, scheme, host, port, authority.
     static let valid: [(String, String, String, Int?, String)] = [

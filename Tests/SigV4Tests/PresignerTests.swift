@@ -11,7 +11,7 @@ struct PresignerTests {
         accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: Secret("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"))
     /// 2026-11-29T08:59:31Z, the time of the fixtures.
     static let fixtureTime: Int64 = 1_795_942_771
-    /// The order client P rebuilds the query in (mission.md, "The two clients").
+    /// The order client P (the budgeting app, which rebuilds the URL from its parts) puts the query in.
     static let clientPOrder = [
         "X-Amz-Algorithm", "X-Amz-Date", "X-Amz-SignedHeaders", "X-Amz-Credential", "X-Amz-Expires", "X-Amz-Signature",
     ]

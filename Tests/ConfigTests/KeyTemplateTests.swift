@@ -1,9 +1,9 @@
 import Testing
 
-@testable import App
+@testable import Config
 
-/// Key templates: parsing, rendering straight into the key, and the value rules (design.md: a rendered
-/// key is always a safe key). Templates are the shipped defaults (Sources/Config/DefaultConfiguration.swift).
+/// Key templates: parsing, rendering straight into the key, and the value rules (a rendered key is
+/// always a safe key). Templates are the shipped defaults (config/presignd.json).
 @Suite("Key templates")
 struct KeyTemplateTests {
     static let uuid = "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"
@@ -80,5 +80,32 @@ struct KeyTemplateTests {
         }
         let template = try #require(KeyTemplate("delete/feed/{uuid}/{uuid}_{epochMillis}.{ext}"))
         #expect(template.uses(.uuid) && template.uses(.epochMillis) && !template.uses(.userId))
+    }
+
+    /// (template, every problem in order) for the one grammar the validator reports from.
+    static let problems: [(String, [KeyTemplate.Problem])] = [
+        ("", [.empty]),
+        (String(repeating: "a", count: 513) + "{uuid}", [.tooLong]),
+        ("a/{uuid", [.unclosedBrace]),
+        ("a/{nope}/{uuid}/{other}", [.unknownVariable("nope"), .unknownVariable("other")]),
+        ("a/userId}", [.literalCharacter]),
+        ("A b/{uuid}", [.literalCharacter]),
+        ("/a//b/../{uuid}/", [.doubleDot, .doubleSlash, .leadingSlash, .trailingSlash]),
+        ("delete/profile/{userId}/{uuid}_{epochMillis}.{ext}", []),
+    ]
+
+    @Test(
+        "problems(in:) names every problem, in order, and init refuses exactly those texts",
+        arguments: 0..<problems.count)
+    func problemList(_ index: Int) {
+        let (text, expected) = Self.problems[index]
+        #expect(KeyTemplate.problems(in: text).problems == expected)
+        #expect((KeyTemplate(text) == nil) == !expected.isEmpty)
+    }
+
+    @Test("problems(in:) reports the variables a template uses")
+    func variables() {
+        #expect(KeyTemplate.problems(in: "a/{chatroomId}/{uuid}_{uuid}.{ext}").variables == [.chatroomId, .uuid, .ext])
+        #expect(KeyTemplate.problems(in: "a/{nope}/{imageKey}").variables == [.imageKey])
     }
 }

@@ -53,15 +53,63 @@ public struct KeyTemplate: Sendable, Equatable {
         }
     }
 
+    /// What can be wrong with a template's text.
+    public enum Problem: Sendable, Equatable {
+        /// The text is empty.
+        case empty
+        /// The text is longer than `maximumTextCount` characters.
+        case tooLong
+        /// A `{` has no `}` after it (the rest of the text is not read).
+        case unclosedBrace
+        /// `{name}` names no variable.
+        case unknownVariable(String)
+        /// A literal character is outside `[a-z0-9/_.-]` (a stray `}` among them).
+        case literalCharacter
+        /// The text holds `..`.
+        case doubleDot
+        /// The text holds `//`.
+        case doubleSlash
+        /// The text starts with `/`.
+        case leadingSlash
+        /// The text ends with `/`.
+        case trailingSlash
+    }
+
+    /// The longest template text, in characters.
+    public static let maximumTextCount = 512
+
+    /// The literal characters a template may hold.
+    static let literalCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789/_.-")
+
     let parts: [Part]
     /// The literal text of every part, one after the other.
     let literals: [UInt8]
     /// The template text as configured.
     public let text: String
 
-    /// Parses `text`; nil when it names an unknown variable, has an unbalanced brace, or its literal
-    /// text breaks the key rules.
+    /// Parses `text`; nil when it has any of the `problems(in:)`.
     public init?(_ text: String) {
+        let parsed = KeyTemplate.parse(text)
+        guard parsed.problems.isEmpty else { return nil }
+        self.parts = parsed.parts
+        self.literals = parsed.literals
+        self.text = text
+    }
+
+    /// Everything wrong with `text` as a template, in the order found (empty when it is one), and
+    /// the variables it uses (as far as it could be read).
+    public static func problems(in text: String) -> (problems: [Problem], variables: Set<Variable>) {
+        let parsed = parse(text)
+        return (parsed.problems, Set(parsed.parts.compactMap { if case .variable(let v) = $0 { v } else { nil } }))
+    }
+
+    /// The one reading of the template grammar: literal runs and `{variables}`, then the key rules on
+    /// the literal text (only `[a-z0-9/_.-]`, no `..`, no `//`, no leading or trailing `/`). Since every
+    /// value is a non-empty run of `[a-z0-9_-]`, a template that passes renders only safe keys.
+    private static func parse(_ text: String) -> (parts: [Part], literals: [UInt8], problems: [Problem]) {
+        guard !text.isEmpty else { return ([], [], [.empty]) }
+        var problems: [Problem] = []
+        if text.count > maximumTextCount { problems.append(.tooLong) }
         var parts: [Part] = []
         var literals: [UInt8] = []
         var literalStart = 0
@@ -70,32 +118,35 @@ public struct KeyTemplate: Sendable, Equatable {
             if literals.count > literalStart { parts.append(.literal(literalStart..<literals.count)) }
             literalStart = literals.count
         }
+        var badLiteral = false
         var rest = Substring(text)
-        while let open = rest.firstIndex(of: "{") {
-            literals.append(contentsOf: rest[rest.startIndex..<open].utf8)
-            guard let close = rest[open...].firstIndex(of: "}"),
-                let v = Variable(rawValue: String(rest[rest.index(after: open)..<close]))
-            else { return nil }
-            closeLiteral()
-            parts.append(.variable(v))
-            rest = rest[rest.index(after: close)...]
-        }
-        if rest.contains("}") { return nil }
-        literals.append(contentsOf: rest.utf8)
-        closeLiteral()
-        guard !parts.isEmpty else { return nil }
-        // Check the literals as a key in which every variable is a one-letter value.
-        var probe = ""
-        for p in parts {
-            switch p {
-            case .literal(let range): probe += String(decoding: literals[range], as: UTF8.self)
-            case .variable: probe += "x"
+        while let character = rest.first {
+            if character == "{" {
+                guard let close = rest.firstIndex(of: "}") else {
+                    problems.append(.unclosedBrace)
+                    break
+                }
+                let name = String(rest[rest.index(after: rest.startIndex)..<close])
+                if let variable = Variable(rawValue: name) {
+                    closeLiteral()
+                    parts.append(.variable(variable))
+                } else {
+                    problems.append(.unknownVariable(name))
+                }
+                rest = rest[rest.index(after: close)...]
+            } else {
+                if !literalCharacters.contains(character) { badLiteral = true }
+                literals.append(contentsOf: character.utf8)
+                rest = rest.dropFirst()
             }
         }
-        guard KeyTemplate.isSafeKey(probe) else { return nil }
-        self.parts = parts
-        self.literals = literals
-        self.text = text
+        closeLiteral()
+        if badLiteral { problems.append(.literalCharacter) }
+        if text.contains("..") { problems.append(.doubleDot) }
+        if text.contains("//") { problems.append(.doubleSlash) }
+        if text.hasPrefix("/") { problems.append(.leadingSlash) }
+        if text.hasSuffix("/") { problems.append(.trailingSlash) }
+        return (parts, literals, problems)
     }
 
     /// True when the template uses `v`.

@@ -1,0 +1,145 @@
+import Config
+import HTTPServer
+import JSON
+import Records
+
+extension PresignService {
+    // MARK: - POST /presigned-url {"contentType", "imageKey"[, "type", "size"]}  (client B)
+
+    /// On a worker: refuses a key that is recorded or issued to someone else (the store decides, so
+    /// this cannot run on the event loop), else signs.
+    func checkKeyAndSign(_ v: BodyRequest, caller: Caller) throws(APIError) -> Response {
+        let use: ImageKeyOwnership.Use
+        do {
+            use = try ownership.use(of: v.imageKey, by: caller.userId)
+        } catch {
+            throw .storeUnavailable
+        }
+        switch use {
+        case .free: return try sign(v, caller: caller)
+        case .recorded: throw .keyAlreadyRecorded
+        case .issuedToOther: throw .keyInUse
+        }
+    }
+
+    /// A validated client B request.
+    struct BodyRequest: Sendable {
+        /// The upload type (`type`, else `presign.defaultPostType`).
+        let type: UploadType
+        /// The content type to sign, lower case.
+        let contentType: String
+        /// The image key, a lower-case UUID.
+        let imageKey: String
+        /// The declared size, signed as `content-length` and kept as the intent's limit.
+        let size: Int64?
+        /// The body's MD5, base64, signed as `content-md5` (storage refuses a body that does not match).
+        var contentMD5: String? = nil
+        /// The body's SHA-256, base64, signed as `x-amz-checksum-sha256`.
+        var checksumSHA256: String? = nil
+    }
+
+    /// Checks a client B body on the event loop: its type, content type, image key, size and digests.
+    func validateBody(_ req: Request) throws(APIError) -> BodyRequest {
+        let object = try RequestValidation.jsonObject(req, maxDepth: 16, maxBytes: maxJsonBodyBytes)
+        var errors = FieldErrors()
+        var typeName = defaultPostType
+        if let t = object["type"] {
+            if let s = t.stringValue { typeName = s } else { errors.add("type", "type must be a string") }
+        }
+        let type = uploadType(named: typeName)
+        if type == nil { errors.add("type", "unknown type") }
+
+        var contentType: String?
+        switch object["contentType"] {
+        case nil: errors.add("contentType", "contentType is required")
+        case .some(let v):
+            if let s = v.stringValue {
+                let lower = s.lowercased()
+                if let type, !type.config.contentTypes.contains(lower) {
+                    errors.add(
+                        "contentType", "contentType must be one of " + type.config.contentTypes.joined(separator: ", "))
+                } else {
+                    contentType = lower
+                }
+            } else {
+                errors.add("contentType", "contentType must be a string")
+            }
+        }
+        let imageKey = RequestValidation.requiredString(
+            object, "imageKey", invalid: "imageKey must be a UUID", errors: &errors,
+            canonical: RequestValidation.canonicalUUID)
+        var size: Int64?
+        if let v = object["size"], !v.isNull {
+            if let n = v.int64Value, n >= 1 {
+                if let type, n > type.config.maxBytes {
+                    errors.add("size", "size must be at most \(type.config.maxBytes)")
+                } else {
+                    size = n
+                }
+            } else {
+                errors.add("size", "size must be a positive integer")
+            }
+        }
+        let contentMD5 = PresignService.digestField(
+            object["contentMD5"], name: "contentMD5", bytes: 16, what: "an MD5 digest", errors: &errors)
+        let checksumSHA256 = PresignService.digestField(
+            object["checksumSHA256"], name: "checksumSHA256", bytes: 32, what: "a SHA-256 digest", errors: &errors)
+        guard errors.isEmpty, let type, let contentType, let imageKey else { throw .validation(errors) }
+        return BodyRequest(
+            type: type, contentType: contentType, imageKey: imageKey, size: size, contentMD5: contentMD5,
+            checksumSHA256: checksumSHA256)
+    }
+
+    /// An optional digest member: absent or null is nil; otherwise it must be the canonical padded base64
+    /// of `bytes` bytes, else a field error.
+    static func digestField(
+        _ value: JSONValue?, name: String, bytes: Int, what: String, errors: inout FieldErrors
+    ) -> String? {
+        guard let value, !value.isNull else { return nil }
+        guard let text = value.stringValue, Base64Digest.isDigest(text, bytes: bytes) else {
+            errors.add(name, "\(name) must be the base64 of \(what) (\(bytes) bytes)")
+            return nil
+        }
+        return text
+    }
+
+    /// Signs a validated client B request and records its intent.
+    func sign(_ v: BodyRequest, caller: Caller) throws(APIError) -> Response {
+        let (type, contentType, imageKey, size) = (v.type, v.contentType, v.imageKey, v.size)
+        let now = env.nowMillis()
+        let values = KeyTemplate.Values(
+            userId: caller.userId, uuid: imageKey, epochMillis: now,
+            ext: PresignService.extensionFor(contentType), imageKey: imageKey)
+        guard let key = type.key.render(values) else { throw PresignService.unrenderableKey }
+        let permanent = type.permanentKey?.render(values)
+        var signed: [(name: String, value: String)] = [("content-type", contentType)]
+        if let size { signed.append(("content-length", String(size))) }
+        if let md5 = v.contentMD5 { signed.append(("content-md5", md5)) }
+        if let sha256 = v.checksumSHA256 { signed.append(("x-amz-checksum-sha256", sha256)) }
+        if signIfNoneMatch { signed.append(("if-none-match", "*")) }
+        let expires = type.config.expiresSeconds
+        let presigned = try PresignService.presignPut(
+            configured, bucket: bucket, key: key, expires: expires, signedHeaders: signed, nowMillis: now)
+        let expiresAt = now + Int64(expires) * 1000
+        intents.enqueue(
+            UploadIntent(
+                ownerId: caller.userId, imageKey: imageKey, objectKey: key, permanentKey: permanent,
+                type: type.config.name, contentType: contentType, allowedContentTypes: [contentType],
+                maxBytes: size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: expiresAt))
+        return PresignService.issued(presigned, key: key, imageKey: imageKey, expiresAt: expiresAt)
+    }
+
+    /// The file extension used in keys for a content type.
+    static func extensionFor(_ contentType: String) -> String {
+        switch contentType {
+        case "image/jpeg": return "jpg"
+        case "image/png": return "png"
+        case "image/heic": return "heic"
+        case "image/webp": return "webp"
+        case "image/gif": return "gif"
+        default:
+            let sub = contentType.split(separator: "/").last.map(String.init) ?? "bin"
+            return sub.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) && !sub.isEmpty ? sub : "bin"
+        }
+    }
+}

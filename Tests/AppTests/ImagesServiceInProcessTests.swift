@@ -1,0 +1,283 @@
+import Config
+import Crypto
+import HTTP1
+import HTTPServer
+import ObjectStore
+import Records
+import SigV4
+import Synchronization
+import Testing
+
+@testable import App
+
+/// An object store in memory: objects by key, every call logged, and an optional failure for every call.
+final class InMemoryObjectStorage: ObjectStorage {
+    private let objects = Mutex<[String: ObjectInfo]>([:])
+    private let log = Mutex<[String]>([])
+    private let failure = Mutex<ObjectStoreError?>(nil)
+
+    /// Puts an object under `key`.
+    func put(_ key: String, size: Int64, contentType: String?, etag: String = "e1") {
+        objects.withLock { $0[key] = ObjectInfo(size: size, contentType: contentType, etag: etag) }
+    }
+
+    /// Makes every later call fail with `error` (nil: succeed again).
+    func failEveryCall(with error: ObjectStoreError?) { failure.withLock { $0 = error } }
+
+    /// The keys that hold an object.
+    var keys: Set<String> { objects.withLock { Set($0.keys) } }
+
+    /// The calls so far, as `HEAD k`, `COPY a b`, `DELETE k`.
+    var calls: [String] { log.withLock { $0 } }
+
+    private func call(_ text: String) throws(ObjectStoreError) {
+        log.withLock { $0.append(text) }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    func head(key: String) throws(ObjectStoreError) -> ObjectInfo? {
+        try call("HEAD \(key)")
+        return objects.withLock { $0[key] }
+    }
+
+    func copy(from source: String, to destination: String, contentType: String?, expecting: ObjectInfo?)
+        throws(ObjectStoreError) -> ObjectInfo
+    {
+        try call("COPY \(source) \(destination)")
+        let copied = objects.withLock { objects -> ObjectInfo? in
+            guard let info = objects[source], expecting.map({ $0.etag == info.etag }) ?? true else { return nil }
+            objects[destination] = info
+            return info
+        }
+        guard let copied else { throw .status(412, code: "PreconditionFailed") }
+        return copied
+    }
+
+    func delete(key: String) throws(ObjectStoreError) {
+        try call("DELETE \(key)")
+        _ = objects.withLock { $0.removeValue(forKey: key) }
+    }
+
+    func probeBucket() throws(ObjectStoreError) -> S3Client.BucketProbe {
+        try call("PROBE")
+        throw .connection("the in-memory store has no bucket to probe")
+    }
+}
+
+/// `POST /images` and `GET /images/{id}` run in process, as the router would run them: the confirm
+/// handler against an in-memory object store and the in-memory record store, with no sockets, RGW or
+/// database (the end-to-end flows against RGW are in ImagesFlowTests).
+@Suite("Images service in process")
+struct ImagesServiceInProcessTests {
+    static let now: Int64 = 1_795_961_227_768
+    static let imageKey = "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"
+    static let recordId = "7d444840-9dc0-11d1-b245-5ffdce74fad2"
+
+    /// The service and what stands behind it; shuts its threads down when released.
+    final class Harness {
+        let store = InMemoryRecordStore()
+        let intents: IntentWriter
+        let committer: GroupCommitter
+        let storage = InMemoryObjectStorage()
+        let images: ImagesService
+
+        init() throws {
+            intents = IntentWriter(store: store, batchSize: 16, flushIntervalMs: 5, onError: { _ in })
+            committer = GroupCommitter(store: store, maxBatch: 16)
+            let env = AppEnvironment(nowMillis: { ImagesServiceInProcessTests.now }, newUUID: { recordId })
+            let signer = try Presigner(
+                credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Secret("test-secret")),
+                region: "us-east-1", endpoint: Endpoint(parsing: "http://127.0.0.1:9000"), addressing: .path)
+            images = ImagesService(
+                config: PresigndConfig.defaults, store: store, committer: committer,
+                ownership: ImageKeyOwnership(store: store, intents: intents, nowMillis: env.nowMillis),
+                storage: storage, readSigner: signer,
+                gate: Gate(callers: DevelopmentCallerResolver(header: "X-User-Id", defaultUserId: "1")), env: env)
+        }
+
+        deinit {
+            committer.shutdown()
+            intents.shutdown()
+        }
+
+        /// Queues the intent of an issued URL for `imageKey` (`objectKey` the upload key).
+        func issue(
+            owner: String = "u1", objectKey: String = imageKey, permanentKey: String? = nil,
+            contentTypes: [String] = ["image/jpeg", "image/png"], maxBytes: Int64 = 1000
+        ) {
+            intents.enqueue(
+                UploadIntent(
+                    ownerId: owner, imageKey: imageKey, objectKey: objectKey, permanentKey: permanentKey,
+                    type: "PROFILE", contentType: nil, allowedContentTypes: contentTypes, maxBytes: maxBytes,
+                    createdAtMs: now, expiresAtMs: now + 600_000))
+        }
+
+        /// Answers `method path` with `body` as the router would: the route's handler, then its worker part.
+        func send(_ method: HTTPMethod, _ path: String, user: String = "u1", body: String = "") -> Response {
+            var head = "\(method.name) \(path) HTTP/1.1\r\nHost: presignd\r\nX-User-Id: \(user)\r\n"
+            if !body.isEmpty { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+            guard case .complete(let parsed, _) = RequestParser.parseHead(Array((head + "\r\n").utf8)) else {
+                Issue.record("test request does not parse")
+                return Response(status: 0)
+            }
+            var route = images.routes().first { $0.method == method && $0.template == path }
+            var parameters: [(name: String, value: String)] = []
+            if route == nil, path.hasPrefix("/images/") {
+                route = images.routes().first { $0.method == method && $0.template == "/images/{id}" }
+                parameters = [("id", String(path.dropFirst("/images/".count)))]
+            }
+            guard let route else {
+                Issue.record("no route for \(method) \(path)")
+                return Response(status: 0)
+            }
+            let request = Request(
+                head: parsed, body: Array(body.utf8), pathParameters: parameters, requestId: "test",
+                peer: "127.0.0.1:1")
+            switch route.handler(request) {
+            case .respond(let response): return response
+            case .blocking(let work): return work()
+            }
+        }
+
+        /// `POST /images` for the test's image key.
+        func confirm(user: String = "u1") -> Response {
+            send(.POST, "/images", user: user, body: #"{"imageKey":"\#(imageKey)"}"#)
+        }
+    }
+
+    /// The body as text.
+    static func text(_ r: Response) -> String { String(decoding: r.body, as: UTF8.self) }
+
+    @Test("an uploaded object within the limits is recorded (201), then answered again (200)")
+    func recordsUpload() throws {
+        let h = try Harness()
+        h.issue()
+        h.storage.put(Self.imageKey, size: 100, contentType: "image/JPEG; charset=binary")
+        let created = h.confirm()
+        #expect(created.status == 201)
+        #expect(created.userId == "u1")
+        let body = Self.text(created)
+        #expect(body.contains(#""id":"\#(Self.recordId)""#))
+        #expect(body.contains(#""key":"\#(Self.imageKey)""#))
+        #expect(body.contains(#""contentType":"image/jpeg""#))
+        #expect(body.contains(#""size":100"#))
+        #expect(try h.store.record(imageKey: Self.imageKey)?.ownerId == "u1")
+        #expect(h.storage.calls == ["HEAD \(Self.imageKey)"])
+
+        let again = h.confirm()
+        #expect(again.status == 200)
+        #expect(Self.text(again) == body)
+        #expect(h.send(.GET, "/images/\(Self.recordId)").status == 200)
+        #expect(h.send(.GET, "/images/\(Self.recordId)", user: "u2").status == 404)
+    }
+
+    @Test("nothing in storage yet: 404 IMAGE_NOT_UPLOADED, nothing recorded")
+    func notUploaded() throws {
+        let h = try Harness()
+        h.issue()
+        let r = h.confirm()
+        #expect(r.status == 404)
+        #expect(Self.text(r) == #"{"code":"IMAGE_NOT_UPLOADED","message":"the object is not in storage yet"}"#)
+        #expect(r.headers.map(\.name) == ["Content-Type", "Cache-Control"])
+        #expect(r.userId == "u1")
+        #expect(try h.store.record(imageKey: Self.imageKey) == nil)
+    }
+
+    @Test("an object over the intent's size limit is deleted: 422 IMAGE_TOO_LARGE")
+    func tooLarge() throws {
+        let h = try Harness()
+        h.issue(maxBytes: 1000)
+        h.storage.put(Self.imageKey, size: 1001, contentType: "image/png")
+        let r = h.confirm()
+        #expect(r.status == 422)
+        #expect(
+            Self.text(r) == #"{"code":"IMAGE_TOO_LARGE","message":"the object is 1001 bytes; the limit is 1000"}"#)
+        #expect(h.storage.keys.isEmpty)
+        #expect(try h.store.record(imageKey: Self.imageKey) == nil)
+    }
+
+    @Test("an object of a content type the intent does not allow is deleted: 422 CONTENT_TYPE_NOT_ALLOWED")
+    func wrongContentType() throws {
+        let h = try Harness()
+        h.issue(contentTypes: ["image/png"])
+        h.storage.put(Self.imageKey, size: 10, contentType: "image/gif")
+        let r = h.confirm()
+        #expect(r.status == 422)
+        #expect(Self.text(r).hasPrefix(#"{"code":"CONTENT_TYPE_NOT_ALLOWED","message":"the object was stored with"#))
+        #expect(h.storage.calls == ["HEAD \(Self.imageKey)", "DELETE \(Self.imageKey)"])
+        #expect(h.storage.keys.isEmpty)
+    }
+
+    @Test("a type with a permanent key promotes the object by copy + delete and records the permanent key")
+    func promotes() throws {
+        let h = try Harness()
+        h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
+        h.storage.put("delete/p/u1/a.jpg", size: 10, contentType: "image/jpeg")
+        let r = h.confirm()
+        #expect(r.status == 201)
+        #expect(
+            h.storage.calls == [
+                "HEAD delete/p/u1/a.jpg", "COPY delete/p/u1/a.jpg p/u1/origin/a.jpg", "DELETE delete/p/u1/a.jpg",
+            ])
+        #expect(h.storage.keys == ["p/u1/origin/a.jpg"])
+        #expect(try h.store.record(imageKey: Self.imageKey)?.objectKey == "p/u1/origin/a.jpg")
+    }
+
+    @Test("a promotion that copied but was not recorded is finished from the permanent key")
+    func resumesPromotion() throws {
+        let h = try Harness()
+        h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
+        h.storage.put("p/u1/origin/a.jpg", size: 10, contentType: "image/jpeg")
+        #expect(h.confirm().status == 201)
+        #expect(h.storage.calls == ["HEAD delete/p/u1/a.jpg", "HEAD p/u1/origin/a.jpg"])
+        #expect(try h.store.record(imageKey: Self.imageKey)?.objectKey == "p/u1/origin/a.jpg")
+    }
+
+    /// (storage failure, status, code).
+    static let storageFailures: [(ObjectStoreError, Int, String)] = [
+        (.timeout("HEAD"), 504, "STORAGE_TIMEOUT"),
+        (.status(500, code: "InternalError"), 502, "STORAGE_ERROR"),
+        (.connection("refused"), 503, "STORAGE_UNAVAILABLE"),
+        (.tls("bad certificate"), 503, "STORAGE_UNAVAILABLE"),
+    ]
+
+    @Test("a failing storage call is 502, 503 or 504, without its detail", arguments: 0..<storageFailures.count)
+    func storageFailure(_ index: Int) throws {
+        let (error, status, code) = Self.storageFailures[index]
+        let h = try Harness()
+        h.issue()
+        h.storage.failEveryCall(with: error)
+        let r = h.confirm()
+        #expect(r.status == status)
+        #expect(Self.text(r).hasPrefix(#"{"code":"\#(code)","#))
+        #expect(!Self.text(r).contains(error.description))
+    }
+
+    @Test("who holds the key decides: no intent 404, another user's intent 403, another user's record 409")
+    func ownership() throws {
+        let h = try Harness()
+        #expect(Self.text(h.confirm()).contains("INTENT_NOT_FOUND"))
+        h.issue(owner: "u2")
+        let forbidden = h.confirm()
+        #expect(forbidden.status == 403)
+        #expect(Self.text(forbidden).contains(#""code":"FORBIDDEN""#))
+        h.storage.put(Self.imageKey, size: 10, contentType: "image/png")
+        #expect(h.confirm(user: "u2").status == 201)
+        let taken = h.confirm()
+        #expect(taken.status == 409)
+        #expect(Self.text(taken).contains(#""code":"ALREADY_RECORDED""#))
+    }
+
+    @Test("a body that is not a JSON object with an image key is refused on the loop (400, 415, 422)")
+    func refusesBodies() throws {
+        let h = try Harness()
+        #expect(h.send(.POST, "/images", body: "{").status == 400)
+        #expect(h.send(.POST, "/images", body: "[]").status == 422)
+        let missing = h.send(.POST, "/images", body: "{}")
+        #expect(
+            Self.text(missing)
+                == #"{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{"imageKey":"imageKey is required"}}"#
+        )
+        #expect(h.storage.calls.isEmpty)
+    }
+}
