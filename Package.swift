@@ -31,7 +31,8 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "SigV4", dependencies: ["Crypto", "System"]),
         // The built-in defaults are Sources/Config/presignd.json, compiled in (config/presignd.json links to it).
-        .target(name: "Config", dependencies: ["JSON", "Crypto"], resources: [.embedInCode("presignd.json")]),
+        .target(
+            name: "Config", dependencies: ["JSON", "Crypto", "System"], resources: [.embedInCode("presignd.json")]),
         .target(name: "Auth", dependencies: ["Crypto", "JSON", "System"]),
 
         // I/O shells
