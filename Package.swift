@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "Auth", dependencies: ["Crypto", "JSON", "System"]),
 
         // I/O shells
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinux", "COpenSSL"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "System", "CLinux", "COpenSSL"]),
         .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "System", "COpenSSL", "CLinux"]),
         .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Crypto", "System"]),
         .target(name: "CloudCredentials", dependencies: ["ObjectStore", "SigV4", "Crypto", "JSON", "CLinux"]),
@@ -46,9 +46,11 @@ let package = Package(
             name: "App",
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
+                "System",
             ]),
-        .executableTarget(name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "CLinux"]),
-        .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto"]),
+        .executableTarget(
+            name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "System", "CLinux"]),
+        .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto", "System"]),
 
         // Tests (Swift Testing), with shared helpers to drive the real binary over sockets
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -65,7 +67,7 @@ let package = Package(
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "SigV4", "Crypto"]),
         .testTarget(
             name: "CloudCredentialsTests", dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "CLinux", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "System", "CLinux", "TestSupport"]),
         .testTarget(
             name: "AppTests",
             dependencies: [

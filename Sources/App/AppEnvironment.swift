@@ -1,5 +1,6 @@
 import Crypto
 import HTTPServer
+import System
 
 /// The outside world as the application sees it: the clock and the source of random ids. Tests pass
 /// fixed ones; `presignd` passes the real ones.
@@ -21,14 +22,14 @@ enum Timestamp {
     /// `2026-11-29T08:59:31Z` for epoch milliseconds (whole seconds).
     static func iso8601(millis: Int64) -> String {
         let s = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
-        return HTTPDate.iso8601Second(HTTPDate.civil(fromEpochSeconds: s)) + "Z"
+        return HTTPDate.iso8601Second(CivilDateTime(epochSeconds: s)) + "Z"
     }
 
     /// Appends `"2026-11-29T08:59:31Z"` (quoted, for a JSON body) for epoch milliseconds, written
     /// without string interpolation (it is on the presign route).
     static func appendQuotedISO8601(millis: Int64, to out: inout [UInt8]) {
         let s = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
-        let c = HTTPDate.civil(fromEpochSeconds: s)
+        let c = CivilDateTime(epochSeconds: s)
         out.append(UInt8(ascii: "\""))
         let y = c.year
         out.append(UInt8(ascii: "0") + UInt8(y / 1000 % 10))
@@ -57,6 +58,6 @@ enum Timestamp {
         let s = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
         let ms = Int(millis - s * 1000)
         let frac = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
-        return HTTPDate.iso8601Second(HTTPDate.civil(fromEpochSeconds: s)) + "." + frac + "Z"
+        return HTTPDate.iso8601Second(CivilDateTime(epochSeconds: s)) + "." + frac + "Z"
     }
 }

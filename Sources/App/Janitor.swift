@@ -1,6 +1,7 @@
 import HTTPServer
 import ObjectStore
 import Records
+import System
 
 /// Deletes expired, never-confirmed intents in bounded batches and, when configured, their objects.
 ///
@@ -16,7 +17,7 @@ final class Janitor: @unchecked Sendable {
     private let intervalMs: Int
     private let env: AppEnvironment
     private let log: LogSink
-    private let lock = ConditionLock()
+    private let lock = Monitor()
     private var stopping = false
     private var thread: PThread?
 

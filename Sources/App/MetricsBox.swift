@@ -1,8 +1,9 @@
 import HTTPServer
+import System
 
 /// Holds the server's metrics once the server exists.
 final class MetricsBox: @unchecked Sendable {
-    private let lock = ConditionLock()
+    private let lock = Monitor()
     private var metrics: ServerMetrics?
 
     /// Keeps `m` (once the server exists).

@@ -1,4 +1,5 @@
 import HTTP1
+import System
 
 #if canImport(Glibc)
     import Glibc
@@ -7,7 +8,7 @@ import HTTP1
 /// Where log lines go: a file descriptor written with whole-line `write`s (standard error by default).
 public final class LogSink: @unchecked Sendable {
     private let fd: Int32
-    private let lock = ConditionLock()
+    private let lock = Monitor()
 
     /// A sink writing to `fd`.
     public init(fd: Int32 = 2) { self.fd = fd }

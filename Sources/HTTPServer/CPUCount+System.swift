@@ -1,4 +1,5 @@
 import CLinux
+import System
 
 #if canImport(Glibc)
     import Glibc
@@ -39,23 +40,7 @@ extension CPUCount {
     /// The text of a small control or `/proc` file, or nil when it is missing, unreadable, not UTF-8
     /// or larger than `maxControlFileBytes`.
     static func readControlFile(_ path: String) -> String? {
-        var fd: Int32
-        repeat { fd = open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
-        guard fd >= 0 else { return nil }
-        defer { Sys.close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let result = chunk.withUnsafeMutableBytes { Sys.read(fd, $0.baseAddress!, $0.count) }
-            switch result {
-            case .done(let n):
-                bytes.append(contentsOf: chunk[..<n])
-                if bytes.count > maxControlFileBytes { return nil }
-            case .eof:
-                return String(validating: bytes, as: UTF8.self)
-            case .wouldBlock, .failed:
-                return nil
-            }
-        }
+        guard let bytes = try? FileReader.readAll(atPath: path, limit: maxControlFileBytes) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
     }
 }

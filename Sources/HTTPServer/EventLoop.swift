@@ -1,6 +1,7 @@
 import CLinux
 import HTTP1
 import Synchronization
+import System
 
 #if canImport(Glibc)
     import Glibc
@@ -380,7 +381,7 @@ final class EventLoop: @unchecked Sendable {
     /// Routes a parsed head: answers errors at once, or sets up body reading, or dispatches. The head is
     /// consumed (moved into the pending request, not copied).
     private func beginRequest(_ c: Connection, _ head: consuming RequestHead) {
-        let start = Sys.monotonicNanos()
+        let start = MonotonicClock.nanoseconds()
         let requestId = requestId(for: head)
         let hasBody = head.isChunked || (head.contentLength ?? 0) > 0
         guard let method = head.method else {
@@ -458,13 +459,13 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func answerParseError(_ c: Connection, _ e: ParseError) {
-        let start = Sys.monotonicNanos()
+        let start = MonotonicClock.nanoseconds()
         let r = errorResponse(for: e)
         _ = c.machine.responding(keepAlive: false, mustClose: true, draining: draining)
         writeResponse(c, r, isHead: false, requestId: generateRequestId(), close: true)
         log.record(
             clock: clock, requestId: nil, method: "-", route: "<invalid>", status: r.status, bytes: r.body.count,
-            micros: Int64((Sys.monotonicNanos() - start) / 1000), peer: c.peer)
+            micros: Int64((MonotonicClock.nanoseconds() - start) / 1000), peer: c.peer)
         metrics.record(shard: index, route: "<invalid>", method: "-", status: r.status, micros: 0)
     }
 
@@ -496,7 +497,7 @@ final class EventLoop: @unchecked Sendable {
     ) {
         let closing = c.machine.responding(keepAlive: head.keepAlive, mustClose: mustClose, draining: draining)
         writeResponse(c, response, isHead: head.method == .HEAD, requestId: requestId, close: closing)
-        let micros = Int64((Sys.monotonicNanos() &- startNanos) / 1000)
+        let micros = Int64((MonotonicClock.nanoseconds() &- startNanos) / 1000)
         metrics.record(shard: index, route: route, method: head.methodName, status: response.status, micros: micros)
         log.record(
             clock: clock, requestId: requestId, method: head.methodName, route: route, status: response.status,

@@ -1,4 +1,5 @@
 import HTTP1
+import System
 
 /// The level of a log line.
 public enum LogLevel: String, Sendable {
@@ -57,7 +58,7 @@ extension LogSink {
     /// `time` is UTC with milliseconds, as in the access log (`2026-01-02T03:04:05.678Z`). Every value is
     /// escaped; callers must still never pass a token, a key, a secret or a presigned URL's query.
     public func log(_ level: LogLevel, _ message: String, _ fields: KeyValuePairs<String, any LogValue> = [:]) {
-        let (seconds, millis) = Sys.wallClock()
+        let (seconds, millis) = WallClock.now()
         write(LogSink.line(level, message, fields, epochSeconds: seconds, millis: millis))
     }
 
@@ -83,7 +84,7 @@ extension LogSink {
     ) -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(128)
-        let isoSecond = Array(HTTPDate.iso8601Second(HTTPDate.civil(fromEpochSeconds: epochSeconds)).utf8)
+        let isoSecond = Array(HTTPDate.iso8601Second(CivilDateTime(epochSeconds: epochSeconds)).utf8)
         appendTime(isoSecond: isoSecond, millis: millis, to: &buffer)
         buffer.append(ascii: #","level":"#)
         LogText.appendQuoted(level.rawValue, to: &buffer)

@@ -62,27 +62,6 @@ enum Sys {
     /// `close(2)`; `EINTR` is not retried (Linux closes the descriptor anyway).
     static func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
-    /// Monotonic time in nanoseconds.
-    static func monotonicNanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
-
-    /// Monotonic time in milliseconds, from the coarse clock (cheap; about 4 ms resolution).
-    static func monotonicMillisCoarse() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
-
-    /// Wall-clock time as (seconds, milliseconds part) since the Unix epoch.
-    static func wallClock() -> (seconds: Int64, millis: Int64) {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return (Int64(ts.tv_sec), Int64(ts.tv_nsec) / 1_000_000)
-    }
-
     /// Sets an integer socket option, ignoring failure (used for best-effort tuning).
     @discardableResult
     static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) -> Bool {

@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Crypto
 
 /// Owns a server `SSL_CTX` built from a certificate chain file and a private key file; freed in `deinit`.
 ///
@@ -61,27 +62,9 @@ final class TLSServerContext: @unchecked Sendable {
         }
     }
 
-    /// Empties this thread's OpenSSL error queue into one line: "library: reason" for each distinct
-    /// entry, oldest first, leaving out the generic "system lib" / "PEM lib" wrappers when a more precise
-    /// entry exists. The entries are OpenSSL's own strings, which never contain key material.
-    static func drainErrors() -> String {
-        var parts: [(text: String, generic: Bool)] = []
-        while true {
-            let e = ERR_get_error()
-            if e == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(e, &buffer, buffer.count)
-            let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            // "error:<code>:<library>:<function>:<reason>": keep the library and the reason.
-            let fields = line.split(separator: ":", maxSplits: 4, omittingEmptySubsequences: false)
-            let text = fields.count == 5 ? "\(fields[2]): \(fields[4])" : line
-            let generic = fields.count == 5 && (fields[4] == "system lib" || fields[4] == "PEM lib")
-            if !parts.contains(where: { $0.text == text }) { parts.append((text, generic)) }
-        }
-        let precise = parts.filter { !$0.generic }
-        let chosen = precise.isEmpty ? parts : precise
-        return chosen.isEmpty ? "unknown error" : chosen.map(\.text).joined(separator: "; ")
-    }
+    /// Empties this thread's OpenSSL error queue into one line (Crypto's condensed form: "library:
+    /// reason" for each distinct entry, without the generic wrappers when a precise entry exists).
+    static func drainErrors() -> String { OpenSSLErrors.drainCondensed(ifNone: "unknown error") }
 }
 
 /// ALPN (RFC 7301): picks "http/1.1" when the client offers it; otherwise no protocol is acknowledged

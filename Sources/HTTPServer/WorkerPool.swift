@@ -1,7 +1,9 @@
+import System
+
 /// A fixed pool of threads for blocking work (database commits, calls to storage), so that event
 /// loops never block. Jobs run in submission order per free worker.
 public final class WorkerPool: @unchecked Sendable {
-    private let lock = ConditionLock()
+    private let lock = Monitor()
     private var queue: [@Sendable () -> Void] = []
     private var head = 0
     private var stopping = false

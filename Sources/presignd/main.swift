@@ -3,6 +3,7 @@ import CLinux
 import Config
 import Crypto
 import HTTPServer
+import System
 
 #if canImport(Glibc)
     import Glibc
@@ -54,11 +55,7 @@ signal(SIGPIPE, SIG_IGN)
 
 let uuidPool = RandomPool()
 let env = AppEnvironment(
-    nowMillis: {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    },
+    nowMillis: { WallClock.epochMilliseconds() },
     newUUID: {
         if let u = try? uuidPool.uuid() { return u }
         // OpenSSL's generator failed: fall back to the system's (getrandom), never to a fixed value.
