@@ -46,6 +46,10 @@ public enum APIError: Error, Sendable, Equatable {
     case imageNotFound
     /// 503 `STORE_UNAVAILABLE`: the records store failed.
     case storeUnavailable
+    /// 503 `STORE_UNAVAILABLE` with `Retry-After`: the intent writer's queue is full (the database is
+    /// down or far behind), so no URL is issued: its intent could not be kept, and a URL whose intent
+    /// is lost can never be confirmed.
+    case intentsBacklogged
     /// 502 `STORAGE_ERROR`, 503 `STORAGE_UNAVAILABLE` or 504 `STORAGE_TIMEOUT`: a call to the object
     /// store failed (the detail stays in the server).
     case storage(ObjectStoreError)
@@ -73,7 +77,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser: return 409
         case .intentNotFound, .imageNotUploaded, .imageNotFound: return 404
         case .issuedToAnotherUser: return 403
-        case .storeUnavailable: return 503
+        case .storeUnavailable, .intentsBacklogged: return 503
         case .storage(.timeout): return 504
         case .storage(.status): return 502
         case .storage: return 503
@@ -100,7 +104,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .imageTooLarge: return "IMAGE_TOO_LARGE"
         case .contentTypeNotAllowed: return "CONTENT_TYPE_NOT_ALLOWED"
         case .imageNotFound: return "IMAGE_NOT_FOUND"
-        case .storeUnavailable: return "STORE_UNAVAILABLE"
+        case .storeUnavailable, .intentsBacklogged: return "STORE_UNAVAILABLE"
         case .storage(.timeout): return "STORAGE_TIMEOUT"
         case .storage(.status): return "STORAGE_ERROR"
         case .storage: return "STORAGE_UNAVAILABLE"
@@ -128,6 +132,7 @@ public enum APIError: Error, Sendable, Equatable {
             return APIError.contentTypeRefusal(stored: stored, type: type, allowed: allowed)
         case .imageNotFound: return "no such image"
         case .storeUnavailable: return "the records store is not available"
+        case .intentsBacklogged: return "the records store is behind; no URL was issued, retry shortly"
         case .storage(.timeout): return "the object store did not answer in time"
         case .storage(.status): return "the object store refused the request"
         case .storage: return "the object store is not available"
@@ -176,6 +181,7 @@ public enum APIError: Error, Sendable, Equatable {
         switch self {
         case .unauthorized(let failure): response.headers.append(("WWW-Authenticate", failure.challenge))
         case .rateLimited(let seconds): response.headers.append(("Retry-After", String(seconds)))
+        case .intentsBacklogged: response.headers.append(("Retry-After", "5"))
         default: break
         }
         return response

@@ -261,8 +261,9 @@ enum OpenAPIDocument {
               content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
             Unavailable:
               description: >-
-                The records store (503 STORE_UNAVAILABLE) or the object store (502 STORAGE_ERROR, 503
-                STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available.
+                The records store (503 STORE_UNAVAILABLE; on the issue routes also when the intent queue is full
+                during a database outage, with Retry-After, and no URL is issued) or the object store (502
+                STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available.
               content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
           links:
             ConfirmIssuedKey:
@@ -298,6 +299,7 @@ enum OpenAPIDocument {
                 '401': { $ref: '#/components/responses/Unauthorized' }
                 '422': { $ref: '#/components/responses/Unprocessable' }
                 '429': { $ref: '#/components/responses/TooManyRequests' }
+                '503': { $ref: '#/components/responses/Unavailable' }
             post:
               operationId: issueForBody
               summary: Client B - a presigned PUT URL that signs the content type
@@ -341,6 +343,7 @@ enum OpenAPIDocument {
                 '401': { $ref: '#/components/responses/Unauthorized' }
                 '422': { $ref: '#/components/responses/Unprocessable' }
                 '429': { $ref: '#/components/responses/TooManyRequests' }
+                '503': { $ref: '#/components/responses/Unavailable' }
             post:
               operationId: issueForBodyV1
               summary: Alias of POST /presigned-url
@@ -1064,7 +1067,7 @@ enum OpenAPIDocument {
                 }
               },
               "Unavailable": {
-                "description": "The records store (503 STORE_UNAVAILABLE) or the object store (502 STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available.",
+                "description": "The records store (503 STORE_UNAVAILABLE; on the issue routes also when the intent queue is full during a database outage, with Retry-After, and no URL is issued) or the object store (502 STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available.",
                 "content": {
                   "application/json": {
                     "schema": {
@@ -1154,6 +1157,9 @@ enum OpenAPIDocument {
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
                   }
                 }
               },
@@ -1270,6 +1276,9 @@ enum OpenAPIDocument {
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
                   }
                 }
               },

@@ -53,11 +53,17 @@ extension PresignService {
         let presigned = try PresignService.presignPut(
             pathStyle, bucket: bucket, key: key, expires: expires, signedHeaders: [], nowMillis: now)
         let expiresAt = now + Int64(expires) * 1000
-        intents.enqueue(
-            UploadIntent(
-                ownerId: caller.userId, imageKey: key, objectKey: key, permanentKey: permanent, type: type.config.name,
-                contentType: nil, allowedContentTypes: type.config.contentTypes, maxBytes: type.config.maxBytes,
-                createdAtMs: now, expiresAtMs: expiresAt))
+        // An intent the writer could not keep would make a URL that can never be confirmed: refuse.
+        // HEAD answers GET's headers without the URL, so it records no intent.
+        let kept =
+            req.head.method == .HEAD
+            || intents.enqueue(
+                UploadIntent(
+                    ownerId: caller.userId, imageKey: key, objectKey: key, permanentKey: permanent,
+                    type: type.config.name,
+                    contentType: nil, allowedContentTypes: type.config.contentTypes, maxBytes: type.config.maxBytes,
+                    createdAtMs: now, expiresAtMs: expiresAt))
+        guard kept else { throw .intentsBacklogged }
         return PresignService.issued(presigned, key: key, imageKey: nil, expiresAt: expiresAt)
     }
 

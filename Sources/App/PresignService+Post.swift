@@ -1,4 +1,5 @@
 import Config
+import Crypto
 import HTTPServer
 import JSON
 import Records
@@ -96,7 +97,7 @@ extension PresignService {
         _ value: JSONValue?, name: String, bytes: Int, what: String, errors: inout FieldErrors
     ) -> String? {
         guard let value, !value.isNull else { return nil }
-        guard let text = value.stringValue, Base64Digest.isDigest(text, bytes: bytes) else {
+        guard let text = value.stringValue, Base64.decode(text)?.count == bytes else {
             errors.add(name, "\(name) must be the base64 of \(what) (\(bytes) bytes)")
             return nil
         }
@@ -121,11 +122,13 @@ extension PresignService {
         let presigned = try PresignService.presignPut(
             configured, bucket: bucket, key: key, expires: expires, signedHeaders: signed, nowMillis: now)
         let expiresAt = now + Int64(expires) * 1000
-        intents.enqueue(
+        // An intent the writer could not keep would make a URL that can never be confirmed: refuse.
+        let kept = intents.enqueue(
             UploadIntent(
                 ownerId: caller.userId, imageKey: imageKey, objectKey: key, permanentKey: permanent,
                 type: type.config.name, contentType: contentType, allowedContentTypes: [contentType],
                 maxBytes: size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: expiresAt))
+        guard kept else { throw .intentsBacklogged }
         return PresignService.issued(presigned, key: key, imageKey: imageKey, expiresAt: expiresAt)
     }
 

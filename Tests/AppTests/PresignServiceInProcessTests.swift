@@ -1,0 +1,95 @@
+import Config
+import Crypto
+import HTTP1
+import HTTPServer
+import Records
+import SigV4
+import Synchronization
+import Testing
+
+@testable import App
+
+/// An intent sink that keeps what it is given, or refuses everything (a full intent queue).
+final class RecordingIntentSink: IntentSink {
+    private let kept = Mutex<[UploadIntent]>([])
+    private let refusing: Bool
+
+    init(refusing: Bool = false) { self.refusing = refusing }
+
+    /// The intents queued so far.
+    var intents: [UploadIntent] { kept.withLock { $0 } }
+
+    func enqueue(_ intent: UploadIntent) -> Bool {
+        guard !refusing else { return false }
+        kept.withLock { $0.append(intent) }
+        return true
+    }
+}
+
+/// The issue routes in process, against a fake intent sink: a URL is handed out only when its intent is
+/// kept, and HEAD records none.
+@Suite("PresignService in process")
+struct PresignServiceInProcessTests {
+    static func service(_ sink: RecordingIntentSink) throws -> PresignService {
+        let signer = try Presigner(
+            credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Secret("test-secret")),
+            region: "us-east-1", endpoint: Endpoint(parsing: "http://127.0.0.1:9000"), addressing: .path)
+        let store = InMemoryRecordStore()
+        let writer = IntentWriter(store: store, batchSize: 4, flushIntervalMs: 5, onError: { _ in })
+        let env = AppEnvironment(nowMillis: { 1_700_000_000_000 }, newUUID: { "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a" })
+        return try PresignService(
+            config: PresigndConfig.defaults, pathStyle: signer, configured: signer,
+            gate: Gate(callers: DevelopmentCallerResolver(header: "X-User-Id", defaultUserId: "1")), intents: sink,
+            ownership: ImageKeyOwnership(store: store, intents: writer, nowMillis: env.nowMillis), env: env)
+    }
+
+    static func send(_ service: PresignService, _ method: HTTPMethod, _ target: String, body: String = "") -> Response {
+        var head = "\(method.name) \(target) HTTP/1.1\r\nHost: presignd\r\nX-User-Id: 7\r\n"
+        if !body.isEmpty { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+        guard case .complete(let parsed, _) = RequestParser.parseHead(Array((head + "\r\n").utf8)) else {
+            Issue.record("test request does not parse")
+            return Response(status: 0)
+        }
+        let path = String(target.prefix { $0 != "?" })
+        let routeMethod: HTTPMethod = method == .HEAD ? .GET : method
+        guard let route = service.routes().first(where: { $0.method == routeMethod && $0.template == path }) else {
+            Issue.record("no route for \(method) \(path)")
+            return Response(status: 0)
+        }
+        let request = Request(
+            head: parsed, body: Array(body.utf8), pathParameters: [], requestId: "t", peer: "127.0.0.1:1")
+        switch route.handler(request) {
+        case .respond(let response): return response
+        case .blocking(let work): return work()
+        }
+    }
+
+    @Test("a full intent queue: both issue routes answer 503 with Retry-After and no URL")
+    func refusedIntent() throws {
+        let service = try Self.service(RecordingIntentSink(refusing: true))
+        for r in [
+            Self.send(service, .GET, "/presigned-url?type=PROFILE&ext=jpg"),
+            Self.send(
+                service, .POST, "/presigned-url",
+                body: #"{"contentType":"image/jpeg","imageKey":"0B7E6A57-2C1B-4C2E-9D6F-1F2E3D4C5B6A"}"#),
+        ] {
+            let text = String(decoding: r.body, as: UTF8.self)
+            #expect(r.status == 503, "\(text)")
+            #expect(text.contains(#""code":"STORE_UNAVAILABLE""#))
+            #expect(!text.contains("X-Amz-Signature"), "no URL is handed out")
+            #expect(r.headers.contains { $0.name == "Retry-After" && $0.value == "5" })
+        }
+    }
+
+    @Test("GET records the intent of the URL it returns; HEAD answers without recording one")
+    func headRecordsNoIntent() throws {
+        let sink = RecordingIntentSink()
+        let service = try Self.service(sink)
+        let get = Self.send(service, .GET, "/presigned-url?type=PROFILE&ext=jpg")
+        #expect(get.status == 200)
+        #expect(sink.intents.count == 1)
+        let head = Self.send(service, .HEAD, "/presigned-url?type=PROFILE&ext=jpg")
+        #expect(head.status == 200)
+        #expect(sink.intents.count == 1, "HEAD recorded an intent for a URL nobody received")
+    }
+}
