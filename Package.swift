@@ -54,6 +54,10 @@ let package = Package(
 
         // Tests (Swift Testing), with shared helpers to drive the real binary over sockets
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Store calls only tests make (PutObject, HeadBucket), kept out of the server's module.
+        .target(
+            name: "ObjectStoreTestSupport", dependencies: ["ObjectStore", "Crypto"],
+            path: "Tests/ObjectStoreTestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "ImageProbeTests", dependencies: ["ImageProbe"], resources: [.copy("Fixtures")]),
@@ -64,7 +68,8 @@ let package = Package(
         .testTarget(name: "ConfigTests", dependencies: ["Config", "JSON", "Crypto"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Crypto", "JSON"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "SigV4", "Crypto"]),
+        .testTarget(
+            name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStoreTestSupport", "SigV4", "Crypto"]),
         .testTarget(
             name: "CloudCredentialsTests", dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "System", "CLinux", "TestSupport"]),
@@ -72,7 +77,7 @@ let package = Package(
             name: "AppTests",
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
-                "TestSupport",
+                "System", "ObjectStoreTestSupport", "TestSupport",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -128,6 +128,8 @@ def check(root):
         for dep in deps:
             if dep not in targets:
                 problems.append(f"{name}: declares {dep}, which is not a target")
+            elif not is_test and targets[dep][2].startswith("Tests/"):
+                problems.append(f"{name}: declares {dep}, a test-support target (the server must not ship it)")
             elif not is_test and dep in layer and not below(layer, dep, name):
                 problems.append(f"{name} (layer {layer[name]}) declares {dep} (layer {layer[dep]}): not below it")
         if kind == "systemLibrary":

@@ -6,6 +6,7 @@ import HTTPServer
 import ObjectStore
 import Records
 import SigV4
+import System
 
 /// The assembled server: configuration in, routes wired to the records store, the signer and storage.
 public final class Application: Sendable {

@@ -2,6 +2,7 @@ import HTTPServer
 import JSON
 import Records
 import Synchronization
+import System
 
 /// `/healthz` (liveness), `/readyz` (readiness: the database and storage answer, and the clocks agree)
 /// and `/metrics`.

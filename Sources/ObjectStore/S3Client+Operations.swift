@@ -12,13 +12,6 @@ extension S3Client {
         }
     }
 
-    /// HeadBucket: succeeds when the bucket exists and the credentials may use it (readiness).
-    public func headBucket() throws(ObjectStoreError) {
-        try perform("HEAD", key: "") { (response) throws(ObjectStoreError) in
-            guard response.status == 200 else { throw Self.statusError(response) }
-        }
-    }
-
     /// CopyObject within the bucket: `source` to `destination`, metadata copied (`COPY`), or
     /// replaced by `contentType` when given (`REPLACE`, which also drops `x-amz-meta-*`).
     ///
@@ -93,21 +86,6 @@ extension S3Client {
         return try perform("GET", key: key, headers: headers) { (response) throws(ObjectStoreError) in
             guard response.status == 200 || response.status == 206 else { throw Self.statusError(response) }
             return (response.body, try Self.objectInfo(from: response))
-        }
-    }
-
-    /// PutObject of `bytes` (for tests and tools; uploads from apps go straight to the store),
-    /// signed with the body's real SHA-256. Returns what was stored.
-    @discardableResult
-    public func put(key: String, bytes: [UInt8], contentType: String? = nil) throws(ObjectStoreError) -> ObjectInfo {
-        let payloadHash = SHA256.hash(bytes).hex
-        var headers: [(name: String, value: String)] = []
-        if let contentType { headers.append(("Content-Type", contentType)) }
-        return try perform("PUT", key: key, headers: headers, body: bytes, payloadHash: payloadHash) {
-            (response) throws(ObjectStoreError) -> ObjectInfo in
-            guard response.status == 200 else { throw Self.statusError(response) }
-            guard let etag = response.header("ETag") else { throw .malformedResponse("a PUT answered without an ETag") }
-            return ObjectInfo(size: Int64(bytes.count), contentType: contentType, etag: Self.unquote(etag))
         }
     }
 }

@@ -1,8 +1,10 @@
 import Crypto
 import Foundation
 import HTTPServer
+import ObjectStoreTestSupport
 import Records
 import SigV4
+import System
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import JSON
+import System
 import TestSupport
 
 #if canImport(Glibc)

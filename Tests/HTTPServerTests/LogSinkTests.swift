@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import System
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import System
 import TestSupport
 
 #if canImport(Glibc)

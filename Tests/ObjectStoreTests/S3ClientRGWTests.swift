@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ObjectStoreTestSupport
 import SigV4
 import Testing
 
