@@ -71,7 +71,8 @@ let package = Package(
         .testTarget(
             name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStoreTestSupport", "SigV4", "Crypto"]),
         .testTarget(
-            name: "CloudCredentialsTests", dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON"]),
+            name: "CloudCredentialsTests",
+            dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "System", "CLinux", "TestSupport"]),
         .testTarget(
             name: "AppTests",

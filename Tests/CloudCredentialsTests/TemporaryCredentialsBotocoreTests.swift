@@ -2,73 +2,19 @@ import CloudCredentials
 import Crypto
 import Foundation
 import SigV4
+import TestSupport
 import Testing
 
 /// End to end: temporary credentials from the local STS stand-in sign a URL, and botocore, given
 /// the same credentials, time and request, computes the same signature. Without python3 and boto3
 /// this test fails; it never passes silently.
 @Suite struct TemporaryCredentialsBotocoreTests {
-    /// One case as `scripts/boto3_crosscheck.py` reads it.
-    struct Case: Codable {
-        var method: String
-        var bucket: String
-        var key: String
-        var region: String
-        var endpoint: String
-        var addressing: String
-        var expires: Int
-        var epochSeconds: Int64
-        var signedHeaders: [String: String]
-        var sessionToken: String?
-    }
+    typealias Case = BotocorePresign.Case
+    typealias Input = BotocorePresign.Input
+    typealias Output = BotocorePresign.Output
 
-    /// The script's input.
-    struct Input: Codable {
-        var accessKeyId: String
-        var secretAccessKey: String
-        var cases: [Case]
-    }
-
-    /// The script's output.
-    struct Output: Codable {
-        struct Result: Codable {
-            var url: String
-            var signature: String
-        }
-        var botocore: String
-        var results: [Result]
-    }
-
-    /// Runs the script on `input`.
-    static func runScript(_ input: Input, filePath: String = #filePath) throws -> Output {
-        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/boto3_crosscheck.py")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "credentials-crosscheck-\(ProcessInfo.processInfo.processIdentifier)-\(UInt64.random(in: 0...UInt64.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let inputFile = directory.appendingPathComponent("in.json")
-        let outputFile = directory.appendingPathComponent("out.json")
-        let errorFile = directory.appendingPathComponent("err.txt")
-        try JSONEncoder().encode(input).write(to: inputFile)
-        try Data().write(to: outputFile)
-        try Data().write(to: errorFile)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let errors = String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self)
-            Issue.record("python3 \(script.path) failed (python3 and boto3 are required: pip install boto3): \(errors)")
-            throw CocoaError(.fileReadUnknown)
-        }
-        return try JSONDecoder().decode(Output.self, from: Data(contentsOf: outputFile))
-    }
+    /// Runs `scripts/boto3_crosscheck.py` on `input`.
+    static func runScript(_ input: Input) throws -> Output { try BotocorePresign.run(input) }
 
     @Test func aURLSignedWithSTSCredentialsMatchesBotocore() throws {
         let world = TestWorld()

@@ -11,36 +11,9 @@ import Testing
 /// (boto3's `generate_presigned_url`, s3v4, clock fixed per case); signatures, paths, hosts and
 /// query parameters must agree. Without python3 and boto3 this test fails: it never passes silently.
 struct PresignerBotocoreTests {
-    /// One case as the script reads it.
-    struct Case: Codable {
-        var method: String
-        var bucket: String
-        var key: String
-        var region: String
-        var endpoint: String
-        var addressing: String
-        var expires: Int
-        var epochSeconds: Int64
-        var signedHeaders: [String: String]
-        var sessionToken: String?
-    }
-
-    /// The script's input.
-    struct Input: Codable {
-        var accessKeyId: String
-        var secretAccessKey: String
-        var cases: [Case]
-    }
-
-    /// The script's output.
-    struct Output: Codable {
-        struct Result: Codable {
-            var url: String
-            var signature: String
-        }
-        var botocore: String
-        var results: [Result]
-    }
+    typealias Case = BotocorePresign.Case
+    typealias Input = BotocorePresign.Input
+    typealias Output = BotocorePresign.Output
 
     /// Pieces keys are made of.
     static let keyPieces = [
@@ -154,47 +127,7 @@ struct PresignerBotocoreTests {
     ]
 
     /// Runs the script on `input`; throws with the script's message when it cannot run.
-    static func runScript(_ input: Input, filePath: String = #filePath) throws -> Output {
-        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/boto3_crosscheck.py")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sigv4-crosscheck-\(ProcessInfo.processInfo.processIdentifier)-\(UInt64.random(in: 0...UInt64.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let inputFile = directory.appendingPathComponent("in.json")
-        let outputFile = directory.appendingPathComponent("out.json")
-        let errorFile = directory.appendingPathComponent("err.txt")
-        try JSONEncoder().encode(input).write(to: inputFile)
-        try Data().write(to: outputFile)
-        try Data().write(to: errorFile)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
-        process.waitUntilExit()
-        let errors = String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw CrossCheckError.scriptFailed(
-                "python3 \(script.path) exited with \(process.terminationStatus) (python3 and boto3 are required: "
-                    + "pip install boto3): \(errors)")
-        }
-        return try JSONDecoder().decode(Output.self, from: Data(contentsOf: outputFile))
-    }
-
-    /// Why the cross-check could not run.
-    enum CrossCheckError: Error, CustomStringConvertible {
-        case scriptFailed(String)
-        var description: String {
-            switch self {
-            case .scriptFailed(let message): return message
-            }
-        }
-    }
+    static func runScript(_ input: Input) throws -> Output { try BotocorePresign.run(input) }
 
     /// The path and query of a URL, and its authority with a default port removed.
     static func parts(of url: String) -> (authority: String, rest: String) {

@@ -92,35 +92,8 @@ struct PresignerMultipartBotocoreTests {
     }
 
     /// Runs the script on `input`.
-    static func runScript(_ input: Input, filePath: String = #filePath) throws -> Output {
-        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/boto3_multipart_crosscheck.py")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sigv4-multipart-\(ProcessInfo.processInfo.processIdentifier)-\(UInt64.random(in: 0...UInt64.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let inputFile = directory.appendingPathComponent("in.json")
-        let outputFile = directory.appendingPathComponent("out.json")
-        let errorFile = directory.appendingPathComponent("err.txt")
-        try JSONEncoder().encode(input).write(to: inputFile)
-        try Data().write(to: outputFile)
-        try Data().write(to: errorFile)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let errors = String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self)
-            throw PresignerBotocoreTests.CrossCheckError.scriptFailed(
-                "python3 \(script.path) exited with \(process.terminationStatus) (python3 and boto3 are required): "
-                    + errors)
-        }
-        return try JSONDecoder().decode(Output.self, from: Data(contentsOf: outputFile))
+    static func runScript(_ input: Input) throws -> Output {
+        try PythonScript.run("boto3_multipart_crosscheck.py", input: input)
     }
 
     /// A presigner for `testCase`.
