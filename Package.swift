@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "System", "CLinux", "COpenSSL"]),
         .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "System", "COpenSSL", "CLinux"]),
         .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Crypto", "System"]),
-        .target(name: "CloudCredentials", dependencies: ["ObjectStore", "SigV4", "Crypto", "JSON", "CLinux"]),
+        .target(name: "CloudCredentials", dependencies: ["ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
 
         // The application and the executables
         .target(
