@@ -169,13 +169,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .unauthorized:
             body = Array(AuthFailure.responseBody.utf8)
         default:
-            let message = message
-            body.reserveCapacity(48 + message.utf8.count)
-            JSONWriter.appendLiteral(#"{"code":"#, to: &body)
-            JSONWriter.appendQuoted(code, to: &body)
-            JSONWriter.appendLiteral(#","message":"#, to: &body)
-            JSONWriter.appendQuoted(message, to: &body)
-            body.append(UInt8(ascii: "}"))
+            body = ErrorBody.json(status: status, code: code, message: message).body
         }
         var response = Response(status: status, headers: APIError.jsonNoStoreHeaders, body: body)
         switch self {

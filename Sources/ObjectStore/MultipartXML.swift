@@ -143,7 +143,7 @@ enum MultipartXML {
         let close = Array("</\(name)>".utf8)
         var found = [[UInt8]]()
         var cursor = 0
-        while let start = find(open, in: body, from: cursor) {
+        while let start = S3XML.find(open, in: body, from: cursor) {
             var index = start + open.count
             guard index < body.count else { break }
             guard body[index] == UInt8(ascii: ">") || body[index] == UInt8(ascii: " ") else {
@@ -151,7 +151,7 @@ enum MultipartXML {
                 continue
             }
             while index < body.count, body[index] != UInt8(ascii: ">") { index += 1 }
-            guard index < body.count, let end = find(close, in: body, from: index + 1) else {
+            guard index < body.count, let end = S3XML.find(close, in: body, from: index + 1) else {
                 throw .malformedResponse("an unterminated <\(name)> element")
             }
             guard found.count < limit else { throw .malformedResponse("more than \(limit) <\(name)> elements") }
@@ -159,19 +159,6 @@ enum MultipartXML {
             cursor = end + close.count
         }
         return found
-    }
-
-    /// The first index of `needle` in `haystack` at or after `from`.
-    private static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
-        var start = from
-        while start <= haystack.count - needle.count {
-            if haystack[start] == needle[0] && haystack[start..<(start + needle.count)].elementsEqual(needle) {
-                return start
-            }
-            start += 1
-        }
-        return nil
     }
 
     /// Epoch seconds of an ISO 8601 UTC timestamp as S3 writes it: `2026-12-01T10:39:39.000Z`

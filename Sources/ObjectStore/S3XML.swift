@@ -104,7 +104,7 @@ public enum S3XML {
     }
 
     /// The first index of `needle` in `haystack` at or after `from`.
-    private static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
         guard !needle.isEmpty, haystack.count >= needle.count, from <= haystack.count - needle.count else { return nil }
         var start = from
         while start <= haystack.count - needle.count {
