@@ -36,6 +36,9 @@ public enum APIError: Error, Sendable, Equatable {
     case intentNotFound
     /// 403 `FORBIDDEN`: the key was issued to another user.
     case issuedToAnotherUser
+    /// 403 `ADMIN_REQUIRED`: an operator route (`POST /admin/explain`) called without an API key that
+    /// has the `admin` scope.
+    case adminRequired
     /// 404 `IMAGE_NOT_UPLOADED`: the URL was issued, but nothing is in storage under it.
     case imageNotUploaded
     /// 422 `IMAGE_TOO_LARGE`: the stored object's size and the limit.
@@ -76,7 +79,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .signingFailed: return 500
         case .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser: return 409
         case .intentNotFound, .imageNotUploaded, .imageNotFound: return 404
-        case .issuedToAnotherUser: return 403
+        case .issuedToAnotherUser, .adminRequired: return 403
         case .storeUnavailable, .intentsBacklogged: return 503
         case .storage(.timeout): return 504
         case .storage(.status): return 502
@@ -100,6 +103,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .recordedByAnotherUser: return "ALREADY_RECORDED"
         case .intentNotFound: return "INTENT_NOT_FOUND"
         case .issuedToAnotherUser: return "FORBIDDEN"
+        case .adminRequired: return "ADMIN_REQUIRED"
         case .imageNotUploaded: return "IMAGE_NOT_UPLOADED"
         case .imageTooLarge: return "IMAGE_TOO_LARGE"
         case .contentTypeNotAllowed: return "CONTENT_TYPE_NOT_ALLOWED"
@@ -131,6 +135,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .contentTypeNotAllowed(let stored, let type, let allowed):
             return APIError.contentTypeRefusal(stored: stored, type: type, allowed: allowed)
         case .imageNotFound: return "no such image"
+        case .adminRequired: return "this route needs an API key with the admin scope"
         case .storeUnavailable: return "the records store is not available"
         case .intentsBacklogged: return "the records store is behind; no URL was issued, retry shortly"
         case .storage(.timeout): return "the object store did not answer in time"

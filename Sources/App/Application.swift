@@ -48,9 +48,14 @@ public final class Application: Sendable {
         let ops = Application.makeOpsService(
             config.s3, store: store, storage: storage, metrics: metricsBox, env: env, log: log)
 
+        // POST /admin/explain, only when switched on (admin API keys only).
+        let explainRoutes =
+            config.explain.enabled
+            ? ExplainService(config: config, signer: { [signer = signers.configured] in signer }, gate: gate, env: env)
+                .routes() : []
         (server, metricsServer) = try Application.makeServers(
-            config, apiRoutes: presign.routes() + images.routes() + OpenAPIService.routes(), opsRoutes: ops.routes(),
-            log: log)
+            config, apiRoutes: presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes,
+            opsRoutes: ops.routes(), log: log)
         metricsBox.set(server.metrics)
         Application.registerMetrics(
             server.metrics, intents: intentWriter, store: store, gate: gate, committer: committer)

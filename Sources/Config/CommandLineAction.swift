@@ -7,6 +7,9 @@ public enum CommandLineAction: Sendable {
     /// GET `/healthz` of the server this configuration describes, on loopback; exit 0 when it answers
     /// 200, else 1 (a container's `HEALTHCHECK`).
     case healthcheck(PresigndConfig)
+    /// Explain why storage refused the URL in the arguments, with this configuration's signer; exit
+    /// 0 when nothing differs, 1 when something does, 2 on usage or configuration problems.
+    case explain(PresigndConfig, ExplainArguments)
     /// Print `ConfigLoader.version` and exit 0.
     case version
     /// Print this text and exit 0.

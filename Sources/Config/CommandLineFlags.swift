@@ -1,8 +1,9 @@
 /// The flags of one command line, parsed but not yet applied to the configuration.
 ///
-/// Accepted: an optional first word `healthcheck`, then `--config PATH`, `--host ADDRESS`,
+/// Accepted: an optional first word `healthcheck` or `explain`, then `--config PATH`, `--host ADDRESS`,
 /// `--port PORT` (each also as `--flag=value`), `--check-config`, `--version`, `--help` / `-h`.
-/// A repeated flag keeps its last value.
+/// A repeated flag keeps its last value. `explain` takes one URL and `--header` (repeatable),
+/// `--method` and `--error-xml`.
 struct CommandLineFlags {
     /// `--config`: the config file to read.
     var configPath: String?
@@ -18,6 +19,8 @@ struct CommandLineFlags {
     var help = false
     /// The first word was `healthcheck`: probe the running server's `/healthz` instead of serving.
     var healthcheck = false
+    /// The first word was `explain`: the URL and what came with it (nil otherwise).
+    var explain: ExplainArguments?
     /// Unknown flags, missing values, stray arguments.
     var problems: [ConfigProblem] = []
 
@@ -28,9 +31,19 @@ struct CommandLineFlags {
             healthcheck = true
             position = 1
         }
+        var explainURL: String?
+        var explainHeaders: [String] = []
+        var explainMethod: String?
+        var explainXML: String?
+        let explaining = arguments.first == "explain"
+        if explaining { position = 1 }
         while position < arguments.count {
             let argument = arguments[position]
             position += 1
+            if explaining && explainURL == nil && !argument.hasPrefix("-") {
+                explainURL = argument
+                continue
+            }
             guard argument.hasPrefix("-"), argument != "-", argument != "--" else {
                 problems.append(ConfigProblem(keyPath: argument, message: "unexpected argument (flags start with --)"))
                 continue
@@ -42,6 +55,21 @@ struct CommandLineFlags {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             switch name {
+            case "--header" where explaining, "--method" where explaining, "--error-xml" where explaining:
+                var value = inlineValue
+                if value == nil, position < arguments.count, !arguments[position].hasPrefix("--") {
+                    value = arguments[position]
+                    position += 1
+                }
+                guard let value else {
+                    problems.append(ConfigProblem(keyPath: name, message: "requires a value"))
+                    continue
+                }
+                switch name {
+                case "--header": explainHeaders.append(value)
+                case "--method": explainMethod = value
+                default: explainXML = value
+                }
             case "--config", "--host", "--port":
                 var value = inlineValue
                 if value == nil, position < arguments.count, !arguments[position].hasPrefix("--") {
@@ -69,6 +97,14 @@ struct CommandLineFlags {
                 }
             default:
                 problems.append(ConfigProblem(keyPath: name, message: "unknown flag (see --help)"))
+            }
+        }
+        if explaining {
+            if let explainURL {
+                explain = ExplainArguments(
+                    url: explainURL, headers: explainHeaders, method: explainMethod, errorXMLPath: explainXML)
+            } else {
+                problems.append(ConfigProblem(keyPath: "explain", message: "requires the URL the client requested"))
             }
         }
     }

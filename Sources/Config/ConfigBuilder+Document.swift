@@ -109,16 +109,25 @@ extension ConfigBuilder {
                 valid = false
                 continue
             }
-            for member in object where member.key != "id" && member.key != "sha256" {
-                report("\(entryPath).\(member.key)", "unknown key (an API key has id, sha256)")
+            for member in object where member.key != "id" && member.key != "sha256" && member.key != "scopes" {
+                report("\(entryPath).\(member.key)", "unknown key (an API key has id, sha256, scopes)")
                 valid = false
+            }
+            var scopes: [String] = []
+            if let member = object["scopes"] {
+                guard let list = member.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
+                    report("\(entryPath).scopes", "must be an array of strings (got \(ConfigText.shown(member)))")
+                    valid = false
+                    continue
+                }
+                scopes = list.compactMap(\.stringValue)
             }
             guard let id = object["id"]?.stringValue, let digest = object["sha256"]?.stringValue else {
                 report(entryPath, "must have the string members id and sha256")
                 valid = false
                 continue
             }
-            entries.append(APIKeyConfig(id: id, sha256: digest))
+            entries.append(APIKeyConfig(id: id, sha256: digest, scopes: scopes))
         }
         return valid ? entries : nil
     }

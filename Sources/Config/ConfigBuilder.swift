@@ -52,10 +52,14 @@ struct ConfigBuilder {
             var entries: [APIKeyConfig] = []
             for (index, entry) in Self.list(text, separators: [",", "\n", "\r\n"]).enumerated() {
                 guard let colon = entry.firstIndex(of: ":") else {
-                    return report(key.path, "entry \(index + 1) must be id:sha256hex (from \(origin))")
+                    return report(key.path, "entry \(index + 1) must be id:sha256hex[:admin] (from \(origin))")
                 }
-                entries.append(
-                    APIKeyConfig(id: String(entry[..<colon]), sha256: String(entry[entry.index(after: colon)...])))
+                // `id:sha256hex` or `id:sha256hex:scope+scope` (a digest holds no colon).
+                let rest = entry[entry.index(after: colon)...]
+                let scopeColon = rest.firstIndex(of: ":")
+                let digest = String(rest[..<(scopeColon ?? rest.endIndex)])
+                let scopes = scopeColon.map { rest[rest.index(after: $0)...].split(separator: "+").map(String.init) } ?? []
+                entries.append(APIKeyConfig(id: String(entry[..<colon]), sha256: digest, scopes: scopes))
             }
             config[keyPath: property] = entries
         }

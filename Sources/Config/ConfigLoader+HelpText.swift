@@ -3,6 +3,7 @@ extension ConfigLoader {
     public static let helpText = """
         Usage: presignd [options]
                presignd healthcheck [options]
+               presignd explain URL [--header 'Name: value']... [--method PUT] [--error-xml FILE] [options]
 
         Issues S3 presigned upload URLs and keeps the records that follow an upload.
 
@@ -17,6 +18,14 @@ extension ConfigLoader {
         presignd healthcheck reads the same configuration, GETs /healthz of that server on
         loopback (server.metricsPort when set, else server.port) and exits 0 when it answers 200,
         1 otherwise: a container HEALTHCHECK that needs no curl.
+
+        presignd explain reads the same configuration and explains why storage refused URL (an
+        issued presigned URL as the client sent it): it recomputes what the server signs for the
+        URL's own parameters and prints the differences as JSON (re-encoded %2F, dropped or added
+        parameters, a changed Content-Type, expiry, clock skew, host or addressing style, credential
+        scope). --header gives a header the client sent (repeatable), --method its method (else
+        PUT is assumed), --error-xml a file with storage's error answer. No key or signature is
+        printed. Exit status: 0 no difference, 1 differences found, 2 usage or configuration.
 
         Configuration layers, each overriding the one before:
           built-in defaults < config file < PRESIGN_<SECTION>_<KEY> variables < flags

@@ -51,6 +51,7 @@ public enum ConfigLoader {
         let problems = builder.problems + validationProblems
         guard problems.isEmpty else { return .failure(ConfigError(problems: problems)) }
         if flags.healthcheck { return .success(.healthcheck(config)) }
+        if let explain = flags.explain { return .success(.explain(config, explain)) }
         return .success(flags.checkConfig ? .checkConfig(config) : .run(config))
     }
 

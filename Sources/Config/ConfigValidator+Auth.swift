@@ -24,6 +24,11 @@ extension ConfigValidator {
         }
         validateJWTSettings()
         validateAPIKeys()
+        if config.explain.enabled && !auth.apiKeys.contains(where: \.isAdmin) {
+            report(
+                "explain.enabled",
+                "needs an API key with the admin scope in auth.apiKeys (the explain route serves admin keys only)")
+        }
         if auth.mode == .jwt { validateKeySources() }
     }
 
@@ -79,6 +84,11 @@ extension ConfigValidator {
                 report("\(path).sha256", "must be the SHA-256 of the key as 64 hexadecimal digits (not the key itself)")
             } else if !digests.insert(digest).inserted {
                 report("\(path).sha256", "is the digest of another API key")
+            }
+            for scope in entry.scopes where !APIKeyConfig.knownScopes.contains(scope) {
+                report(
+                    "\(path).scopes", "each must be one of \(APIKeyConfig.knownScopes.joined(separator: ", "))",
+                    got: ConfigText.quoted(scope))
             }
         }
     }

@@ -38,7 +38,11 @@ extension PresigndConfig: CustomStringConvertible {
                 case .apiKeys(let property):
                     // The digests are shown: they are what the file holds, and the keys cannot be recovered from them.
                     members[key.name] = .array(
-                        self[keyPath: property].map { .object(["id": .string($0.id), "sha256": .string($0.sha256)]) })
+                        self[keyPath: property].map { entry in
+                            var object: JSONObject = ["id": .string(entry.id), "sha256": .string(entry.sha256)]
+                            if !entry.scopes.isEmpty { object["scopes"] = .array(entry.scopes.map(JSONValue.string)) }
+                            return .object(object)
+                        })
                 }
             }
             root[section] = .object(members)

@@ -21,6 +21,8 @@ public struct PresigndConfig: Sendable, Equatable {
     public var types: [UploadTypeConfig]
     /// The database.
     public var records: RecordsConfig
+    /// The signature explainer's route.
+    public var explain: ExplainConfig = ExplainConfig()
 
     /// A configuration from its sections; unvalidated (use `ConfigLoader` for checked values).
     public init(

@@ -78,7 +78,7 @@ public struct SignatureExplainer: Sendable {
     }
 
     /// Epoch seconds of `YYYYMMDDTHHMMSSZ`, or nil.
-    static func parseAmzDate(_ text: String) -> Int64? {
+    public static func parseAmzDate(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z") else { return nil }
         func number(_ range: Range<Int>) -> Int? {

@@ -10,7 +10,8 @@ import System
 #endif
 
 // presignd: parse options and configuration, build the application, serve until SIGTERM/SIGINT,
-// drain, exit 0. Exit 2 on configuration problems, 1 when a part cannot start.
+// drain, exit 0. Exit 2 on configuration problems, 1 when a part cannot start. `presignd explain`
+// exits 0 (no difference), 1 (differences) or 2 (usage, configuration).
 
 let log = LogSink(fd: 2)
 var environment: [String: String] = [:]
@@ -45,6 +46,11 @@ case .healthcheck(let c):
     let outcome = HealthCheck.run(config: c)
     print(outcome.detail)
     exit(outcome.healthy ? 0 : 1)
+case .explain(let c, let arguments):
+    let outcome = ExplainCommand.run(
+        config: c, arguments: arguments, nowSeconds: WallClock.epochMilliseconds() / 1000)
+    print(outcome.output)
+    exit(outcome.status)
 case .run(let c):
     config = c
 }
