@@ -79,7 +79,9 @@ struct ExplainService: Sendable {
             return text
         }
         let method = optionalString("method")
-        if let method, method.isEmpty || !method.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5a || $0 >= 0x61 && $0 <= 0x7a }) {
+        if let method,
+            method.isEmpty || !method.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5a || $0 >= 0x61 && $0 <= 0x7a })
+        {
             errors.add("method", "method must be an HTTP method such as PUT")
         }
         var headers: [(name: String, value: String)]?

@@ -9,7 +9,8 @@ extension SignatureExplanation {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         let findings: [JSONValue] = findings.map { finding in
             .object([
-                "code": .string(finding.code.rawValue), "field": .string(finding.field), "expected": text(finding.expected),
+                "code": .string(finding.code.rawValue), "field": .string(finding.field),
+                "expected": text(finding.expected),
                 "got": text(finding.got), "hint": .string(finding.hint), "severity": .string(finding.severity.rawValue),
             ])
         }

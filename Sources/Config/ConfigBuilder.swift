@@ -58,7 +58,8 @@ struct ConfigBuilder {
                 let rest = entry[entry.index(after: colon)...]
                 let scopeColon = rest.firstIndex(of: ":")
                 let digest = String(rest[..<(scopeColon ?? rest.endIndex)])
-                let scopes = scopeColon.map { rest[rest.index(after: $0)...].split(separator: "+").map(String.init) } ?? []
+                let scopes =
+                    scopeColon.map { rest[rest.index(after: $0)...].split(separator: "+").map(String.init) } ?? []
                 entries.append(APIKeyConfig(id: String(entry[..<colon]), sha256: digest, scopes: scopes))
             }
             config[keyPath: property] = entries
