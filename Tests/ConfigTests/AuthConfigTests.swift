@@ -85,7 +85,7 @@ import Testing
         #expect(
             problems(malformed) == [
                 ConfigProblem(
-                    keyPath: "auth.apiKeys", message: "entry 1 must be id:sha256hex (from PRESIGN_AUTH_API_KEYS)")
+                    keyPath: "auth.apiKeys", message: "entry 1 must be id:sha256hex[:admin] (from PRESIGN_AUTH_API_KEYS)")
             ])
     }
 
@@ -185,7 +185,7 @@ import Testing
         (#"{"auth":{"apiKeys":[{"id":"a"}]}}"#, "auth.apiKeys[0]: must have the string members id and sha256"),
         (
             #"{"auth":{"apiKeys":[{"id":"a","sha256":"00","key":"x"}]}}"#,
-            "auth.apiKeys[0].key: unknown key (an API key has id, sha256)"
+            "auth.apiKeys[0].key: unknown key (an API key has id, sha256, scopes)"
         ),
         (
             #"{"auth":{"apiKeys":[{"id":"a b","sha256":"\#(String(repeating: "0", count: 64))"}]}}"#,
