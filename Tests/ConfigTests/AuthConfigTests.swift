@@ -85,7 +85,8 @@ import Testing
         #expect(
             problems(malformed) == [
                 ConfigProblem(
-                    keyPath: "auth.apiKeys", message: "entry 1 must be id:sha256hex[:admin] (from PRESIGN_AUTH_API_KEYS)")
+                    keyPath: "auth.apiKeys",
+                    message: "entry 1 must be id:sha256hex[:admin] (from PRESIGN_AUTH_API_KEYS)")
             ])
     }
 
