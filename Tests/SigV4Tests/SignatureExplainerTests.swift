@@ -368,6 +368,40 @@ struct SignatureExplainerTests {
         #expect(!text.contains(pngSignature))
     }
 
+    @Test("multipart part URLs and virtual-hosted URLs used as issued: no findings")
+    func otherShapes() throws {
+        let part = try Self.presigner().presignUploadPart(
+            bucket: "uploads", key: "big/file.bin", uploadId: "a/b+c=d", partNumber: 3, expires: 600, now: Self.issuedAt
+        )
+        let partExplanation = Self.explainer().explain(ExplainInput(url: part.url, method: "PUT"), now: Self.issuedAt)
+        #expect(partExplanation.findings.isEmpty, "\(partExplanation.findings)")
+        #expect(partExplanation.signatureMatches)
+        #expect(partExplanation.expected?.parameters.prefix(2) == ["partNumber", "uploadId"])
+        let virtual = Self.presigner(addressing: .virtual, endpoint: "https://s3.example.com")
+        let url = Self.clientB(virtual)
+        #expect(url.hasPrefix("https://uploads.s3.example.com/"))
+        let explanation = Self.explainer(virtual).explain(
+            ExplainInput(url: url, method: "PUT", headers: [("Content-Type", "image/jpeg")]), now: Self.issuedAt)
+        #expect(explanation.findings.isEmpty, "\(explanation.findings)")
+        #expect(explanation.expected?.addressing == "virtual")
+        // Moved to path-style by the client: named, and confirmed.
+        let moved = url.replacingAll("https://uploads.s3.example.com/", with: "https://s3.example.com/uploads/")
+        let movedExplanation = Self.explainer(virtual).explain(
+            ExplainInput(url: moved, method: "PUT", headers: [("Content-Type", "image/jpeg")]), now: Self.issuedAt)
+        #expect(Self.finding(movedExplanation, .addressingStyle)?.severity == .error)
+        #expect(movedExplanation.issuedByThisServer == true)
+    }
+
+    @Test("several faults at once are each confirmed by one reading")
+    func severalFaults() {
+        let broken = Self.clientB().replacingAll("%2F", with: "%252F") + "&x-id=PutObject"
+        let explanation = Self.explainer().explain(
+            ExplainInput(url: broken, method: "PUT", headers: [("Content-Type", "image/png")]), now: Self.issuedAt)
+        let errors = Set(explanation.findings.filter { $0.severity == .error }.map(\.code))
+        #expect(errors == [.doubleEncoded, .parameterAdded, .signedHeaderChanged], "\(explanation.findings)")
+        #expect(explanation.issuedByThisServer == true)
+    }
+
     /// The URL's base and its raw query pairs.
     static func split(_ url: String) -> (String, [String]) {
         let halves = url.split(separator: "?", maxSplits: 1)
