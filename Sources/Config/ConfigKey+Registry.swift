@@ -87,6 +87,8 @@ extension ConfigKey {
             ConfigKey(
                 section: "records", name: "deleteUnconfirmedObjects", kind: .bool(\.records.deleteUnconfirmedObjects)),
             ConfigKey(section: "records", name: "busyTimeoutMs", kind: .int(\.records.busyTimeoutMs)),
+
+            ConfigKey(section: "compat", name: "profiles", kind: .strings(\.compat.profiles)),
         ]
     }
 

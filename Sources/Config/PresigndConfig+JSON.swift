@@ -41,6 +41,7 @@ extension PresigndConfig: CustomStringConvertible {
                         self[keyPath: property].map { .object(["id": .string($0.id), "sha256": .string($0.sha256)]) })
                 }
             }
+            if section == "compat" { members["routes"] = .array(compat.routes.map(\.jsonValue)) }
             root[section] = .object(members)
         }
         return .object(root)

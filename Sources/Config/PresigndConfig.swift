@@ -21,6 +21,8 @@ public struct PresigndConfig: Sendable, Equatable {
     public var types: [UploadTypeConfig]
     /// The database.
     public var records: RecordsConfig
+    /// Compatibility routes (apps' own paths and envelopes); off by default.
+    public var compat = CompatConfig()
 
     /// A configuration from its sections; unvalidated (use `ConfigLoader` for checked values).
     public init(
