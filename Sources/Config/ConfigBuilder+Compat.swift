@@ -9,7 +9,7 @@ extension ConfigBuilder {
                 var found: [ConfigProblem] = []
                 let routes = CompatRouteParser.routes(member.value, path: "compat.routes", problems: &found)
                 problems += found
-                if found.isEmpty { config.compat.routes = routes }
+                config.compat.routes = routes
             } else {
                 applySection("compat", JSONObject([(member.key, member.value)]))
             }

@@ -215,7 +215,7 @@ struct CompatFlowTests {
         #expect(missing.status == 422)
         #expect(try Self.decode(PError.self, missing).code == "4220")
         // Under delete/ but never issued, and issued but not uploaded: 404 "4040".
-        let never = try Self.confirmLikeP(server, user: "42", key: "delete/profile/42/\(UUID())_1.jpeg")
+        let never = try Self.confirmLikeP(server, user: "42", key: "delete/profile/42/\(UUID().uuidString.lowercased())_1.jpeg")
         #expect(never.status == 404)
         #expect(try Self.decode(PError.self, never).code == "4040")
         let issued = try Self.send(server, "GET", "/v1/storage/presigned-url?type=PROFILE&ext=jpeg", user: "42")
