@@ -159,6 +159,7 @@ public final class InMemoryRecordStore: RecordStore {
                 if insert {
                     state.records[target.id] = target
                     state.idByImageKey[target.imageKey] = target.id
+                    state.deletions[target.objectKey] = nil
                 }
                 state.slots[SlotKey(ownerId: target.ownerId, slot: slot)] = target.id
                 let outcome = SlotPlan.outcome(target: target, previous: previous, deletePrevious: deleting)

@@ -31,6 +31,8 @@ extension PostgresRecordStore {
                         guard inserted.rowCount == 1 else {
                             throw RecordsError.unavailable("image key \(target.imageKey) was recorded meanwhile")
                         }
+                        // An object recorded again is no longer one to delete.
+                        _ = try connection.executePrepared(q.finishDeletion, [.text(target.objectKey)])
                     }
                     _ = try connection.executePrepared(
                         q.upsertSlot, [.text(target.ownerId), .text(slot), .text(target.id)])

@@ -53,7 +53,8 @@ public protocol RecordStore: Sendable {
     /// points the slot at it, and, when `deletePrevious` is set, deletes the record the slot pointed at
     /// before and adds that record's object key to the pending object deletions (`nowMs` is when). The
     /// object itself is the caller's to delete from storage, after this returns: a crash in between
-    /// leaves the key in `pendingObjectDeletions`, never a record pointing at a deleted object.
+    /// leaves the key in `pendingObjectDeletions`, never a record pointing at a deleted object. A record
+    /// inserted here takes its object key out of the pending deletions (its object is live again).
     func fillSlot(_ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64) throws(RecordsError)
         -> SlotOutcome
 

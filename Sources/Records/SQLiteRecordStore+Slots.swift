@@ -19,7 +19,11 @@ extension SQLiteRecordStore {
             case .answer(let outcome):
                 return outcome
             case .fill(let target, let insert, let previous, let deleting):
-                if insert { try connection.run(SQLiteQueries.insertRecord, Schema.values(of: target)) }
+                if insert {
+                    try connection.run(SQLiteQueries.insertRecord, Schema.values(of: target))
+                    // An object recorded again is no longer one to delete.
+                    try connection.run(q.finishDeletion, [.text(target.objectKey)])
+                }
                 try connection.run(q.upsertSlot, [.text(target.ownerId), .text(slot), .text(target.id)])
                 let outcome = SlotPlan.outcome(target: target, previous: previous, deletePrevious: deleting)
                 if deleting, let previous {

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Records
 import TestSupport
 import Testing
 
@@ -215,7 +216,8 @@ struct CompatFlowTests {
         #expect(missing.status == 422)
         #expect(try Self.decode(PError.self, missing).code == "4220")
         // Under delete/ but never issued, and issued but not uploaded: 404 "4040".
-        let never = try Self.confirmLikeP(server, user: "42", key: "delete/profile/42/\(UUID().uuidString.lowercased())_1.jpeg")
+        let never = try Self.confirmLikeP(
+            server, user: "42", key: "delete/profile/42/\(UUID().uuidString.lowercased())_1.jpeg")
         #expect(never.status == 404)
         #expect(try Self.decode(PError.self, never).code == "4040")
         let issued = try Self.send(server, "GET", "/v1/storage/presigned-url?type=PROFILE&ext=jpeg", user: "42")
@@ -350,6 +352,44 @@ struct CompatFlowTests {
             Self.send(
                 server, "POST", signedURL, user: "7", body: #"{"contentType":"image/jpeg","imageKey":"\#(theirs)"}"#),
             409)
+    }
+
+    // MARK: - A failed delete after the replacement
+
+    @Test("a replaced object storage will not delete: the record has moved, the key waits in the pending deletions")
+    func failedDeleteLeavesAPendingDeletion() throws {
+        let s3 = try TestEnvironment.s3()
+        let (host, port) = s3.hostPort
+        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        defer { proxy.close() }
+        let dir = TestEnvironment.tempDir()
+        let (server, _) = try Self.start(
+            .sqlite, profiles: "clientB",
+            extra: [
+                "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3",
+                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
+                "PRESIGN_S3_MAX_RETRIES": "0",
+            ])
+        let jpeg = try Self.fixture("jpeg-baseline-64x48.jpg")
+        let first = try Self.uploadLikeB(server, s3, user: "7", bytes: jpeg)
+        #expect(
+            try Self.send(server, "POST", "/api/v1/quests/5/active", user: "7", body: #"{"imageKey":"\#(first)"}"#)
+                .status == 200)
+        let second = try Self.uploadLikeB(server, s3, user: "7", bytes: jpeg)
+        proxy.setRules([.init(.method("DELETE"), .status(503, code: "SlowDown"))])
+        let edited = try Self.send(
+            server, "PATCH", "/api/v1/quests/5/active", user: "7", body: #"{"imageKey":"\#(second)"}"#)
+        #expect(edited.status == 200, "\(edited.text)")
+        #expect(proxy.faultCount >= 1)
+        #expect(server.waitForLine(containing: "replaced object not deleted yet") != nil)
+        server.stop()
+        // The record points at the new object; the old one is an orphan the store still names.
+        #expect(try ClientPFlowTests.get(s3, key: first.lowercased()).0 == 200)
+        let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/presignd.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
+        try store.migrate()
+        #expect(try store.record(imageKey: first.lowercased()) == nil)
+        #expect(try store.slotRecord(ownerId: "7", slot: "quest:5")?.imageKey == second.lowercased())
+        #expect(try store.pendingObjectDeletions(limit: 10) == [first.lowercased()])
     }
 
     // MARK: - Off by default

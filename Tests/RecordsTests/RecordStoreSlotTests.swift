@@ -33,7 +33,12 @@ import Testing
         #expect(try store.record(imageKey: first.imageKey) == nil)
         #expect(try store.slotRecord(ownerId: owner, slot: "profile") == second)
         #expect(try store.pendingObjectDeletions(limit: 10) == [first.objectKey])
-        try store.finishObjectDeletions([first.objectKey])
+        // An object recorded again (its key issued and uploaded anew) is taken out of the queue.
+        var again = Sample.record(owner: owner)
+        again.objectKey = first.objectKey
+        _ = try store.fillSlot(again, slot: "other", deletePrevious: true, nowMs: 4)
+        #expect(try store.pendingObjectDeletions(limit: 10) == [])
+        _ = try store.deleteRecord(id: again.id, ownerId: owner)
         #expect(try store.pendingObjectDeletions(limit: 10) == [])
 
         // Slots are per owner and per name.
@@ -94,6 +99,8 @@ import Testing
         #expect(try store.pendingObjectDeletions(limit: 10) == keys)
         #expect(try store.pendingObjectDeletions(limit: 2) == Array(keys.prefix(2)))
         #expect(throws: RecordsError.self) { try store.pendingObjectDeletions(limit: 0) }
+        try store.finishObjectDeletions([keys[0], "never-queued"])
+        #expect(try store.pendingObjectDeletions(limit: 10) == Array(keys.dropFirst()))
     }
 
     @Test(arguments: StoreKind.kinds)
