@@ -105,9 +105,10 @@ final class CompatService: Sendable {
             }
             let shape = CompatRouteConfig.routeShape(r.config.path)
             if native.contains(where: { $0.method == method && CompatRouteConfig.routeShape($0.template) == shape }) {
-                throw .startup("compat", "route \(r.config.name) (\(r.config.method) \(r.config.path)) is a native route")
+                throw .startup(
+                    "compat", "route \(r.config.name) (\(r.config.method) \(r.config.path)) is a native route")
             }
-            let bodyLimit = method == .GET || method == .DELETE ? 0 : maxJsonBodyBytes
+            let bodyLimit = method == .GET ? 0 : maxJsonBodyBytes
             routes.append(Route(method, r.config.path, maxBodyBytes: bodyLimit, handler: handler(r)))
         }
         return routes
@@ -166,18 +167,20 @@ final class CompatService: Sendable {
         try checkParameters(request)
         var typeName = r.config.type
         var ext: String?
-        let chatroomId = request.parameter("chatroomId")
+        var chatroomId = request.parameter("chatroomId")
         if request.head.method == .GET {
-            var found: [(String, String)] = []
-            guard request.forEachQueryItem({ n, v in found.append((n, v)) }) else { throw .malformedQuery }
-            for (n, v) in found {
-                if let tf = r.config.typeField, n == tf { typeName = v }
-                if n == r.config.extField { ext = v }
+            let (typeField, extField) = (r.config.typeField, r.config.extField)
+            let wellFormed = request.forEachQueryItem { n, v in
+                if n == typeField { typeName = v }
+                if n == extField { ext = v }
+                if n == "chatroomId", chatroomId == nil { chatroomId = v }
             }
+            guard wellFormed else { throw .malformedQuery }
         } else {
             let object = try RequestValidation.jsonObject(request, maxDepth: 16, maxBytes: maxJsonBodyBytes)
             if let tf = r.config.typeField { typeName = object[tf]?.stringValue ?? "" }
             ext = object[r.config.extField]?.stringValue
+            if chatroomId == nil { chatroomId = object["chatroomId"]?.stringValue }
         }
         let (type, lowerExt) = try presign.checkedType(typeName, ext: ext, chatroomId: chatroomId, fields: r.typeFields)
         return try presign.issueNew(

@@ -64,7 +64,7 @@ public struct CompatRouteConfig: Sendable, Equatable {
 
     /// A name for logs and problems (unique among the routes).
     public var name: String
-    /// `GET`, `POST`, `PUT`, `PATCH` or `DELETE`.
+    /// `GET` (issueByType only), `POST`, `PUT` or `PATCH`.
     public var method: String
     /// The path template, `{name}` segments being path parameters.
     public var path: String

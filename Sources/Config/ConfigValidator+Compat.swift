@@ -2,7 +2,7 @@ import JSON
 
 extension ConfigValidator {
     /// The methods a compatibility route may answer.
-    static let compatMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    static let compatMethods = ["GET", "POST", "PUT", "PATCH"]
 
     /// The `compat` section: known profile names, and each active route consistent with the types and
     /// with the other routes (no two on one method and path).
@@ -41,6 +41,9 @@ extension ConfigValidator {
             report(
                 "\(path).method", "must be one of \(Self.compatMethods.joined(separator: ", "))",
                 got: ConfigText.quoted(r.method))
+        }
+        if r.method == "GET" && r.operation != .issueByType {
+            report("\(path).method", "GET serves issueByType only (the other operations read a JSON body)")
         }
         let params = r.pathParameters
         if !r.path.hasPrefix("/") || r.path.contains("?") || r.path.contains("//") || r.path.count > 512 {

@@ -93,6 +93,10 @@ import Testing
                 "compat.routes[0].method"
             ),
             (
+                #"{"name":"a","method":"GET","path":"/x","operation":"confirm","success":{"body":{}}}"#,
+                "compat.routes[0].method"
+            ),
+            (
                 #"{"name":"a","method":"POST","path":"x","operation":"confirm","success":{"body":{}}}"#,
                 "compat.routes[0].path"
             ),
