@@ -134,4 +134,23 @@ import Testing
         #expect(Schema.latestVersion == Schema.migrations.map(\.version).max())
         #expect(Schema.migrations.contains { $0.version == 4 })
     }
+
+    @Test func aVersionMissingBelowTheHighestIsAppliedOnSQLite() throws {
+        let directory = NSTemporaryDirectory() + "records-gap-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/records.db"
+        try SQLiteRecordStore(path: path, readers: 1, busyTimeoutMs: 1000).migrate()
+        // As if version 2 had been merged after version 4 was applied here: 1 and 4 applied, 2 not.
+        let writer = try SQLiteConnection(path: path, create: false, readOnly: false, busyTimeoutMs: 1000)
+        try writer.execute("DROP TABLE intent_batches")
+        try writer.execute("DELETE FROM schema_version WHERE version = 2")
+        let store = try SQLiteRecordStore(path: path, readers: 1, busyTimeoutMs: 1000)
+        try store.migrate()
+        let versions = try writer.query("SELECT version FROM schema_version ORDER BY version", []) { $0.int64(0) }
+        #expect(versions == Schema.migrations.map { Int64($0.version) }.sorted())
+        let tables = try writer.query("SELECT name FROM sqlite_master WHERE name = 'intent_batches'", []) {
+            $0.text(0)
+        }
+        #expect(tables == ["intent_batches"])
+    }
 }
