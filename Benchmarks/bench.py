@@ -49,10 +49,12 @@ def rss_kib(pids):
     return total
 
 
-def run_wrk(url, conns, pids):
+def run_wrk(url, conns, pids, script=None):
+    """wrk against `url`; `script` is a Lua file (requests with bodies, e.g. benchlib.write_post_script)."""
     before = sum(cpu_ticks(p) for p in pids)
+    extra = ["-s", script] if script else []
     out = subprocess.run(
-        ["taskset", "-c", CLIENT_CPU, "wrk", "-t1", f"-c{conns}", f"-d{DURATION}s", "--latency", url],
+        ["taskset", "-c", CLIENT_CPU, "wrk", "-t1", f"-c{conns}", f"-d{DURATION}s", "--latency"] + extra + [url],
         capture_output=True, text=True, timeout=DURATION + 30).stdout
     after = sum(cpu_ticks(p) for p in pids)
     m = re.search(r"(\d+) requests in", out)

@@ -1,4 +1,6 @@
 """Helpers shared by the benchmark scripts (loopback only)."""
+import json
+import os
 import re
 import socket
 import time
@@ -32,3 +34,56 @@ def parse_latency(text, label):
         return None
     v, unit = float(m.group(1)), m.group(2)
     return v / 1000 if unit == "us" else v if unit == "ms" else v * 1000
+
+
+# The compatibility mode's issue route: GET /bench/compat/presigned-url?type=&ext= runs the same
+# operation as the native GET /presigned-url (issueByType), answered through a compiled envelope.
+COMPAT_ISSUE_PATH = "/bench/compat/presigned-url"
+COMPAT_CONFIG = {
+    "compat": {
+        "routes": [
+            {
+                "name": "bench.issue",
+                "method": "GET",
+                "path": COMPAT_ISSUE_PATH,
+                "operation": "issueByType",
+                "typeField": "type",
+                "extField": "ext",
+                "success": {"body": {"success": True, "message": "OK", "data": {"presignedUrl": "{url}", "key": "{key}"}}},
+                "errors": {"default": {"body": {"success": False, "message": "{message}", "data": None}}},
+            }
+        ]
+    }
+}
+
+
+def write_compat_config(directory):
+    """Writes COMPAT_CONFIG to `directory`/compat.json and returns its path."""
+    path = os.path.join(directory, "compat.json")
+    with open(path, "w") as f:
+        json.dump(COMPAT_CONFIG, f)
+    return path
+
+
+def write_post_script(directory, name="post.lua"):
+    """A wrk script that POSTs client B's body with a new random UUID per request (a reused key is a
+    409 once recorded, and would measure the refusal)."""
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write("""
+local hex = "0123456789abcdef"
+local function uuid()
+  local t = {}
+  for i = 1, 36 do
+    if i == 9 or i == 14 or i == 19 or i == 24 then t[i] = "-"
+    else local n = math.random(1, 16); t[i] = hex:sub(n, n) end
+  end
+  return table.concat(t)
+end
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+request = function()
+  return wrk.format(nil, nil, nil, '{"contentType":"image/jpeg","imageKey":"' .. string.upper(uuid()) .. '"}')
+end
+""")
+    return path

@@ -7,6 +7,14 @@ BENCH_SERVER_CPU and wrk to BENCH_CLIENT_CPU, BENCH_SECONDS per run (default 8),
 the index and the intent table grow during the run). Prints each round's pair and ratio, the
 per-thread CPU microseconds per request of presignd (event loop, intent writer), and the median ratio.
 Loopback only; every run is bounded in time; the servers started here are stopped here.
+
+BENCH_MODE=compat (the compatibility routes' figures, issue 11): each round measures nginx, then the
+native GET /presigned-url of a presignd with no compatibility route, then, on a presignd with both
+profiles (clientP, clientB) and benchlib.COMPAT_CONFIG loaded, the native GET again, the compat GET
+route (the same operation through an envelope), the native POST /presigned-url and client B's
+POST /api/v1/quests/images/signed-url (a new random UUID per request). Prints per round the ratios
+to nginx of the native route with the profiles off and on (target: within ±3 % of each other) and the
+compat routes' rate relative to the native ones (target: at least 0.90).
 """
 import json
 import os
@@ -18,8 +26,10 @@ import tempfile
 import time
 
 import bench
+import benchlib
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+MODE = os.environ.get("BENCH_MODE", "native")
 
 
 def thread_ticks(pid):
@@ -46,10 +56,70 @@ def stop(process, sig):
         process.wait()
 
 
+def compat_rounds(tmp, ng_port, ng_pids):
+    """BENCH_MODE=compat: the native route with the profiles off and on, and the compat routes."""
+    config = benchlib.write_compat_config(tmp)
+    post = benchlib.write_post_script(tmp)
+    query = "?type=PROFILE&ext=jpg"
+    rounds = []
+    for r in range(ROUNDS):
+        nginx = bench.run_wrk(f"http://127.0.0.1:{ng_port}/healthz", 64, ng_pids)
+        off_dir = os.path.join(tmp, f"round{r}-off")
+        os.makedirs(off_dir)
+        ps, port, _ = bench.start_presignd(off_dir)
+        try:
+            time.sleep(0.3)
+            native_off = bench.run_wrk(f"http://127.0.0.1:{port}/presigned-url{query}", 64, [ps.pid])
+        finally:
+            stop(ps, signal.SIGTERM)
+        on_dir = os.path.join(tmp, f"round{r}-on")
+        os.makedirs(on_dir)
+        ps, port, _ = bench.start_presignd(
+            on_dir, {"PRESIGN_CONFIG": config, "PRESIGN_COMPAT_PROFILES": "clientP,clientB"})
+        try:
+            time.sleep(0.3)
+            base = f"http://127.0.0.1:{port}"
+            native_on = bench.run_wrk(base + "/presigned-url" + query, 64, [ps.pid])
+            compat_get = bench.run_wrk(base + benchlib.COMPAT_ISSUE_PATH + query, 64, [ps.pid])
+            native_post = bench.run_wrk(base + "/presigned-url", 64, [ps.pid], script=post)
+            compat_post = bench.run_wrk(base + "/api/v1/quests/images/signed-url", 64, [ps.pid], script=post)
+        finally:
+            stop(ps, signal.SIGTERM)
+        row = {
+            "nginx_static_rps": nginx["rps"],
+            "native_get_rps_profiles_off": native_off["rps"], "native_get_rps_profiles_on": native_on["rps"],
+            "ratio_profiles_off": round(native_off["rps"] / nginx["rps"], 3),
+            "ratio_profiles_on": round(native_on["rps"] / nginx["rps"], 3),
+            "compat_get_rps": compat_get["rps"], "compat_get_vs_native": round(compat_get["rps"] / native_on["rps"], 3),
+            "native_post_rps": native_post["rps"], "compat_post_rps": compat_post["rps"],
+            "compat_post_vs_native": round(compat_post["rps"] / native_post["rps"], 3) if native_post["rps"] else None,
+            "non2xx": {"off": native_off["non2xx"], "on": native_on["non2xx"], "compat_get": compat_get["non2xx"],
+                       "native_post": native_post["non2xx"], "compat_post": compat_post["non2xx"]},
+        }
+        rounds.append(row)
+        print(json.dumps(row), flush=True)
+    summary = {
+        "rounds": len(rounds),
+        "median_ratio_profiles_off": statistics.median(r["ratio_profiles_off"] for r in rounds),
+        "median_ratio_profiles_on": statistics.median(r["ratio_profiles_on"] for r in rounds),
+        "median_compat_get_vs_native": statistics.median(r["compat_get_vs_native"] for r in rounds),
+        "median_compat_post_vs_native": statistics.median(
+            r["compat_post_vs_native"] for r in rounds if r["compat_post_vs_native"] is not None),
+    }
+    print(json.dumps(summary))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="presignd-ratio-")
     os.chmod(tmp, 0o755)
     ng, ng_port, ng_pids = bench.start_nginx(tmp)
+    if MODE == "compat":
+        try:
+            compat_rounds(tmp, ng_port, ng_pids)
+        finally:
+            stop(ng, signal.SIGQUIT)
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     rounds = []
     try:
         for r in range(ROUNDS):

@@ -43,6 +43,9 @@ public final class Application: Sendable {
         let images = ImagesService(
             config: config, store: store, committer: committer, ownership: ownership,
             storage: config.s3.verifyUploads ? storage : nil, readSigner: signers.configured, gate: gate, env: env)
+        let compat = CompatService(
+            config: config, presign: presign, images: images, store: store, committer: committer,
+            storage: config.s3.verifyUploads ? storage : nil, gate: gate, env: env, log: log)
         // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
         let metricsBox = MetricsBox()
         let ops = Application.makeOpsService(
@@ -54,7 +57,9 @@ public final class Application: Sendable {
             ? ExplainService(config: config, signer: { [signer = signers.configured] in signer }, gate: gate, env: env)
                 .routes() : []
         (server, metricsServer) = try Application.makeServers(
-            config, apiRoutes: presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes,
+            config,
+            apiRoutes: try compat.routes(
+                besides: presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes),
             opsRoutes: ops.routes(), log: log)
         metricsBox.set(server.metrics)
         Application.registerMetrics(

@@ -108,13 +108,32 @@ final class ImagesService: Sendable {
     /// storage shows the object within the intent's limits and, for a type with a permanent key, after
     /// the object is promoted there.
     func confirm(_ c: Confirmation, caller: Caller) throws -> Response {
+        try confirmUpload(c, caller: caller, existing: { recordResponse($0, status: 200) }) { record in
+            switch try committer.insert(record) {
+            case .inserted(let r): return recordResponse(r, status: 201)
+            case .existing(let r): return try answerExisting(r, caller: caller)
+            }
+        }
+    }
+
+    /// The steps every confirmation shares (`POST /images` and the compatibility routes): the key's
+    /// record or intent, the owner check, `check` of the intent, the storage check and promotion, then
+    /// the new record handed to `keep` (which makes it durable); the caller's existing record of the
+    /// key goes to `existing`. A record of another owner is a 409, an intent of another owner a 403.
+    func confirmUpload<R>(
+        _ c: Confirmation, caller: Caller, check: (UploadIntent) throws -> Void = { _ in },
+        existing: (ImageRecord) throws -> R, keep: (ImageRecord) throws -> R
+    ) throws -> R {
         let intent: UploadIntent
         switch try ownership.holder(of: c.imageKey) {
         case .nobody: throw APIError.intentNotFound
-        case .record(let existing): return try answerExisting(existing, caller: caller)
+        case .record(let r):
+            guard r.ownerId == caller.userId else { throw APIError.recordedByAnotherUser }
+            return try existing(r)
         case .intent(let i): intent = i
         }
         guard intent.ownerId == caller.userId else { throw APIError.issuedToAnotherUser }
+        try check(intent)
         let object: VerifiedObject? = try storage.map { try verifiedObject(intent, in: $0) }
         let record = ImageRecord(
             id: env.newUUID(), ownerId: caller.userId, imageKey: c.imageKey,
@@ -123,14 +142,11 @@ final class ImagesService: Sendable {
                 ?? "application/octet-stream",
             size: object?.info.size ?? 0, etag: object?.info.etag ?? "", metadataJSON: c.metadataJSON,
             createdAtMs: env.nowMillis())
-        switch try committer.insert(record) {
-        case .inserted(let r): return recordResponse(r, status: 201)
-        case .existing(let r): return try answerExisting(r, caller: caller)
-        }
+        return try keep(record)
     }
 
     /// 200 with the record when it is the caller's; 409 otherwise.
-    private func answerExisting(_ r: ImageRecord, caller: Caller) throws(APIError) -> Response {
+    func answerExisting(_ r: ImageRecord, caller: Caller) throws(APIError) -> Response {
         guard r.ownerId == caller.userId else { throw .recordedByAnotherUser }
         return recordResponse(r, status: 200)
     }

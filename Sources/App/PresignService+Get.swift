@@ -1,6 +1,7 @@
 import Config
 import HTTPServer
 import Records
+import SigV4
 
 extension PresignService {
     // MARK: - GET /presigned-url?type=&ext=[&chatroomId=]  (client P)
@@ -19,18 +20,44 @@ extension PresignService {
             }
         }
         guard wellFormed else { throw .malformedQuery }
+        let (type, lowerExt) = try checkedType(typeName, ext: ext, chatroomId: chatroomId)
+        // HEAD answers GET's headers without the URL, so it records no intent.
+        return try issueNew(
+            type, ext: lowerExt, chatroomId: chatroomId, caller: caller, signer: pathStyle,
+            recordsIntent: req.head.method != .HEAD
+        ).response
+    }
+
+    /// Where a request names its type and extension: the query's `type` and `ext`, or a compatibility
+    /// route's members.
+    struct TypeFields: Sendable {
+        /// The member naming the type.
+        var type = "type"
+        /// The member with the extension.
+        var ext = "ext"
+
+        /// The native query's names.
+        static let native = TypeFields()
+    }
+
+    /// The type and lower-case extension of a request, checked (422 with every problem): the type
+    /// exists and has extensions, the extension is one of them, a chatroomId is given when the type
+    /// needs one and is a number.
+    func checkedType(_ typeName: String?, ext: String?, chatroomId: String?, fields: TypeFields = .native)
+        throws(APIError) -> (UploadType, String)
+    {
         var errors = FieldErrors()
         let type = typeName.flatMap { uploadType(named: $0) }
         if typeName == nil || typeName!.isEmpty {
-            errors.add("type", "type is required")
+            errors.add(fields.type, "\(fields.type) is required")
         } else if type == nil || type!.config.extensions.isEmpty {
-            errors.add("type", "unknown type")
+            errors.add(fields.type, "unknown type")
         }
         let lowerExt = ext?.lowercased()
         if lowerExt == nil || lowerExt!.isEmpty {
-            errors.add("ext", "ext is required")
+            errors.add(fields.ext, "\(fields.ext) is required")
         } else if let type, !type.config.extensions.contains(lowerExt!) {
-            errors.add("ext", "ext must be one of " + type.config.extensions.joined(separator: ", "))
+            errors.add(fields.ext, "\(fields.ext) must be one of " + type.config.extensions.joined(separator: ", "))
         }
         if let type, type.config.requiresChatroomId {
             if chatroomId == nil || chatroomId!.isEmpty {
@@ -42,21 +69,28 @@ extension PresignService {
             errors.add("chatroomId", "chatroomId must be a number")
         }
         guard errors.isEmpty, let type, let lowerExt else { throw .validation(errors) }
+        return (type, lowerExt)
+    }
 
+    /// Signs a PUT for a new key of `type` with `signer` (host only) and queues its intent when
+    /// `recordsIntent`; `expires` overrides the type's lifetime.
+    func issueNew(
+        _ type: UploadType, ext lowerExt: String, chatroomId: String?, caller: Caller, signer: Presigner,
+        expires expiresOverride: Int? = nil, recordsIntent: Bool
+    ) throws(APIError) -> Issued {
         let now = env.nowMillis()
         let uuid = env.newUUID()
         let values = KeyTemplate.Values(
             userId: caller.userId, uuid: uuid, epochMillis: now, ext: lowerExt, chatroomId: chatroomId)
         guard let key = type.key.render(values) else { throw PresignService.unrenderableKey }
         let permanent = type.permanentKey?.render(values)
-        let expires = type.config.expiresSeconds
+        let expires = expiresOverride ?? type.config.expiresSeconds
         let presigned = try PresignService.presignPut(
-            pathStyle, bucket: bucket, key: key, expires: expires, signedHeaders: [], nowMillis: now)
+            signer, bucket: bucket, key: key, expires: expires, signedHeaders: [], nowMillis: now)
         let expiresAt = now + Int64(expires) * 1000
         // An intent the writer could not keep would make a URL that can never be confirmed: refuse.
-        // HEAD answers GET's headers without the URL, so it records no intent.
         let kept =
-            req.head.method == .HEAD
+            !recordsIntent
             || intents.enqueue(
                 UploadIntent(
                     ownerId: caller.userId, imageKey: key, objectKey: key, permanentKey: permanent,
@@ -64,7 +98,7 @@ extension PresignService {
                     contentType: nil, allowedContentTypes: type.config.contentTypes, maxBytes: type.config.maxBytes,
                     createdAtMs: now, expiresAtMs: expiresAt))
         guard kept else { throw .intentsBacklogged }
-        return PresignService.issued(presigned, key: key, imageKey: nil, expiresAt: expiresAt)
+        return Issued(presigned: presigned, key: key, imageKey: nil, expiresAt: expiresAt)
     }
 
     /// The 422 of a key template that these values cannot fill.

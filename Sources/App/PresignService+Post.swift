@@ -10,6 +10,12 @@ extension PresignService {
     /// On a worker: refuses a key that is recorded or issued to someone else (the store decides, so
     /// this cannot run on the event loop), else signs.
     func checkKeyAndSign(_ v: BodyRequest, caller: Caller) throws(APIError) -> Response {
+        try issueForKey(v, caller: caller).response
+    }
+
+    /// On a worker: the issue of a client-chosen key (`checkKeyAndSign` and the compatibility routes):
+    /// refused when the key is recorded or issued to someone else, else signed and its intent queued.
+    func issueForKey(_ v: BodyRequest, caller: Caller) throws(APIError) -> Issued {
         let use: ImageKeyOwnership.Use
         do {
             use = try ownership.use(of: v.imageKey, by: caller.userId)
@@ -37,38 +43,66 @@ extension PresignService {
         var contentMD5: String? = nil
         /// The body's SHA-256, base64, signed as `x-amz-checksum-sha256`.
         var checksumSHA256: String? = nil
+        /// The URL lifetime, when not the type's (a compatibility route's `expiresSeconds`).
+        var expiresSeconds: Int? = nil
+    }
+
+    /// Where a body's members are: the native names, or a compatibility route's.
+    struct BodyFields: Sendable {
+        /// The member with the content type.
+        var contentType = "contentType"
+        /// The member with the image key.
+        var imageKey = "imageKey"
+        /// The member naming the type; nil: the type is `fixedType`.
+        var type: String? = "type"
+        /// The type when no member names one (nil: `presign.defaultPostType`).
+        var fixedType: String? = nil
+        /// Whether `size`, `contentMD5` and `checksumSHA256` are read (the native API's extras).
+        var extras = true
+
+        /// The native API's names.
+        static let native = BodyFields()
     }
 
     /// Checks a client B body on the event loop: its type, content type, image key, size and digests.
     func validateBody(_ req: Request) throws(APIError) -> BodyRequest {
-        let object = try RequestValidation.jsonObject(req, maxDepth: 16, maxBytes: maxJsonBodyBytes)
+        try validateBody(RequestValidation.jsonObject(req, maxDepth: 16, maxBytes: maxJsonBodyBytes), fields: .native)
+    }
+
+    /// Checks a parsed body whose members are named by `fields`.
+    func validateBody(_ object: JSONObject, fields: BodyFields) throws(APIError) -> BodyRequest {
         var errors = FieldErrors()
-        var typeName = defaultPostType
-        if let t = object["type"] {
-            if let s = t.stringValue { typeName = s } else { errors.add("type", "type must be a string") }
+        var typeName = fields.fixedType ?? defaultPostType
+        if let typeField = fields.type, let t = object[typeField] {
+            if let s = t.stringValue { typeName = s } else { errors.add(typeField, "\(typeField) must be a string") }
         }
         let type = uploadType(named: typeName)
-        if type == nil { errors.add("type", "unknown type") }
+        if type == nil { errors.add(fields.type ?? "type", "unknown type") }
 
         var contentType: String?
-        switch object["contentType"] {
-        case nil: errors.add("contentType", "contentType is required")
+        let ctField = fields.contentType
+        switch object[ctField] {
+        case nil: errors.add(ctField, "\(ctField) is required")
         case .some(let v):
             if let s = v.stringValue {
                 let lower = s.lowercased()
                 if let type, !type.config.contentTypes.contains(lower) {
                     errors.add(
-                        "contentType", "contentType must be one of " + type.config.contentTypes.joined(separator: ", "))
+                        ctField, "\(ctField) must be one of " + type.config.contentTypes.joined(separator: ", "))
                 } else {
                     contentType = lower
                 }
             } else {
-                errors.add("contentType", "contentType must be a string")
+                errors.add(ctField, "\(ctField) must be a string")
             }
         }
         let imageKey = RequestValidation.requiredString(
-            object, "imageKey", invalid: "imageKey must be a UUID", errors: &errors,
+            object, fields.imageKey, invalid: "\(fields.imageKey) must be a UUID", errors: &errors,
             canonical: RequestValidation.canonicalUUID)
+        guard fields.extras else {
+            guard errors.isEmpty, let type, let contentType, let imageKey else { throw .validation(errors) }
+            return BodyRequest(type: type, contentType: contentType, imageKey: imageKey, size: nil)
+        }
         var size: Int64?
         if let v = object["size"], !v.isNull {
             if let n = v.int64Value, n >= 1 {
@@ -105,7 +139,7 @@ extension PresignService {
     }
 
     /// Signs a validated client B request and records its intent.
-    func sign(_ v: BodyRequest, caller: Caller) throws(APIError) -> Response {
+    func sign(_ v: BodyRequest, caller: Caller) throws(APIError) -> Issued {
         let (type, contentType, imageKey, size) = (v.type, v.contentType, v.imageKey, v.size)
         let now = env.nowMillis()
         let values = KeyTemplate.Values(
@@ -118,7 +152,7 @@ extension PresignService {
         if let md5 = v.contentMD5 { signed.append(("content-md5", md5)) }
         if let sha256 = v.checksumSHA256 { signed.append(("x-amz-checksum-sha256", sha256)) }
         if signIfNoneMatch { signed.append(("if-none-match", "*")) }
-        let expires = type.config.expiresSeconds
+        let expires = v.expiresSeconds ?? type.config.expiresSeconds
         let presigned = try PresignService.presignPut(
             configured, bucket: bucket, key: key, expires: expires, signedHeaders: signed, nowMillis: now)
         let expiresAt = now + Int64(expires) * 1000
@@ -129,7 +163,7 @@ extension PresignService {
                 type: type.config.name, contentType: contentType, allowedContentTypes: [contentType],
                 maxBytes: size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: expiresAt))
         guard kept else { throw .intentsBacklogged }
-        return PresignService.issued(presigned, key: key, imageKey: imageKey, expiresAt: expiresAt)
+        return Issued(presigned: presigned, key: key, imageKey: imageKey, expiresAt: expiresAt)
     }
 
     /// The file extension used in keys for a content type.

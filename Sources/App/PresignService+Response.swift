@@ -3,6 +3,21 @@ import JSON
 import SigV4
 
 extension PresignService {
+    /// An issued URL: what both issue routes and the compatibility routes answer with.
+    struct Issued: Sendable {
+        /// The signed URL and the headers to send.
+        let presigned: PresignedURL
+        /// The object key.
+        let key: String
+        /// The client's image key (nil for a key the server made).
+        let imageKey: String?
+        /// When the URL expires, in milliseconds since the epoch.
+        let expiresAt: Int64
+
+        /// The native 200 answer.
+        var response: Response { PresignService.issued(presigned, key: key, imageKey: imageKey, expiresAt: expiresAt) }
+    }
+
     /// The 200 answer of both issue routes: client P reads `presignedUrl`, client B `signedUrl` (present
     /// when `imageKey` is given); both get the key, the method, the headers to send and the expiry.
     ///

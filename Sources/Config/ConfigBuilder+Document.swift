@@ -26,6 +26,8 @@ extension ConfigBuilder {
             }
             if section.key == "types" {
                 applyTypes(members)
+            } else if section.key == "compat" {
+                applyCompat(members)
             } else {
                 applySection(section.key, members)
             }

@@ -89,6 +89,7 @@ extension ConfigKey {
             ConfigKey(section: "records", name: "busyTimeoutMs", kind: .int(\.records.busyTimeoutMs)),
 
             ConfigKey(section: "explain", name: "enabled", kind: .bool(\.explain.enabled)),
+            ConfigKey(section: "compat", name: "profiles", kind: .strings(\.compat.profiles)),
         ]
     }
 

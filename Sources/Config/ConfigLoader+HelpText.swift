@@ -36,6 +36,9 @@ extension ConfigLoader {
           (else AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN),
           PRESIGN_AUTH_HS256_SECRET, PRESIGN_RECORDS_URL.
 
+        Apps' own routes (off by default): PRESIGN_COMPAT_PROFILES=clientP,clientB, or
+          compat.routes in the config file (docs/operations.md, "Compatibility routes").
+
         Exit status: 0 success, 2 configuration problems (all of them are printed),
           1 a part cannot start (records store, listener, TLS certificate, keys);
           healthcheck: 0 healthy, 1 not (never 2).

@@ -45,6 +45,7 @@ extension PresigndConfig: CustomStringConvertible {
                         })
                 }
             }
+            if section == "compat" { members["routes"] = .array(compat.routes.map(\.jsonValue)) }
             root[section] = .object(members)
         }
         return .object(root)

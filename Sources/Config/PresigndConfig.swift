@@ -23,6 +23,8 @@ public struct PresigndConfig: Sendable, Equatable {
     public var records: RecordsConfig
     /// The signature explainer's route.
     public var explain: ExplainConfig = ExplainConfig()
+    /// Compatibility routes (apps' own paths and envelopes); off by default.
+    public var compat = CompatConfig()
 
     /// A configuration from its sections; unvalidated (use `ConfigLoader` for checked values).
     public init(

@@ -13,6 +13,16 @@ public final class InMemoryRecordStore: RecordStore {
         var records: [String: ImageRecord] = [:]
         /// Record ids by image key.
         var idByImageKey: [String: String] = [:]
+        /// Record ids by owner and slot.
+        var slots: [SlotKey: String] = [:]
+        /// Pending object deletions with the time they were queued.
+        var deletions: [String: Int64] = [:]
+    }
+
+    /// An owner's slot.
+    private struct SlotKey: Hashable {
+        let ownerId: String
+        let slot: String
     }
 
     /// The data.
@@ -129,6 +139,62 @@ public final class InMemoryRecordStore: RecordStore {
     public func deleteIntents(imageKeys: [String]) throws(RecordsError) {
         state.withLock { state in
             for key in imageKeys { state.intents[key] = nil }
+        }
+        commits.add(1, ordering: .relaxed)
+    }
+
+    /// `RecordStore.fillSlot` under the store's one lock.
+    public func fillSlot(_ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64) throws(RecordsError)
+        -> SlotOutcome
+    {
+        let outcome = state.withLock { state -> SlotOutcome in
+            let stored = state.idByImageKey[record.imageKey].flatMap { state.records[$0] }
+            let current = state.slots[SlotKey(ownerId: record.ownerId, slot: slot)].flatMap { state.records[$0] }
+            let storedSlot = stored.flatMap { s in state.slots.first { $0.value == s.id }?.key.slot }
+            let found = SlotPlan.Found(stored: stored, current: current, storedSlot: storedSlot)
+            switch SlotPlan.step(for: record, slot: slot, found: found, deletePrevious: deletePrevious) {
+            case .answer(let outcome):
+                return outcome
+            case .fill(let target, let insert, let previous, let deleting):
+                if insert {
+                    state.records[target.id] = target
+                    state.idByImageKey[target.imageKey] = target.id
+                    state.deletions[target.objectKey] = nil
+                }
+                state.slots[SlotKey(ownerId: target.ownerId, slot: slot)] = target.id
+                let outcome = SlotPlan.outcome(target: target, previous: previous, deletePrevious: deleting)
+                if deleting, let previous {
+                    state.records[previous.id] = nil
+                    state.idByImageKey[previous.imageKey] = nil
+                    if case .filled(_, _, let key?) = outcome, state.deletions[key] == nil {
+                        state.deletions[key] = nowMs
+                    }
+                }
+                return outcome
+            }
+        }
+        commits.add(1, ordering: .relaxed)
+        return outcome
+    }
+
+    /// The record the owner's slot points at.
+    public func slotRecord(ownerId: String, slot: String) throws(RecordsError) -> ImageRecord? {
+        state.withLock { state in
+            state.slots[SlotKey(ownerId: ownerId, slot: slot)].flatMap { state.records[$0] }
+        }
+    }
+
+    /// The oldest pending object deletions.
+    public func pendingObjectDeletions(limit: Int) throws(RecordsError) -> [String] {
+        try RecordStoreLimits.checkBatchLimit(limit)
+        let all = state.withLock { $0.deletions }
+        return Array(all.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.prefix(limit).map(\.key))
+    }
+
+    /// Removes finished deletions.
+    public func finishObjectDeletions(_ objectKeys: [String]) throws(RecordsError) {
+        state.withLock { state in
+            for key in objectKeys { state.deletions[key] = nil }
         }
         commits.add(1, ordering: .relaxed)
     }

@@ -14,7 +14,7 @@ public final class PostgresRecordStore: RecordStore {
     /// The connections.
     private let pool: ConnectionPool<PostgresConnection>
     /// Write transactions committed.
-    private let commits = Atomic<Int>(0)
+    let commits = Atomic<Int>(0)
 
     /// A store for `url` (`postgres://` or `postgresql://`) with at most `poolSize` connections; no
     /// connection is opened until the first call.
@@ -49,7 +49,10 @@ public final class PostgresRecordStore: RecordStore {
                     throw .unavailable(
                         "schema version \(version) is newer than this build knows (\(Schema.latestVersion))")
                 }
-                for migration in Schema.migrations where migration.version > version {
+                let rows = try connection.execute("SELECT version FROM schema_version")
+                var applied = Set<Int>()
+                for row in 0..<rows.rowCount { applied.insert(Int(try rows.int64(row, 0))) }
+                for migration in Schema.missingMigrations(applied: applied) {
                     for statement in migration.postgres { try connection.execute(statement) }
                     try connection.execute(
                         "INSERT INTO schema_version (version) VALUES ($1)", [.int(Int64(migration.version))])
@@ -234,7 +237,7 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     /// Runs `body` on a pooled connection; once more on a fresh one if the connection broke.
-    private func run<R>(_ body: (PostgresConnection) throws(RecordsError) -> R) throws(RecordsError) -> R {
+    func run<R>(_ body: (PostgresConnection) throws(RecordsError) -> R) throws(RecordsError) -> R {
         var attempt = 0
         while true {
             var broken = false
@@ -274,7 +277,7 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     /// A record from row `row` in `Schema.recordColumns` order.
-    private static func record(_ result: PostgresResult, _ row: Int) throws(RecordsError) -> ImageRecord {
+    static func record(_ result: PostgresResult, _ row: Int) throws(RecordsError) -> ImageRecord {
         ImageRecord(
             id: result.text(row, 0), ownerId: result.text(row, 1), imageKey: result.text(row, 2),
             objectKey: result.text(row, 3), type: result.text(row, 4), contentType: result.text(row, 5),

@@ -48,6 +48,25 @@ public protocol RecordStore: Sendable {
     /// Deletes the intents with these keys (absent keys are ignored), in one transaction.
     func deleteIntents(imageKeys: [String]) throws(RecordsError)
 
+    /// Makes `record` the current record of the owner's `slot`, in ONE durable transaction: inserts it
+    /// unless its image key is already recorded (an existing record of the same owner is used as it is),
+    /// points the slot at it, and, when `deletePrevious` is set, deletes the record the slot pointed at
+    /// before and adds that record's object key to the pending object deletions (`nowMs` is when). The
+    /// object itself is the caller's to delete from storage, after this returns: a crash in between
+    /// leaves the key in `pendingObjectDeletions`, never a record pointing at a deleted object. A record
+    /// inserted here takes its object key out of the pending deletions (its object is live again).
+    func fillSlot(_ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64) throws(RecordsError)
+        -> SlotOutcome
+
+    /// The record the owner's `slot` points at, or nil (also when its record was deleted since).
+    func slotRecord(ownerId: String, slot: String) throws(RecordsError) -> ImageRecord?
+
+    /// Up to `limit` object keys queued by `fillSlot` whose objects may still be in storage, oldest first.
+    func pendingObjectDeletions(limit: Int) throws(RecordsError) -> [String]
+
+    /// Removes these keys from the pending object deletions (their objects are gone from storage).
+    func finishObjectDeletions(_ objectKeys: [String]) throws(RecordsError)
+
     /// How many write transactions this store object has committed (intents, records, deletes): lets
     /// tests and benchmarks see that group commit really groups.
     var committedTransactions: Int { get }

@@ -91,7 +91,9 @@ public final class SQLiteRecordStore: RecordStore {
             guard current <= Schema.latestVersion else {
                 throw .unavailable("schema version \(current) is newer than this build knows (\(Schema.latestVersion))")
             }
-            for migration in Schema.migrations where migration.version > current {
+            let applied = Set(
+                try connection.query("SELECT version FROM schema_version", []) { Int($0.int64(0)) })
+            for migration in Schema.missingMigrations(applied: applied) {
                 for statement in migration.sqlite { try connection.execute(statement) }
                 try connection.run("INSERT INTO schema_version (version) VALUES (?1)", [.int(Int64(migration.version))])
             }
@@ -280,7 +282,7 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// Runs `body` in a write transaction on the writer connection and counts the commit.
-    private func write<R>(durable: Bool = true, _ body: (SQLiteConnection) throws(RecordsError) -> R)
+    func write<R>(durable: Bool = true, _ body: (SQLiteConnection) throws(RecordsError) -> R)
         throws(RecordsError) -> R
     {
         try writer.withConnection { (connection) throws(RecordsError) -> R in
@@ -303,7 +305,7 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// Runs `body` on a read-only connection.
-    private func read<R>(_ body: (SQLiteConnection) throws(RecordsError) -> R) throws(RecordsError) -> R {
+    func read<R>(_ body: (SQLiteConnection) throws(RecordsError) -> R) throws(RecordsError) -> R {
         try readers.withConnection(body)
     }
 
@@ -322,7 +324,7 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// A record from a row in `Schema.recordColumns` order.
-    private static func record(from row: SQLiteStatement) -> ImageRecord {
+    static func record(from row: SQLiteStatement) -> ImageRecord {
         ImageRecord(
             id: row.text(0), ownerId: row.text(1), imageKey: row.text(2), objectKey: row.text(3), type: row.text(4),
             contentType: row.text(5), size: row.int64(6), etag: row.text(7), metadataJSON: row.text(8),

@@ -126,10 +126,59 @@ enum Schema {
             ],
             postgres: []
         ),
+        // Version 3 belongs to the content check's record columns (another branch); the versions applied
+        // are looked up one by one (`missingMigrations`), so a store that has 1, 2 and 4 still gets 3.
+        Migration(
+            version: 4,
+            sqlite: [
+                // The owner's current record of each slot ("profile", "quest:12"): what a compatibility
+                // route replaces. A slot whose record was deleted since is read as empty.
+                """
+                CREATE TABLE record_slots (
+                    owner_id TEXT NOT NULL,
+                    slot TEXT NOT NULL,
+                    record_id TEXT NOT NULL,
+                    PRIMARY KEY (owner_id, slot)
+                )
+                """,
+                "CREATE INDEX record_slots_record ON record_slots (record_id)",
+                // Objects of replaced records, queued in the transaction that replaced them and removed
+                // once storage has deleted them: after a crash in between, what is left to delete.
+                """
+                CREATE TABLE object_deletions (
+                    object_key TEXT NOT NULL PRIMARY KEY,
+                    requested_at_ms INTEGER NOT NULL
+                )
+                """,
+            ],
+            postgres: [
+                """
+                CREATE TABLE record_slots (
+                    owner_id TEXT NOT NULL,
+                    slot TEXT NOT NULL,
+                    record_id TEXT NOT NULL,
+                    PRIMARY KEY (owner_id, slot)
+                )
+                """,
+                "CREATE INDEX record_slots_record ON record_slots (record_id)",
+                """
+                CREATE TABLE object_deletions (
+                    object_key TEXT NOT NULL PRIMARY KEY,
+                    requested_at_ms BIGINT NOT NULL
+                )
+                """,
+            ]
+        ),
     ]
 
+    /// The migrations whose versions are not in `applied`, oldest first: every version is looked up, not
+    /// only those above the highest applied one, so versions merged out of order are still applied.
+    static func missingMigrations(applied: Set<Int>) -> [Migration] {
+        migrations.filter { !applied.contains($0.version) }
+    }
+
     /// The newest version this build knows.
-    static var latestVersion: Int { migrations.last?.version ?? 0 }
+    static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
 
     /// The columns of `intents`, in the order the row readers expect.
     static let intentColumns =

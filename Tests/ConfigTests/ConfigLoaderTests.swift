@@ -181,7 +181,7 @@ import Testing
                 ConfigProblem(
                     keyPath: "logs",
                     message:
-                        "unknown key (sections are server, tls, log, auth, limits, s3, presign, types, records, explain)"
+                        "unknown key (sections are server, tls, log, auth, limits, s3, presign, types, records, explain, compat)"
                 ),
                 ConfigProblem(keyPath: "log.accessLog", message: #"must be true or false (got "yes")"#),
                 ConfigProblem(

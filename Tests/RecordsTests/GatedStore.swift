@@ -116,5 +116,23 @@ final class GatedStore: RecordStore, @unchecked Sendable {
     /// Forwards to `inner`.
     func deleteIntents(imageKeys: [String]) throws(RecordsError) { try inner.deleteIntents(imageKeys: imageKeys) }
     /// Forwards to `inner`.
+    func fillSlot(_ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64) throws(RecordsError)
+        -> SlotOutcome
+    {
+        try inner.fillSlot(record, slot: slot, deletePrevious: deletePrevious, nowMs: nowMs)
+    }
+    /// Forwards to `inner`.
+    func slotRecord(ownerId: String, slot: String) throws(RecordsError) -> ImageRecord? {
+        try inner.slotRecord(ownerId: ownerId, slot: slot)
+    }
+    /// Forwards to `inner`.
+    func pendingObjectDeletions(limit: Int) throws(RecordsError) -> [String] {
+        try inner.pendingObjectDeletions(limit: limit)
+    }
+    /// Forwards to `inner`.
+    func finishObjectDeletions(_ objectKeys: [String]) throws(RecordsError) {
+        try inner.finishObjectDeletions(objectKeys)
+    }
+    /// Forwards to `inner`.
     var committedTransactions: Int { inner.committedTransactions }
 }

@@ -26,7 +26,11 @@ import Testing
         let tables = try probe.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", []) {
             $0.text(0)
         }
-        #expect(tables == ["intent_batches", "intents", "records", "schema_version", "sqlite_sequence"])
+        #expect(
+            tables == [
+                "intent_batches", "intents", "object_deletions", "record_slots", "records", "schema_version",
+                "sqlite_sequence",
+            ])
         let indexes = try probe.query(
             "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name", []
         ) {
@@ -34,7 +38,8 @@ import Testing
         }
         #expect(
             indexes == [
-                "intents_expires_at", "intents_key_hash", "records_image_key", "records_owner_created",
+                "intents_expires_at", "intents_key_hash", "record_slots_record", "records_image_key",
+                "records_owner_created",
             ])
     }
 
@@ -46,9 +51,9 @@ import Testing
         try store.migrate()
         try store.migrate()
         try SQLiteRecordStore(path: path, readers: 1, busyTimeoutMs: 1000).migrate()
-        #expect(try store.schemaVersion() == 2)
+        #expect(try store.schemaVersion() == Schema.latestVersion)
         let probe = try SQLiteConnection(path: path, create: false, readOnly: true, busyTimeoutMs: 1000)
-        #expect(try probe.scalarText("SELECT COUNT(*) FROM schema_version") == "2")
+        #expect(try probe.scalarText("SELECT COUNT(*) FROM schema_version") == "\(Schema.migrations.count)")
     }
 
     @Test func dataSurvivesReopeningAndTheFileIsSound() throws {

@@ -1,0 +1,72 @@
+import Config
+import JSON
+import Records
+import Testing
+
+@testable import App
+
+/// The compiled answer templates: literal runs, values escaped, raw objects and numbers, inline text.
+@Suite struct EnvelopeTests {
+    static func envelope(_ template: String) throws -> Envelope {
+        Envelope(try JSONValue(parsing: Array(template.utf8)))
+    }
+
+    @Test func valuesTakeTheirPlacesEscaped() throws {
+        let e = try Self.envelope(#"{"success":true,"message":"OK","data":{"signedUrl":"{url}","n":[1,null,2.5]}}"#)
+        var v = Envelope.Values()
+        v.url = "https://h/b/k?X-Amz-Credential=a%2Fb&q=\"x\""
+        let out = String(decoding: e.render(v), as: UTF8.self)
+        #expect(
+            out
+                == #"{"success":true,"message":"OK","data":{"signedUrl":"https://h/b/k?X-Amz-Credential=a%2Fb&q=\"x\"","n":[1,null,2.5]}}"#
+        )
+        #expect(try JSONValue(parsing: Array(out.utf8))["data"]?["signedUrl"]?.stringValue == v.url)
+    }
+
+    @Test func rawFieldsAndMissingValues() throws {
+        let e = try Self.envelope(
+            #"{"size":"{size}","fields":"{fieldErrors}","headers":"{headers}","meta":"{metadata}","id":"{id}","s":"{status}"}"#
+        )
+        var v = Envelope.Values()
+        v.size = 1234
+        v.fieldErrors = ["imageKey": "imageKey must be a \"UUID\""]
+        v.headers = [("Content-Type", "image/jpeg")]
+        v.metadataJSON = #"{"questId":"12"}"#
+        let json = try JSONValue(parsing: e.render(v))
+        #expect(json["size"]?.intValue == 1234)
+        #expect(json["fields"]?["imageKey"]?.stringValue == "imageKey must be a \"UUID\"")
+        #expect(json["headers"]?["Content-Type"]?.stringValue == "image/jpeg")
+        #expect(json["meta"]?["questId"]?.stringValue == "12")
+        #expect(json["id"]?.isNull == true)
+        #expect(json["s"]?.isNull == true)
+    }
+
+    @Test func placeholdersInsideTextAndParameters() throws {
+        let e = try Self.envelope(#"{"m":"quest {param.questId}: {message} ({status})","k":"{param.none}"}"#)
+        var v = Envelope.Values()
+        v.message = "line\nbreak \"q\""
+        v.status = 404
+        v.parameters = [("questId", "1/2")]
+        let json = try JSONValue(parsing: e.render(v))
+        #expect(json["m"]?.stringValue == "quest 1/2: line\nbreak \"q\" (404)")
+        #expect(json["k"]?.isNull == true)
+    }
+
+    @Test func literalTemplateBytesAreCompiledOnce() throws {
+        let e = try Self.envelope(#"{"a":"x","b":{"c":[true,false]}}"#)
+        #expect(e.parts.count == 1)
+        #expect(String(decoding: e.render(.init()), as: UTF8.self) == #"{"a":"x","b":{"c":[true,false]}}"#)
+    }
+
+    @Test func everyAPIErrorCodeMayBeNamedInARoute() {
+        let errors: [APIError] = [
+            .malformedQuery, .malformedJSON("x"), .unsupportedMediaType, .validation([:]), .invalidUser(header: "h"),
+            .rateLimited(retryAfterSeconds: 1), .signingFailed, .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser,
+            .intentNotFound, .issuedToAnotherUser, .imageNotUploaded, .imageTooLarge(size: 1, limit: 0),
+            .contentTypeNotAllowed(stored: nil, type: "T", allowed: []), .imageNotFound, .storeUnavailable,
+            .intentsBacklogged, .storage(.timeout("t")), .storage(.status(500, code: nil)),
+        ]
+        for e in errors { #expect(CompatRouteConfig.errorCodes.contains(e.code), "\(e.code)") }
+        #expect(CompatRouteConfig.errorCodes.contains("UNAUTHORIZED"))
+    }
+}
