@@ -46,9 +46,9 @@ import Testing
         try store.migrate()
         try store.migrate()
         try SQLiteRecordStore(path: path, readers: 1, busyTimeoutMs: 1000).migrate()
-        #expect(try store.schemaVersion() == 2)
+        #expect(try store.schemaVersion() == Schema.latestVersion)
         let probe = try SQLiteConnection(path: path, create: false, readOnly: true, busyTimeoutMs: 1000)
-        #expect(try probe.scalarText("SELECT COUNT(*) FROM schema_version") == "2")
+        #expect(try probe.scalarText("SELECT COUNT(*) FROM schema_version") == "\(Schema.latestVersion)")
     }
 
     @Test func dataSurvivesReopeningAndTheFileIsSound() throws {
