@@ -78,7 +78,7 @@ let package = Package(
             name: "AppTests",
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
-                "System", "ObjectStoreTestSupport", "TestSupport",
+                "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -20,7 +20,8 @@ public enum ContentMismatch: Sendable, Equatable {
         switch self {
         case .notImage(let refusal): return refusal.message
         case .formatNotAllowed(let detected, let type, let allowed):
-            return "the object is a \(detected.rawValue.uppercased()) image (\(detected.mimeType)); type \(type) allows "
+            return
+                "the object is a \(detected.rawValue.uppercased()) image (\(detected.mimeType)); type \(type) allows "
                 + allowed.joined(separator: ", ")
         }
     }

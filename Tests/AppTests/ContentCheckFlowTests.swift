@@ -104,7 +104,8 @@ struct ContentCheckFlowTests {
         }
     }
 
-    @Test("every format, labelled image/jpeg, is recorded with its own type and pixel size", arguments: Backend.allCases)
+    @Test(
+        "every format, labelled image/jpeg, is recorded with its own type and pixel size", arguments: Backend.allCases)
     func everyFormat(backend: Backend) throws {
         let (server, s3) = try Self.start(backend)
         defer { server.stop() }
@@ -161,7 +162,8 @@ struct ContentCheckFlowTests {
         #expect(body["code"]?.stringValue == "CONTENT_MISMATCH")
         #expect(
             body["message"]?.stringValue
-                == "the object is a GIF image (image/gif); type IMAGE allows image/jpeg, image/png, image/heic, image/webp")
+                == "the object is a GIF image (image/gif); type IMAGE allows image/jpeg, image/png, image/heic, image/webp"
+        )
         #expect(try Self.object(s3, gif).status == 404)
     }
 

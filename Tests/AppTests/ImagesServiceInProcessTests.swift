@@ -2,6 +2,7 @@ import Config
 import Crypto
 import HTTP1
 import HTTPServer
+import ImageProbe
 import ObjectStore
 import Records
 import SigV4
@@ -259,6 +260,91 @@ struct ImagesServiceInProcessTests {
         #expect(try h.store.record(imageKey: Self.imageKey)?.objectKey == "p/u1/origin/a.jpg")
     }
 
+    @Test("a PNG labelled image/jpeg is recorded as image/png and promoted by a copy that stores image/png")
+    func lieIsRecordedAndPromotedAsTheTruth() throws {
+        let h = try Harness()
+        h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
+        h.storage.put("delete/p/u1/a.jpg", bytes: Self.image(.png), contentType: "image/jpeg")
+        let r = h.confirm()
+        #expect(r.status == 201)
+        #expect(Self.text(r).contains(#""contentType":"image/png","detectedType":"image/png","width":4,"height":3"#))
+        #expect(
+            h.storage.calls == [
+                Self.read("delete/p/u1/a.jpg"), "COPY delete/p/u1/a.jpg p/u1/origin/a.jpg image/png",
+                "DELETE delete/p/u1/a.jpg",
+            ])
+        #expect(h.storage.contentType(of: "p/u1/origin/a.jpg") == "image/png")
+        let record = try #require(try h.store.record(imageKey: Self.imageKey))
+        #expect(record.contentType == "image/png" && record.detectedType == "image/png")
+        #expect(record.width == 4 && record.height == 3)
+    }
+
+    @Test("a promotion that stored the detected type is finished from the permanent key, whatever the intent listed")
+    func resumesAPromotionThatRelabelled() throws {
+        let h = try Harness()
+        h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg", contentTypes: ["image/jpeg"])
+        h.storage.put("p/u1/origin/a.jpg", bytes: Self.image(.png), contentType: "image/png")
+        #expect(h.confirm().status == 201)
+        #expect(h.storage.keys == ["p/u1/origin/a.jpg"])
+        #expect(try h.store.record(imageKey: Self.imageKey)?.contentType == "image/png")
+    }
+
+    @Test("HTML labelled image/jpeg: 422 CONTENT_MISMATCH, deleted, counted, not recorded")
+    func refusesHTML() throws {
+        let h = try Harness()
+        h.issue()
+        h.storage.put(Self.imageKey, bytes: TestImages.html, contentType: "image/jpeg")
+        let r = h.confirm()
+        #expect(r.status == 422)
+        #expect(
+            Self.text(r) == #"{"code":"CONTENT_MISMATCH","message":"the object is an HTML document, not an image"}"#)
+        #expect(h.storage.calls == [Self.read(Self.imageKey), "DELETE \(Self.imageKey)"])
+        #expect(h.storage.keys.isEmpty)
+        #expect(h.images.contentRefusals.load(ordering: .relaxed) == 1)
+        #expect(try h.store.record(imageKey: Self.imageKey) == nil)
+    }
+
+    @Test("a GIF for a type of JPEG and PNG: 422 CONTENT_MISMATCH naming the format and what the type allows")
+    func refusesAFormatTheTypeDoesNotAllow() throws {
+        let h = try Harness()
+        h.issue()
+        h.storage.put(Self.imageKey, bytes: Self.image(.gif), contentType: "image/png")
+        let r = h.confirm()
+        #expect(r.status == 422)
+        #expect(
+            Self.text(r)
+                == #"{"code":"CONTENT_MISMATCH","message":"the object is a GIF image (image/gif); type PROFILE allows image/jpeg, image/png"}"#
+        )
+        #expect(h.storage.keys.isEmpty)
+    }
+
+    @Test("a type with contentCheck false is confirmed with a HEAD and records no detected type or size")
+    func checkOffUsesAHead() throws {
+        var config = PresigndConfig.defaults
+        let index = try #require(config.types.firstIndex { $0.name == "PROFILE" })
+        config.types[index].contentCheck = false
+        let h = try Harness(config: config)
+        h.issue()
+        h.storage.put(Self.imageKey, bytes: TestImages.html, contentType: "image/jpeg")
+        let r = h.confirm()
+        #expect(r.status == 201)
+        #expect(Self.text(r).contains(#""contentType":"image/jpeg","detectedType":null,"width":null,"height":null"#))
+        #expect(h.storage.calls == ["HEAD \(Self.imageKey)"])
+    }
+
+    @Test("an intent of a type no longer configured is checked when its types are all images the check knows")
+    func removedTypeFallsBackToTheIntentsTypes() throws {
+        let h = try Harness()
+        h.issue(type: "GONE")
+        h.storage.put(Self.imageKey, bytes: TestImages.svg, contentType: "image/png")
+        #expect(h.confirm().status == 422)
+        let other = try Harness()
+        other.issue(contentTypes: ["application/pdf"], type: "GONE")
+        other.storage.put(Self.imageKey, bytes: Array("%PDF-1.7".utf8), contentType: "application/pdf")
+        #expect(other.confirm().status == 201)
+        #expect(other.storage.calls == ["HEAD \(Self.imageKey)"])
+    }
+
     /// (storage failure, status, code).
     static let storageFailures: [(ObjectStoreError, Int, String)] = [
         (.timeout("HEAD"), 504, "STORAGE_TIMEOUT"),
@@ -305,5 +391,27 @@ struct ImagesServiceInProcessTests {
                 == #"{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{"imageKey":"imageKey is required"}}"#
         )
         #expect(h.storage.calls.isEmpty)
+    }
+}
+
+/// The shared test images are what the content check says they are, and Config's list of checkable
+/// types is ImageProbe's formats.
+@Suite("Test images and checkable types")
+struct TestImagesTests {
+    @Test("each built image is detected as its format and size", arguments: TestImages.Format.allCases)
+    func detected(_ format: TestImages.Format) {
+        for (width, height) in [(1, 1), (640, 480), (16383, 9)] {
+            let bytes = TestImages.image(format, width: width, height: height, tail: [1, 2, 3])
+            let image = ImageProbe.inspect(bytes).image
+            #expect(image?.mimeType == format.mimeType, "\(format)")
+            #expect(image?.size == ImageSize(width: width, height: height), "\(format) \(width)x\(height)")
+        }
+        #expect(ImageProbe.inspect(TestImages.html).refusal == .markup(.html))
+        #expect(ImageProbe.inspect(TestImages.svg).refusal == .markup(.svg))
+        #expect(ImageProbe.inspect(TestImages.truncatedPNG()).refusal == .truncated(.png))
+    }
+
+    @Test func checkableContentTypesAreImageProbesFormats() {
+        #expect(UploadTypeConfig.checkableContentTypes == Set(ImageFormat.allCases.map(\.mimeType)))
     }
 }

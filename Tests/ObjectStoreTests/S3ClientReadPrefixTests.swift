@@ -29,7 +29,8 @@ import Testing
     @Test("a store that ignores Range (200, the whole object) is cut to maxBytes")
     func ignoredRangeIsCut() throws {
         let server = try FakeServer { _, _ in
-            .respond("HTTP/1.1 200 OK\r\nContent-Length: 10\r\nETag: \"e\"\r\nContent-Type: image/gif\r\n\r\n0123456789")
+            .respond(
+                "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nETag: \"e\"\r\nContent-Type: image/gif\r\n\r\n0123456789")
         }
         defer { server.stop() }
         let prefix = try #require(
@@ -52,10 +53,14 @@ import Testing
     func mismatchedRangeIsMalformed(_ contentRange: String) throws {
         let server = try FakeServer { _, _ in
             .respond(
-                "HTTP/1.1 206 Partial Content\r\nContent-Length: 4\r\nContent-Range: \(contentRange)\r\nETag: \"e\"\r\n\r\nabcd")
+                "HTTP/1.1 206 Partial Content\r\nContent-Length: 4\r\nContent-Range: \(contentRange)\r\nETag: \"e\"\r\n\r\nabcd"
+            )
         }
         defer { server.stop() }
-        #expect(throws: ObjectStoreError.malformedResponse("a ranged GET answered 206 with a Content-Range that does not match")) {
+        #expect(
+            throws: ObjectStoreError.malformedResponse(
+                "a ranged GET answered 206 with a Content-Range that does not match")
+        ) {
             try S3ClientTests.client(server, sleeps: SleepRecorder()).readPrefix(key: "k", maxBytes: 4)
         }
     }
@@ -74,7 +79,8 @@ import Testing
                 : .respond("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nETag: \"d41d\"\r\nContent-Type: image/jpeg\r\n\r\n")
         }
         defer { empty.stop() }
-        let prefix = try #require(try S3ClientTests.client(empty, sleeps: SleepRecorder()).readPrefix(key: "k", maxBytes: 8))
+        let prefix = try #require(
+            try S3ClientTests.client(empty, sleeps: SleepRecorder()).readPrefix(key: "k", maxBytes: 8))
         #expect(prefix == ObjectPrefix(bytes: [], info: ObjectInfo(size: 0, contentType: "image/jpeg", etag: "d41d")))
         #expect(empty.requests.map { String($0.prefix(5)) } == ["GET /", "HEAD "])
     }

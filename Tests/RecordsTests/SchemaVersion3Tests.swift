@@ -18,7 +18,8 @@ import Testing
     }
 
     /// The 10 columns a version-2 `records` table has, and their values for `record`.
-    static let oldColumns = "id, owner_id, image_key, object_key, type, content_type, size, etag, metadata, created_at_ms"
+    static let oldColumns =
+        "id, owner_id, image_key, object_key, type, content_type, size, etag, metadata, created_at_ms"
 
     static func oldValues(_ r: ImageRecord) -> [SQLValue] {
         [

@@ -29,7 +29,8 @@ public enum TestImages {
         case .gif: return gif(width: width, height: height, tail: tail)
         case .webp: return webp(width: width, height: height, tail: tail)
         case .heic: return heif(brand: "heic", compatible: ["mif1", "heic"], width: width, height: height) + tail
-        case .avif: return heif(brand: "avif", compatible: ["avif", "mif1", "miaf"], width: width, height: height) + tail
+        case .avif:
+            return heif(brand: "avif", compatible: ["avif", "mif1", "miaf"], width: width, height: height) + tail
         }
     }
 
@@ -88,23 +89,30 @@ public enum TestImages {
     }
 
     /// An HTML page: what a stored-XSS upload labelled `image/jpeg` looks like.
-    public static let html = Array("<!DOCTYPE html>\n<html><body><script>alert(document.domain)</script></body></html>\n".utf8)
+    public static let html = Array(
+        "<!DOCTYPE html>\n<html><body><script>alert(document.domain)</script></body></html>\n".utf8)
 
     /// An SVG document with a script: scriptable, so never an allowed image.
     public static let svg = Array(
         #"<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>"#.utf8)
 
     /// The first `count` bytes of a PNG: an object that ends inside its header.
-    public static func truncatedPNG(keeping count: Int = 20) -> [UInt8] { Array(png(width: 8, height: 8).prefix(count)) }
+    public static func truncatedPNG(keeping count: Int = 20) -> [UInt8] {
+        Array(png(width: 8, height: 8).prefix(count))
+    }
 
     /// `value` as two big-endian bytes.
-    static func be16(_ value: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)] }
+    static func be16(_ value: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
 
     /// `value` as four big-endian bytes.
     static func be32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
 
     /// `value` as two little-endian bytes.
-    static func le16(_ value: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)] }
+    static func le16(_ value: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
+    }
 
     /// `value` as four little-endian bytes.
     static func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
