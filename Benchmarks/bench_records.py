@@ -7,8 +7,13 @@ CPU 0, wrk pinned to CPU 1 with 64 connections. Phase 1 issues N client-B URLs w
 SQLite and PostgreSQL, each with group commit and with one commit per record (maxBatch 1).
 
 End to end (BENCH_E2E=1 and an RGW from scripts/start-s3.sh): 64 client threads each issue a URL,
-PUT a small object to RGW, and confirm it (HEAD against RGW, durable record); reports confirmations
-per second and their p50/p99.
+PUT a small JPEG (512 bytes) to RGW, and confirm it (the content check's ranged GET against RGW, a
+durable record); reports confirmations per second and their p50/p99.
+
+Content check on and off (BENCH_MODE=content-check, an RGW as above): only the end-to-end run, twice
+on one SQLite store setup, with IMAGE's content check on (the default: one ranged GET of the first
+64 KiB, which stands in for the HEAD) and off (`types.IMAGE.contentCheck: false`: a HEAD); reports
+confirmations per second of each and their ratio. BENCH_SECONDS sets each run's length.
 
 Bounded in time; loopback only. Run through Benchmarks/run.sh or directly after a release build.
 """
@@ -23,7 +28,7 @@ import tempfile
 import threading
 import time
 
-from benchlib import free_port, parse_latency, wait_port
+from benchlib import free_port, parse_latency, tiny_jpeg, wait_port
 import urllib.parse
 import uuid
 
@@ -81,7 +86,7 @@ def postgres_url():
     return base + ("&" if "?" in base else "?") + "options=-csearch_path%3D" + schema
 
 
-def start(records_url, extra):
+def start(records_url, extra, args=()):
     port = free_port()
     env = {"PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": str(port), "PRESIGN_SERVER_EVENT_LOOPS": "1",
            "PRESIGN_SERVER_WORKER_THREADS": "64", "PRESIGN_LOG_ACCESS_LOG": "false", "PRESIGN_LIMITS_ENABLED": "false",
@@ -91,7 +96,7 @@ def start(records_url, extra):
            "PRESIGN_RECORDS_URL": records_url}
     env.update(extra)
     log = open(tempfile.mktemp(prefix="presignd-bench-", suffix=".log"), "wb")
-    p = subprocess.Popen(["taskset", "-c", SERVER_CPU, BIN], env=env, stdout=log, stderr=log)
+    p = subprocess.Popen(["taskset", "-c", SERVER_CPU, BIN, *args], env=env, stdout=log, stderr=log)
     p.logfile = log.name
     if not wait_port(port):
         p.kill()
@@ -141,17 +146,23 @@ def store_bench(name, records_url, max_batch):
             "p50_ms": confirmed["p50_ms"], "p99_ms": confirmed["p99_ms"]}
 
 
-def e2e_bench(threads=64):
+def e2e_bench(threads=64, content_check=True):
     s3 = os.environ.get("PRESIGN_TEST_S3_ENDPOINT")
     if not s3:
         return {"skipped": "PRESIGN_TEST_S3_ENDPOINT not set"}
     tmp = tempfile.mkdtemp(prefix="presignd-bench-e2e-")
+    args = ()
+    if not content_check:
+        with open(os.path.join(tmp, "config.json"), "w") as f:
+            json.dump({"types": {"IMAGE": {"contentCheck": False}}}, f)
+        args = ("--config", os.path.join(tmp, "config.json"))
+    jpeg = tiny_jpeg()
     p, port = start(f"sqlite:{tmp}/p.sqlite3", {
         "PRESIGN_S3_ENDPOINT": s3, "PRESIGN_S3_VERIFY_UPLOADS": "true",
         "PRESIGN_S3_ACCESS_KEY_ID": os.environ["PRESIGN_TEST_S3_ACCESS_KEY"],
         "PRESIGN_S3_SECRET_ACCESS_KEY": os.environ["PRESIGN_TEST_S3_SECRET_KEY"],
         "PRESIGN_S3_BUCKET": os.environ.get("PRESIGN_TEST_S3_BUCKET", "uploads"),
-        "PRESIGN_S3_REGION": os.environ.get("PRESIGN_TEST_S3_REGION", "us-east-1")})
+        "PRESIGN_S3_REGION": os.environ.get("PRESIGN_TEST_S3_REGION", "us-east-1")}, args)
     s3host = urllib.parse.urlparse(s3)
     lat = []
     errors = [0]
@@ -186,7 +197,7 @@ def e2e_bench(threads=64):
                 continue
             url = urllib.parse.urlparse(json.loads(body)["signedUrl"])
             st, _ = http(s3host.hostname, s3host.port, "PUT", url.path + "?" + url.query,
-                         {"Content-Type": "image/jpeg"}, b"x" * 512)
+                         {"Content-Type": "image/jpeg"}, jpeg)
             t = time.time()
             st, _ = http("127.0.0.1", port, "POST", "/images", {"Content-Type": "application/json", "X-User-Id": "e2e"},
                          json.dumps({"imageKey": key}).encode())
@@ -208,13 +219,26 @@ def e2e_bench(threads=64):
     lat.sort()
     if not lat:
         return {"confirmed": 0, "errors": errors[0]}
-    return {"threads": threads, "confirmed": len(lat), "errors": errors[0],
+    return {"threads": threads, "content_check": content_check, "confirmed": len(lat), "errors": errors[0],
             "confirms_per_s": round(len(lat) / elapsed), "p50_ms": round(lat[len(lat) // 2], 2),
             "p99_ms": round(lat[int(len(lat) * 0.99)], 2),
             "note": "client is Python (issue + PUT + confirm per loop), so this is a lower bound"}
 
 
+def content_check_bench():
+    """Confirmations per second against RGW with IMAGE's content check on, then off."""
+    on = e2e_bench(content_check=True)
+    off = e2e_bench(content_check=False)
+    out = {"content_check_on": on, "content_check_off": off}
+    if on.get("confirms_per_s") and off.get("confirms_per_s"):
+        out["on_over_off"] = round(on["confirms_per_s"] / off["confirms_per_s"], 3)
+    return out
+
+
 def main():
+    if os.environ.get("BENCH_MODE") == "content-check":
+        print(json.dumps({"content_check_rgw": content_check_bench()}, indent=1))
+        return
     results = []
     for batch in (256, 1):
         tmp = tempfile.mkdtemp(prefix="presignd-bench-rec-")

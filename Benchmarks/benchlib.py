@@ -87,3 +87,14 @@ request = function()
 end
 """)
     return path
+def tiny_jpeg(width=640, height=480, size=512):
+    """A baseline JPEG header of `width` x `height` (SOI, APP0, DQT, SOF0, DHT, SOS, EOI), padded to `size`
+    bytes after its EOI: what the content check at confirmation accepts (docs/content-check.md)."""
+    def segment(marker, payload):
+        return bytes([0xFF, marker]) + (len(payload) + 2).to_bytes(2, "big") + payload
+    frame = bytes([8]) + height.to_bytes(2, "big") + width.to_bytes(2, "big") + bytes([3, 1, 0x22, 0, 2, 0x11, 0, 3, 0x11, 0])
+    image = (b"\xff\xd8" + segment(0xE0, b"JFIF\x00\x01\x02\x00\x00\x01\x00\x01\x00\x00")
+             + segment(0xDB, b"\x00" + b"\x01" * 64) + segment(0xC0, frame)
+             + segment(0xC4, b"\x00\x01" + b"\x00" * 15 + b"\x00") + segment(0xDA, b"\x01\x01\x00\x00\x3f\x00")
+             + b"\x12\x34\xff\xd9")
+    return image + b" " * max(0, size - len(image))

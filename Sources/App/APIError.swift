@@ -1,6 +1,7 @@
 import Auth
 import Config
 import HTTPServer
+import ImageProbe
 import JSON
 import ObjectStore
 
@@ -45,6 +46,9 @@ public enum APIError: Error, Sendable, Equatable {
     case imageTooLarge(size: Int64, limit: Int64)
     /// 422 `CONTENT_TYPE_NOT_ALLOWED`: what storage holds (nil: none) and what the type allows.
     case contentTypeNotAllowed(stored: String?, type: String, allowed: [String])
+    /// 422 `CONTENT_MISMATCH`: the object's first bytes are no image, or an image of a format the type
+    /// does not allow (docs/content-check.md).
+    case contentMismatch(ContentMismatch)
     /// 404 `IMAGE_NOT_FOUND`: the caller has no record with this id.
     case imageNotFound
     /// 503 `STORE_UNAVAILABLE`: the records store failed.
@@ -73,7 +77,7 @@ public enum APIError: Error, Sendable, Equatable {
         switch self {
         case .malformedQuery, .malformedJSON, .invalidUser: return 400
         case .unsupportedMediaType: return 415
-        case .validation, .imageTooLarge, .contentTypeNotAllowed: return 422
+        case .validation, .imageTooLarge, .contentTypeNotAllowed, .contentMismatch: return 422
         case .unauthorized: return AuthFailure.status
         case .rateLimited: return 429
         case .signingFailed: return 500
@@ -107,6 +111,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .imageNotUploaded: return "IMAGE_NOT_UPLOADED"
         case .imageTooLarge: return "IMAGE_TOO_LARGE"
         case .contentTypeNotAllowed: return "CONTENT_TYPE_NOT_ALLOWED"
+        case .contentMismatch: return "CONTENT_MISMATCH"
         case .imageNotFound: return "IMAGE_NOT_FOUND"
         case .storeUnavailable, .intentsBacklogged: return "STORE_UNAVAILABLE"
         case .storage(.timeout): return "STORAGE_TIMEOUT"
@@ -134,6 +139,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .imageTooLarge(let size, let limit): return "the object is \(size) bytes; the limit is \(limit)"
         case .contentTypeNotAllowed(let stored, let type, let allowed):
             return APIError.contentTypeRefusal(stored: stored, type: type, allowed: allowed)
+        case .contentMismatch(let mismatch): return mismatch.message
         case .imageNotFound: return "no such image"
         case .adminRequired: return "this route needs an API key with the admin scope"
         case .storeUnavailable: return "the records store is not available"

@@ -42,7 +42,8 @@ public final class Application: Sendable {
             intents: intentWriter, ownership: ownership, env: env)
         let images = ImagesService(
             config: config, store: store, committer: committer, ownership: ownership,
-            storage: config.s3.verifyUploads ? storage : nil, readSigner: signers.configured, gate: gate, env: env)
+            storage: config.s3.verifyUploads ? storage : nil, readSigner: signers.configured, gate: gate, env: env,
+            log: log)
         let compat = CompatService(
             config: config, presign: presign, images: images, store: store, committer: committer,
             storage: config.s3.verifyUploads ? storage : nil, gate: gate, env: env, log: log)
@@ -64,6 +65,10 @@ public final class Application: Sendable {
         metricsBox.set(server.metrics)
         Application.registerMetrics(
             server.metrics, intents: intentWriter, store: store, gate: gate, committer: committer)
+        server.metrics.register(
+            name: "presignd_content_refused_total",
+            help: "Uploads refused at confirmation because their bytes are no image of an allowed format."
+        ) { images.contentRefusals.load(ordering: .relaxed) }
     }
 
     /// The three signers of the configured credentials: client P's URLs (path-style, public endpoint),

@@ -38,6 +38,12 @@ extension ImagesService {
         w.string(r.type)
         w.key("contentType")
         w.string(r.contentType)
+        w.key("detectedType")
+        if let detected = r.detectedType { w.string(detected) } else { w.null() }
+        w.key("width")
+        if let width = r.width { w.int(width) } else { w.null() }
+        w.key("height")
+        if let height = r.height { w.int(height) } else { w.null() }
         w.key("size")
         w.int(r.size)
         w.key("etag")

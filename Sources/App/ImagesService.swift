@@ -1,9 +1,12 @@
 import Config
 import HTTPServer
+import ImageProbe
 import JSON
 import ObjectStore
 import Records
 import SigV4
+import Synchronization
+import System
 
 /// The records that follow an upload: `POST /images` confirms, `GET /images/{id}`, `GET /images` and
 /// `DELETE /images/{id}` read and remove the caller's own. Each handler checks the request on the event
@@ -30,11 +33,19 @@ final class ImagesService: Sendable {
     /// The clock and the source of UUIDs.
     let env: AppEnvironment
     private let maxJsonBodyBytes: Int
+    /// The media types the content check allows, by type name, for the types whose check is on
+    /// (`types.*.contentCheck`, docs/content-check.md).
+    private let checkedTypes: [String: [String]]
+    /// Where content-check refusals are logged (nil: not logged).
+    private let log: LogSink?
+    /// Objects refused by the content check (`presignd_content_refused_total`).
+    let contentRefusals = Atomic<Int>(0)
 
-    /// `storage` nil switches the storage check off (`s3.verifyUploads = false`, for measuring the store).
+    /// `storage` nil switches the storage check off (`s3.verifyUploads = false`, for measuring the store),
+    /// and with it the content check.
     init(
         config: PresigndConfig, store: any RecordStore, committer: GroupCommitter, ownership: ImageKeyOwnership,
-        storage: (any ObjectStorage)?, readSigner: Presigner, gate: Gate, env: AppEnvironment
+        storage: (any ObjectStorage)?, readSigner: Presigner, gate: Gate, env: AppEnvironment, log: LogSink? = nil
     ) {
         self.store = store
         self.committer = committer
@@ -48,6 +59,10 @@ final class ImagesService: Sendable {
         self.gate = gate
         self.env = env
         self.maxJsonBodyBytes = config.server.maxJsonBodyBytes
+        var checked: [String: [String]] = [:]
+        for type in config.types where type.contentCheck { checked[type.name] = type.contentTypes }
+        self.checkedTypes = checked
+        self.log = log
     }
 
     /// The four routes, each behind the gate's confirm limits.
@@ -141,7 +156,8 @@ final class ImagesService: Sendable {
             contentType: object?.contentType ?? intent.contentType ?? intent.allowedContentTypes.first
                 ?? "application/octet-stream",
             size: object?.info.size ?? 0, etag: object?.info.etag ?? "", metadataJSON: c.metadataJSON,
-            createdAtMs: env.nowMillis())
+            createdAtMs: env.nowMillis(), detectedType: object?.image?.mimeType,
+            width: (object?.image?.size?.width).map(Int64.init), height: (object?.image?.size?.height).map(Int64.init))
         return try keep(record)
     }
 
@@ -152,47 +168,100 @@ final class ImagesService: Sendable {
     }
 
     /// The uploaded object of `intent` as it will be recorded: where it lives, what storage says of it,
-    /// and its media type.
+    /// its media type, and what the content check found in it.
     struct VerifiedObject {
         /// The key it lives under now (the permanent key once promoted).
         let key: String
         /// Its size and ETag as storage reported them.
         let info: ObjectInfo
-        /// Its media type, lower case, without parameters.
+        /// Its media type, lower case, without parameters: the detected format's when the content check
+        /// ran, else the one storage holds.
         let contentType: String
+        /// The format and pixel size in its first bytes; nil when the type's content check is off.
+        var image: DetectedImage? = nil
+    }
+
+    /// The media types the content check allows for `intent`, or nil when its type's check is off. A type
+    /// no longer configured is checked when every type its intent allowed is one the check recognises.
+    func contentCheck(of intent: UploadIntent) -> [String]? {
+        if let allowed = checkedTypes[intent.type] { return allowed }
+        if knownTypes.contains(intent.type) { return nil }
+        return UploadTypeConfig.checksByDefault(intent.allowedContentTypes) ? intent.allowedContentTypes : nil
     }
 
     /// Finds the object (under the upload key, or under the permanent key when an earlier confirmation
     /// promoted it but did not finish), deletes it when it breaks the intent's size or content-type
-    /// limits, and promotes it by copy + delete when the type has a permanent key.
+    /// limits or, for a type with the content check on, when its first bytes are no image of a format the
+    /// type allows; then promotes it by copy + delete when the type has a permanent key.
+    ///
+    /// With the content check on, one ranged GET of the first 64 KiB stands in for the HEAD (it answers
+    /// the same size, type and ETag), so the check costs no extra request. The promoted copy is stored
+    /// with the detected type when the upload was labelled otherwise.
     func verifiedObject(_ intent: UploadIntent, in storage: any ObjectStorage) throws -> VerifiedObject {
+        let allowedFormats = contentCheck(of: intent)
+        let reads = allowedFormats != nil
         var key = intent.objectKey
-        var info = try storage.head(key: key)
+        var found = try Self.look(at: key, in: storage, reading: reads)
         var promoted = false
-        if info == nil, let permanent = intent.permanentKey {
-            info = try storage.head(key: permanent)
-            if info != nil {
+        if found == nil, let permanent = intent.permanentKey {
+            found = try Self.look(at: permanent, in: storage, reading: reads)
+            if found != nil {
                 key = permanent
                 promoted = true
             }
         }
-        guard let found = info else { throw APIError.imageNotUploaded }
-        if found.size > intent.maxBytes {
+        guard let found else { throw APIError.imageNotUploaded }
+        let info = found.info
+        if info.size > intent.maxBytes {
             try storage.delete(key: key)
-            throw APIError.imageTooLarge(size: found.size, limit: intent.maxBytes)
+            throw APIError.imageTooLarge(size: info.size, limit: intent.maxBytes)
         }
-        guard let media = RequestValidation.mediaType(found.contentType), intent.allowedContentTypes.contains(media)
+        let probe = reads ? ImageProbe.inspect(found.bytes, totalLength: Int(clamping: info.size)) : nil
+        let detected = probe?.image
+        // A promotion finished earlier stored the copy under the detected type, which the intent may not list.
+        guard let media = RequestValidation.mediaType(info.contentType),
+            intent.allowedContentTypes.contains(media) || (promoted && media == detected?.mimeType)
         else {
             try storage.delete(key: key)
             throw APIError.contentTypeNotAllowed(
-                stored: found.contentType, type: intent.type, allowed: intent.allowedContentTypes)
+                stored: info.contentType, type: intent.type, allowed: intent.allowedContentTypes)
         }
+        if let probe, let allowedFormats {
+            var mismatch: ContentMismatch?
+            switch probe {
+            case .notImage(let refusal): mismatch = .notImage(refusal)
+            case .image(let image) where !allowedFormats.contains(image.mimeType):
+                mismatch = .formatNotAllowed(detected: image.format, type: intent.type, allowed: allowedFormats)
+            case .image: mismatch = nil
+            }
+            if let mismatch {
+                try storage.delete(key: key)
+                contentRefusals.wrappingAdd(1, ordering: .relaxed)
+                log?.info(
+                    "upload refused by the content check",
+                    ["type": intent.type, "reason": mismatch.code, "size": info.size, "owner": intent.ownerId])
+                throw APIError.contentMismatch(mismatch)
+            }
+        }
+        let recordedType = detected?.mimeType ?? media
         if let permanent = intent.permanentKey, !promoted {
-            try storage.copy(from: intent.objectKey, to: permanent, expecting: found)
+            try storage.copy(
+                from: intent.objectKey, to: permanent, contentType: recordedType == media ? nil : recordedType,
+                expecting: info)
             try storage.delete(key: intent.objectKey)
             key = permanent
         }
-        return VerifiedObject(key: key, info: found, contentType: media)
+        return VerifiedObject(key: key, info: info, contentType: recordedType, image: detected)
+    }
+
+    /// What storage holds under `key`: with `reading`, its first `ImageProbeLimits().maxBytes` bytes and
+    /// what the ranged GET says of the whole object; without, a HEAD's answer and no bytes. Nil when there
+    /// is no object.
+    static func look(at key: String, in storage: any ObjectStorage, reading: Bool) throws(ObjectStoreError)
+        -> ObjectPrefix?
+    {
+        if reading { return try storage.readPrefix(key: key, maxBytes: ImageProbeLimits().maxBytes) }
+        return try storage.head(key: key).map { ObjectPrefix(bytes: [], info: $0) }
     }
 
     // MARK: - GET /images, GET /images/{id}, DELETE /images/{id}

@@ -1,7 +1,7 @@
 import ObjectStore
 
-/// The object store as the application uses it: look at an object, promote it by copy, delete it, and
-/// probe the bucket for `/readyz`. `S3Client` is the real one; tests put an in-memory store here.
+/// The object store as the application uses it: look at an object (HEAD, or its first bytes for the
+/// content check), promote it by copy, delete it, and probe the bucket for `/readyz`. `S3Client` is the real one; tests put an in-memory store here.
 ///
 /// Every call fails with `ObjectStoreError`, which a handler's answer maps to 502/503/504.
 protocol ObjectStorage: Sendable {
@@ -13,6 +13,10 @@ protocol ObjectStorage: Sendable {
     @discardableResult
     func copy(from source: String, to destination: String, contentType: String?, expecting: ObjectInfo?)
         throws(ObjectStoreError) -> ObjectInfo
+
+    /// The object's first `maxBytes` bytes (all of it when shorter) with its size, content type and ETag,
+    /// from one ranged GET; nil when there is none under `key`.
+    func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix?
 
     /// Deletes the object under `key` (no error when there is none).
     func delete(key: String) throws(ObjectStoreError)

@@ -72,7 +72,10 @@ enum OpenAPIDocument {
               name: chatroomId
               in: query
               required: false
-              description: Required for CHATROOM_PROFILE, CHAT and CHAT_PROFILE (422 without).
+              description: >-
+                The chat room id of the key's `{chatroomId}` segment (CHATROOM_PROFILE, CHAT, CHAT_PROFILE). Without
+                it the server puts a new lower-case UUID in that segment (client P's app never sends one); a type
+                configured `chatroomId: required` answers 422 without it. Ignored by types without the segment.
               schema: { type: string, pattern: '^[0-9]{1,19}$' }
             ImageId:
               name: id
@@ -110,11 +113,13 @@ enum OpenAPIDocument {
               type: object
               description: >-
                 The uploaded object breaks the limits of its intent (the object is deleted from storage):
-                IMAGE_TOO_LARGE (over the size limit, or the declared size) or CONTENT_TYPE_NOT_ALLOWED (stored
-                with a content type the intent does not allow).
+                IMAGE_TOO_LARGE (over the size limit, or the declared size), CONTENT_TYPE_NOT_ALLOWED (stored
+                with a content type the intent does not allow) or CONTENT_MISMATCH (its first bytes are not an
+                image of a format the type allows, whatever it was labelled: HTML, SVG, text, a truncated or
+                malformed header, or for instance a GIF for a type of JPEG and PNG; docs/content-check.md).
               required: [code, message]
               properties:
-                code: { type: string, enum: [IMAGE_TOO_LARGE, CONTENT_TYPE_NOT_ALLOWED] }
+                code: { type: string, enum: [IMAGE_TOO_LARGE, CONTENT_TYPE_NOT_ALLOWED, CONTENT_MISMATCH] }
                 message: { type: string }
             IssueQueryResponse:
               type: object
@@ -142,9 +147,10 @@ enum OpenAPIDocument {
                 type:
                   type: string
                   description: >-
-                    An upload type of the configuration (default `presign.defaultPostType`, IMAGE). Types whose key
-                    needs a chatroomId (CHATROOM_PROFILE, CHAT, CHAT_PROFILE) cannot be issued here (422).
-                  enum: [IMAGE, PROFILE, FEED]
+                    An upload type of the configuration (default `presign.defaultPostType`, IMAGE). A chat-room
+                    type gets a server-made UUID in its `{chatroomId}` segment; a type configured
+                    `chatroomId: required` cannot be issued here (422).
+                  enum: [IMAGE, PROFILE, FEED, CHATROOM_PROFILE, CHAT, CHAT_PROFILE]
                 size:
                   type: integer
                   minimum: 1
@@ -194,13 +200,34 @@ enum OpenAPIDocument {
                   description: Any JSON object of at most 16 KiB, stored as given.
             Record:
               type: object
-              required: [id, imageKey, key, type, contentType, size, etag, metadata, createdAt, url]
+              required: [id, imageKey, key, type, contentType, detectedType, width, height, size, etag, metadata, createdAt, url]
               properties:
                 id: { type: string, format: uuid }
                 imageKey: { type: string }
                 key: { type: string, description: The object key (the permanent key after promotion). }
                 type: { type: string }
-                contentType: { type: string }
+                contentType:
+                  type: string
+                  description: >-
+                    The object's media type: the detected format's when the type's content check is on (a PNG
+                    uploaded with `Content-Type: image/jpeg` is image/png), else the one storage holds.
+                detectedType:
+                  type: string
+                  nullable: true
+                  description: >-
+                    The format found in the object's first bytes; null when the type's content check is off (or
+                    for records made before it existed).
+                  enum: [image/jpeg, image/png, image/gif, image/webp, image/heic, image/heif, image/avif]
+                width:
+                  type: integer
+                  nullable: true
+                  description: >-
+                    Pixels per row as the image header states them (before EXIF or `irot` rotation); null when
+                    not checked, or when the header's size lies past the first 64 KiB (a JPEG with large metadata).
+                height:
+                  type: integer
+                  nullable: true
+                  description: Rows, as for width.
                 size: { type: integer }
                 etag: { type: string }
                 metadata: { type: object }
@@ -370,7 +397,9 @@ enum OpenAPIDocument {
               description: |
                 404 INTENT_NOT_FOUND when no URL was issued for the key; 403 when it was issued to another user;
                 404 IMAGE_NOT_UPLOADED when the URL was issued but the object is not in storage (nothing was
-                uploaded yet); 422 IMAGE_TOO_LARGE or CONTENT_TYPE_NOT_ALLOWED (the object is deleted); 409
+                uploaded yet); 422 IMAGE_TOO_LARGE, CONTENT_TYPE_NOT_ALLOWED or CONTENT_MISMATCH (the object is
+                deleted; for a type with the content check on, the first 64 KiB of the object are read with one
+                ranged GET and must be an image of a format the type allows); 409
                 ALREADY_RECORDED when another user recorded it. Types with a permanent-key template are promoted
                 (copied, then the temporary object deleted). A 201 is sent only once the record is durable.
               parameters: [ { $ref: '#/components/parameters/UserId' } ]
@@ -606,7 +635,7 @@ enum OpenAPIDocument {
                 "name": "chatroomId",
                 "in": "query",
                 "required": false,
-                "description": "Required for CHATROOM_PROFILE, CHAT and CHAT_PROFILE (422 without).",
+                "description": "The chat room id of the key's `{chatroomId}` segment (CHATROOM_PROFILE, CHAT, CHAT_PROFILE). Without it the server puts a new lower-case UUID in that segment (client P's app never sends one); a type configured `chatroomId: required` answers 422 without it. Ignored by types without the segment.",
                 "schema": {
                   "type": "string",
                   "pattern": "^[0-9]{1,19}$"
@@ -680,7 +709,7 @@ enum OpenAPIDocument {
               },
               "ObjectRefused": {
                 "type": "object",
-                "description": "The uploaded object breaks the limits of its intent (the object is deleted from storage): IMAGE_TOO_LARGE (over the size limit, or the declared size) or CONTENT_TYPE_NOT_ALLOWED (stored with a content type the intent does not allow).",
+                "description": "The uploaded object breaks the limits of its intent (the object is deleted from storage): IMAGE_TOO_LARGE (over the size limit, or the declared size), CONTENT_TYPE_NOT_ALLOWED (stored with a content type the intent does not allow) or CONTENT_MISMATCH (its first bytes are not an image of a format the type allows, whatever it was labelled: HTML, SVG, text, a truncated or malformed header, or for instance a GIF for a type of JPEG and PNG; docs/content-check.md).",
                 "required": [
                   "code",
                   "message"
@@ -690,7 +719,8 @@ enum OpenAPIDocument {
                     "type": "string",
                     "enum": [
                       "IMAGE_TOO_LARGE",
-                      "CONTENT_TYPE_NOT_ALLOWED"
+                      "CONTENT_TYPE_NOT_ALLOWED",
+                      "CONTENT_MISMATCH"
                     ]
                   },
                   "message": {
@@ -758,11 +788,14 @@ enum OpenAPIDocument {
                   },
                   "type": {
                     "type": "string",
-                    "description": "An upload type of the configuration (default `presign.defaultPostType`, IMAGE). Types whose key needs a chatroomId (CHATROOM_PROFILE, CHAT, CHAT_PROFILE) cannot be issued here (422).",
+                    "description": "An upload type of the configuration (default `presign.defaultPostType`, IMAGE). A chat-room type gets a server-made UUID in its `{chatroomId}` segment; a type configured `chatroomId: required` cannot be issued here (422).",
                     "enum": [
                       "IMAGE",
                       "PROFILE",
-                      "FEED"
+                      "FEED",
+                      "CHATROOM_PROFILE",
+                      "CHAT",
+                      "CHAT_PROFILE"
                     ]
                   },
                   "size": {
@@ -862,6 +895,9 @@ enum OpenAPIDocument {
                   "key",
                   "type",
                   "contentType",
+                  "detectedType",
+                  "width",
+                  "height",
                   "size",
                   "etag",
                   "metadata",
@@ -884,7 +920,32 @@ enum OpenAPIDocument {
                     "type": "string"
                   },
                   "contentType": {
-                    "type": "string"
+                    "type": "string",
+                    "description": "The object's media type: the detected format's when the type's content check is on (a PNG uploaded with `Content-Type: image/jpeg` is image/png), else the one storage holds."
+                  },
+                  "detectedType": {
+                    "type": "string",
+                    "nullable": true,
+                    "description": "The format found in the object's first bytes; null when the type's content check is off (or for records made before it existed).",
+                    "enum": [
+                      "image/jpeg",
+                      "image/png",
+                      "image/gif",
+                      "image/webp",
+                      "image/heic",
+                      "image/heif",
+                      "image/avif"
+                    ]
+                  },
+                  "width": {
+                    "type": "integer",
+                    "nullable": true,
+                    "description": "Pixels per row as the image header states them (before EXIF or `irot` rotation); null when not checked, or when the header's size lies past the first 64 KiB (a JPEG with large metadata)."
+                  },
+                  "height": {
+                    "type": "integer",
+                    "nullable": true,
+                    "description": "Rows, as for width."
                   },
                   "size": {
                     "type": "integer"
@@ -1342,7 +1403,7 @@ enum OpenAPIDocument {
               "post": {
                 "operationId": "confirmUpload",
                 "summary": "Confirm an upload and store its record",
-                "description": "404 INTENT_NOT_FOUND when no URL was issued for the key; 403 when it was issued to another user;\n404 IMAGE_NOT_UPLOADED when the URL was issued but the object is not in storage (nothing was\nuploaded yet); 422 IMAGE_TOO_LARGE or CONTENT_TYPE_NOT_ALLOWED (the object is deleted); 409\nALREADY_RECORDED when another user recorded it. Types with a permanent-key template are promoted\n(copied, then the temporary object deleted). A 201 is sent only once the record is durable.\n",
+                "description": "404 INTENT_NOT_FOUND when no URL was issued for the key; 403 when it was issued to another user;\n404 IMAGE_NOT_UPLOADED when the URL was issued but the object is not in storage (nothing was\nuploaded yet); 422 IMAGE_TOO_LARGE, CONTENT_TYPE_NOT_ALLOWED or CONTENT_MISMATCH (the object is\ndeleted; for a type with the content check on, the first 64 KiB of the object are read with one\nranged GET and must be an image of a format the type allows); 409\nALREADY_RECORDED when another user recorded it. Types with a permanent-key template are promoted\n(copied, then the temporary object deleted). A 201 is sent only once the record is durable.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/UserId"

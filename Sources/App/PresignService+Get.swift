@@ -59,14 +59,12 @@ extension PresignService {
         } else if let type, !type.config.extensions.contains(lowerExt!) {
             errors.add(fields.ext, "\(fields.ext) must be one of " + type.config.extensions.joined(separator: ", "))
         }
-        if let type, type.config.requiresChatroomId {
-            if chatroomId == nil || chatroomId!.isEmpty {
-                errors.add("chatroomId", "chatroomId is required for type \(type.config.name)")
-            } else if !RequestValidation.isNumericId(chatroomId!) {
-                errors.add("chatroomId", "chatroomId must be a number")
-            }
-        } else if let c = chatroomId, !c.isEmpty, !RequestValidation.isNumericId(c) {
-            errors.add("chatroomId", "chatroomId must be a number")
+        // A chatroomId that is sent must be a number; a type whose rule is `required` needs one, the others
+        // put a server-made UUID in the segment (client P's app never sends one).
+        if let c = chatroomId, !c.isEmpty {
+            if !RequestValidation.isNumericId(c) { errors.add("chatroomId", "chatroomId must be a number") }
+        } else if let type, type.config.requiresChatroomId {
+            errors.add("chatroomId", "chatroomId is required for type \(type.config.name)")
         }
         guard errors.isEmpty, let type, let lowerExt else { throw .validation(errors) }
         return (type, lowerExt)
@@ -81,7 +79,8 @@ extension PresignService {
         let now = env.nowMillis()
         let uuid = env.newUUID()
         let values = KeyTemplate.Values(
-            userId: caller.userId, uuid: uuid, epochMillis: now, ext: lowerExt, chatroomId: chatroomId)
+            userId: caller.userId, uuid: uuid, epochMillis: now, ext: lowerExt,
+            chatroomId: type.chatroomId(sent: chatroomId, env: env))
         guard let key = type.key.render(values) else { throw PresignService.unrenderableKey }
         let permanent = type.permanentKey?.render(values)
         let expires = expiresOverride ?? type.config.expiresSeconds

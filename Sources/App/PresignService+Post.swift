@@ -77,7 +77,12 @@ extension PresignService {
             if let s = t.stringValue { typeName = s } else { errors.add(typeField, "\(typeField) must be a string") }
         }
         let type = uploadType(named: typeName)
-        if type == nil { errors.add(fields.type ?? "type", "unknown type") }
+        if type == nil {
+            errors.add(fields.type ?? "type", "unknown type")
+        } else if let type, type.config.requiresChatroomId {
+            // This body has no chatroomId, and the type's rule is `required`: GET /presigned-url takes one.
+            errors.add(fields.type ?? "type", "type \(typeName) requires a chatroomId: issue it with GET /presigned-url")
+        }
 
         var contentType: String?
         let ctField = fields.contentType
@@ -144,7 +149,8 @@ extension PresignService {
         let now = env.nowMillis()
         let values = KeyTemplate.Values(
             userId: caller.userId, uuid: imageKey, epochMillis: now,
-            ext: PresignService.extensionFor(contentType), imageKey: imageKey)
+            ext: PresignService.extensionFor(contentType), chatroomId: type.chatroomId(sent: nil, env: env),
+            imageKey: imageKey)
         guard let key = type.key.render(values) else { throw PresignService.unrenderableKey }
         let permanent = type.permanentKey?.render(values)
         var signed: [(name: String, value: String)] = [("content-type", contentType)]

@@ -17,12 +17,25 @@ public final class PresignService: Sendable {
         let config: UploadTypeConfig
         let key: KeyTemplate
         let permanentKey: KeyTemplate?
+        /// Whether a request without `chatroomId` gets a server-made UUID in that segment (the rule is
+        /// `server-made` and a template uses `{chatroomId}`).
+        let makesChatroomId: Bool
 
         /// A type from its configuration and its parsed templates.
         init(config: UploadTypeConfig, key: KeyTemplate, permanentKey: KeyTemplate?) {
             self.config = config
             self.key = key
             self.permanentKey = permanentKey
+            self.makesChatroomId =
+                config.chatroomId == .serverMade
+                && (key.uses(.chatroomId) || permanentKey?.uses(.chatroomId) == true)
+        }
+
+        /// The `{chatroomId}` of one request: the one it sent (checked already), else a new UUID when the
+        /// type makes one, else none.
+        func chatroomId(sent: String?, env: AppEnvironment) -> String? {
+            if let sent, !sent.isEmpty { return sent }
+            return makesChatroomId ? env.newUUID() : nil
         }
     }
 

@@ -153,6 +153,9 @@ extension ConfigBuilder {
                 continue
             }
             var draft = existing.map { types[$0] } ?? UploadTypeDraft(name: member.key)
+            if fields["chatroomId"] != nil && fields["requiresChatroomId"] != nil {
+                report(path, "give chatroomId or the older requiresChatroomId, not both")
+            }
             for field in fields {
                 applyTypeField(field.key, field.value, to: &draft, path: "\(path).\(field.key)")
             }
@@ -200,11 +203,22 @@ extension ConfigBuilder {
                 return report(path, "must be an integer (got \(ConfigText.shown(value)))")
             }
             draft.expiresSeconds = seconds
+        case "chatroomId":
+            guard let text = value.stringValue, let rule = UploadTypeConfig.ChatroomIdRule(rawValue: text) else {
+                let choices = UploadTypeConfig.ChatroomIdRule.allCases.map { "\"\($0.rawValue)\"" }
+                return report(path, "must be \(choices.joined(separator: " or ")) (got \(ConfigText.shown(value)))")
+            }
+            draft.chatroomId = rule
         case "requiresChatroomId":
             guard let flag = value.boolValue else {
                 return report(path, "must be true or false (got \(ConfigText.shown(value)))")
             }
-            draft.requiresChatroomId = flag
+            draft.chatroomId = flag ? .required : .serverMade
+        case "contentCheck":
+            guard let flag = value.boolValue else {
+                return report(path, "must be true or false (got \(ConfigText.shown(value)))")
+            }
+            draft.contentCheck = flag
         default:
             report(path, "unknown key (a type has \(UploadTypeDraft.fieldNames.joined(separator: ", ")))")
         }

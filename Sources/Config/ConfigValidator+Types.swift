@@ -46,6 +46,17 @@ extension ConfigValidator {
                 report("\(path).permanentKeyTemplate", "must differ from keyTemplate (or be empty: no promotion)")
             }
         }
+        if type.contentCheck {
+            let unchecked = type.contentTypes.filter { !UploadTypeConfig.checkableContentTypes.contains($0) }
+            if !unchecked.isEmpty {
+                report(
+                    "\(path).contentCheck",
+                    "is true, but the check records only images it recognises ("
+                        + UploadTypeConfig.checkableContentTypes.sorted().joined(separator: ", ")
+                        + "): set contentCheck to false for this type or remove "
+                        + unchecked.joined(separator: ", ") + " from contentTypes")
+            }
+        }
         if type.maxBytes < 1 || type.maxBytes > Self.maxObjectBytes {
             report("\(path).maxBytes", "must be 1...\(Self.maxObjectBytes) (5 TiB)", got: "\(type.maxBytes)")
         }
@@ -53,7 +64,8 @@ extension ConfigValidator {
     }
 
     /// Checks one key template (`KeyTemplate`'s grammar) and returns the variables it uses (nil when it
-    /// is empty or a brace is unclosed); `{chatroomId}` needs `requiresChatroomId`, `{ext}` needs extensions.
+    /// is empty or a brace is unclosed); `{ext}` needs extensions (`{chatroomId}` is the request's or a
+    /// server-made UUID, so it needs nothing).
     mutating func checkTemplate(_ template: String, keyPath: String, type: UploadTypeConfig)
         -> Set<KeyTemplate.Variable>?
     {
@@ -78,9 +90,6 @@ extension ConfigValidator {
             case .leadingSlash: report(keyPath, "must not start with /", got: got)
             case .trailingSlash: report(keyPath, "must not end with /", got: got)
             }
-        }
-        if variables.contains(.chatroomId) && !type.requiresChatroomId {
-            report(keyPath, "uses {chatroomId}, so requiresChatroomId must be true")
         }
         if variables.contains(.ext) && type.extensions.isEmpty {
             report(keyPath, "uses {ext}, so extensions must not be empty")

@@ -62,7 +62,8 @@ extension UploadTypeConfig {
             "permanentKeyTemplate": .string(permanentKeyTemplate ?? ""),
             "maxBytes": .number(JSONNumber(maxBytes)),
             "expiresSeconds": .number(JSONNumber(expiresSeconds)),
-            "requiresChatroomId": .bool(requiresChatroomId),
+            "chatroomId": .string(chatroomId.rawValue),
+            "contentCheck": .bool(contentCheck),
         ])
     }
 }

@@ -14,18 +14,21 @@ struct UploadTypeDraft {
     var maxBytes: Int64?
     /// `expiresSeconds`, if given.
     var expiresSeconds: Int?
-    /// `requiresChatroomId`, if given.
-    var requiresChatroomId: Bool?
+    /// `chatroomId` (or the older `requiresChatroomId`: true is `required`, false `server-made`), if given.
+    var chatroomId: UploadTypeConfig.ChatroomIdRule?
+    /// `contentCheck`, if given.
+    var contentCheck: Bool?
 
     /// The field names a type object may hold, in file order.
     static let fieldNames = [
         "extensions", "contentTypes", "keyTemplate", "permanentKeyTemplate", "maxBytes", "expiresSeconds",
-        "requiresChatroomId",
+        "chatroomId", "contentCheck", "requiresChatroomId",
     ]
 
     /// The finished type, or the problems of the required fields that are missing.
     ///
-    /// Optional fields default to: no extensions, no promotion, `presign.expiresSeconds`, no chat room.
+    /// Optional fields default to: no extensions, no promotion, `presign.expiresSeconds`, a server-made
+    /// chat room id, and the content check on when every content type is one it recognises.
     func resolve(defaultExpiresSeconds: Int) -> Result<UploadTypeConfig, ConfigError> {
         var missing: [ConfigProblem] = []
         func require(_ field: String, _ present: Bool) {
@@ -42,6 +45,6 @@ struct UploadTypeDraft {
                 name: name, extensions: extensions ?? [], contentTypes: contentTypes, keyTemplate: keyTemplate,
                 permanentKeyTemplate: permanentKeyTemplate.flatMap { $0.isEmpty ? nil : $0 }, maxBytes: maxBytes,
                 expiresSeconds: expiresSeconds ?? defaultExpiresSeconds,
-                requiresChatroomId: requiresChatroomId ?? false))
+                chatroomId: chatroomId ?? .serverMade, contentCheck: contentCheck))
     }
 }

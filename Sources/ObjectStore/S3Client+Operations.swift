@@ -91,6 +91,70 @@ extension S3Client {
 }
 
 extension S3Client {
+    /// The most bytes `readPrefix` asks for in one request.
+    public static let maxPrefixBytes = 1 << 20
+
+    /// The first `maxBytes` bytes of the object under `key` (all of it when it is shorter), with the
+    /// whole object's size, type and ETag: one GET with `Range: bytes=0-(maxBytes-1)`. Nil when there is
+    /// no such key.
+    ///
+    /// S3 answers 206 with `Content-Range: bytes 0-(n-1)/size`; an object shorter than the range comes
+    /// whole (still 206, or 200 from stores that answer so). A store that ignores `Range` and sends the
+    /// whole object (200) is cut to `maxBytes` (its body is still bounded by `maxResponseBytes`). An
+    /// empty object has no byte 0, so S3 answers 416 `InvalidRange`: it is read back with a HEAD, and
+    /// its prefix is empty. A 206 whose `Content-Range` does not start at 0 or does not match its body
+    /// is a malformed response.
+    public func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix? {
+        precondition(maxBytes >= 1 && maxBytes <= Self.maxPrefixBytes, "readPrefix reads 1 byte to 1 MiB")
+        let headers: [(name: String, value: String)] = [("Range", "bytes=0-\(maxBytes - 1)")]
+        enum Answer {
+            case prefix(ObjectPrefix)
+            case missing
+            case pastTheEnd
+        }
+        let answer = try perform("GET", key: key, headers: headers) { (response) throws(ObjectStoreError) -> Answer in
+            switch response.status {
+            case 206:
+                let info = try Self.objectInfo(from: response)
+                guard let range = response.header("Content-Range"), let span = Self.byteSpan(range),
+                    span.first == 0, span.last - span.first + 1 == Int64(response.body.count),
+                    response.body.count <= maxBytes, span.last < info.size
+                else {
+                    throw .malformedResponse("a ranged GET answered 206 with a Content-Range that does not match")
+                }
+                return .prefix(ObjectPrefix(bytes: response.body, info: info))
+            case 200:
+                let info = try Self.objectInfo(from: response)
+                return .prefix(ObjectPrefix(bytes: Array(response.body.prefix(maxBytes)), info: info))
+            case 404: return .missing
+            case 416: return .pastTheEnd
+            default: throw Self.statusError(response)
+            }
+        }
+        switch answer {
+        case .prefix(let prefix): return prefix
+        case .missing: return nil
+        case .pastTheEnd:
+            // The range starts past the end, which only an empty object makes.
+            guard let info = try head(key: key) else { return nil }
+            return ObjectPrefix(bytes: [], info: info)
+        }
+    }
+
+    /// The first and last byte of `bytes a-b/total` (a `Content-Range` of a 206), or nil.
+    static func byteSpan(_ contentRange: String) -> (first: Int64, last: Int64)? {
+        var text = Substring(contentRange).trimmingASCIISpaces()
+        guard text.hasPrefix("bytes ") else { return nil }
+        text = text.dropFirst(6)
+        guard let dash = text.firstIndex(of: "-"), let slash = text.firstIndex(of: "/"), dash < slash,
+            let first = Int64(text[..<dash]), let last = Int64(text[text.index(after: dash)..<slash]),
+            first >= 0, last >= first
+        else { return nil }
+        return (first, last)
+    }
+}
+
+extension S3Client {
     /// What a readiness probe of the bucket saw: the status of a signed HEAD of the bucket, S3's error
     /// code when it refused, and the server's clock from its `Date` header (also on a refusal, e.g.
     /// 403 `RequestTimeTooSkewed`).

@@ -10,7 +10,8 @@ public struct ImageRecord: Sendable, Equatable {
     public var objectKey: String
     /// The image type (e.g. `PROFILE`).
     public var type: String
-    /// The object's content type as the store reported it.
+    /// The object's media type: the detected format's (`detectedType`) when the content check ran, else
+    /// the content type the store reported.
     public var contentType: String
     /// The object's size in bytes.
     public var size: Int64
@@ -20,11 +21,19 @@ public struct ImageRecord: Sendable, Equatable {
     public var metadataJSON: String
     /// When the record was created, in milliseconds since the Unix epoch.
     public var createdAtMs: Int64
+    /// The media type of the format the content check found in the object's first bytes; nil when the
+    /// type's check is off (or for records made before schema version 3).
+    public var detectedType: String?
+    /// The image's width in pixels as its header states it; nil when not checked or not in the bytes read.
+    public var width: Int64?
+    /// The image's height in pixels as its header states it; nil when not checked or not in the bytes read.
+    public var height: Int64?
 
     /// Creates a record from its fields.
     public init(
         id: String, ownerId: String, imageKey: String, objectKey: String, type: String, contentType: String,
-        size: Int64, etag: String, metadataJSON: String, createdAtMs: Int64
+        size: Int64, etag: String, metadataJSON: String, createdAtMs: Int64, detectedType: String? = nil,
+        width: Int64? = nil, height: Int64? = nil
     ) {
         self.id = id
         self.ownerId = ownerId
@@ -36,5 +45,8 @@ public struct ImageRecord: Sendable, Equatable {
         self.etag = etag
         self.metadataJSON = metadataJSON
         self.createdAtMs = createdAtMs
+        self.detectedType = detectedType
+        self.width = width
+        self.height = height
     }
 }

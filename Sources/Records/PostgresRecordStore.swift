@@ -282,6 +282,7 @@ public final class PostgresRecordStore: RecordStore {
             id: result.text(row, 0), ownerId: result.text(row, 1), imageKey: result.text(row, 2),
             objectKey: result.text(row, 3), type: result.text(row, 4), contentType: result.text(row, 5),
             size: try result.int64(row, 6), etag: result.text(row, 7), metadataJSON: result.text(row, 8),
-            createdAtMs: try result.int64(row, 9))
+            createdAtMs: try result.int64(row, 9), detectedType: result.optionalText(row, 10),
+            width: try result.optionalInt64(row, 11), height: try result.optionalInt64(row, 12))
     }
 }

@@ -36,4 +36,9 @@ final class PostgresResult {
         guard let value = Int64(text) else { throw .corrupt("PostgreSQL returned '\(text)' for an integer column") }
         return value
     }
+
+    /// A BIGINT field, or nil for NULL.
+    func optionalInt64(_ row: Int, _ column: Int) throws(RecordsError) -> Int64? {
+        PQgetisnull(handle, Int32(row), Int32(column)) == 1 ? nil : try int64(row, column)
+    }
 }

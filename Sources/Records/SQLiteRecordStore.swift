@@ -328,7 +328,8 @@ public final class SQLiteRecordStore: RecordStore {
         ImageRecord(
             id: row.text(0), ownerId: row.text(1), imageKey: row.text(2), objectKey: row.text(3), type: row.text(4),
             contentType: row.text(5), size: row.int64(6), etag: row.text(7), metadataJSON: row.text(8),
-            createdAtMs: row.int64(9))
+            createdAtMs: row.int64(9), detectedType: row.optionalText(10), width: row.optionalInt64(11),
+            height: row.optionalInt64(12))
     }
 
     /// Creates the directories above `path` that are missing (like `mkdir -p`).

@@ -13,6 +13,9 @@ enum SQLValue: Sendable, Equatable {
 
     /// `.text(value)`, or `.null` when `value` is nil.
     static func optionalText(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
+
+    /// `.int(value)`, or `.null` when `value` is nil.
+    static func optionalInt(_ value: Int64?) -> SQLValue { value.map { .int($0) } ?? .null }
 }
 
 /// A prepared SQLite statement, owned and finalized by this object; used by one thread at a time.
@@ -117,5 +120,10 @@ final class SQLiteStatement {
     /// The integer of column `index`.
     func int64(_ index: Int32) -> Int64 {
         sqlite3_column_int64(handle, index)
+    }
+
+    /// The integer of column `index`, or nil for NULL.
+    func optionalInt64(_ index: Int32) -> Int64? {
+        sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : int64(index)
     }
 }

@@ -126,8 +126,22 @@ enum Schema {
             ],
             postgres: []
         ),
-        // Version 3 belongs to the content check's record columns (another branch); the versions applied
-        // are looked up one by one (`missingMigrations`), so a store that has 1, 2 and 4 still gets 3.
+        Migration(
+            version: 3,
+            sqlite: [
+                // What the content check found in the object's first bytes (docs/content-check.md): NULL for
+                // records of types with the check off, and for every record made before this version.
+                "ALTER TABLE records ADD COLUMN detected_type TEXT",
+                "ALTER TABLE records ADD COLUMN width INTEGER",
+                "ALTER TABLE records ADD COLUMN height INTEGER",
+            ],
+            postgres: [
+                "ALTER TABLE records ADD COLUMN detected_type TEXT",
+                "ALTER TABLE records ADD COLUMN width BIGINT",
+                "ALTER TABLE records ADD COLUMN height BIGINT",
+            ]
+        ),
+        // Versions are looked up one by one (`missingMigrations`): a store that has 1, 2 and 4 still gets 3.
         Migration(
             version: 4,
             sqlite: [
@@ -186,7 +200,7 @@ enum Schema {
 
     /// The columns of `records`, in the order the row readers expect.
     static let recordColumns =
-        "id, owner_id, image_key, object_key, type, content_type, size, etag, metadata, created_at_ms"
+        "id, owner_id, image_key, object_key, type, content_type, size, etag, metadata, created_at_ms, detected_type, width, height"
 
     /// An intent's values in `intentColumns` order.
     static func values(of intent: UploadIntent) throws(RecordsError) -> [SQLValue] {
@@ -203,7 +217,8 @@ enum Schema {
         [
             .text(record.id), .text(record.ownerId), .text(record.imageKey), .text(record.objectKey),
             .text(record.type), .text(record.contentType), .int(record.size), .text(record.etag),
-            .text(record.metadataJSON), .int(record.createdAtMs),
+            .text(record.metadataJSON), .int(record.createdAtMs), .optionalText(record.detectedType),
+            .optionalInt(record.width), .optionalInt(record.height),
         ]
     }
 }

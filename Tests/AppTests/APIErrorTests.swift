@@ -1,5 +1,6 @@
 import Auth
 import HTTPServer
+import ImageProbe
 import ObjectStore
 import Testing
 
@@ -16,6 +17,8 @@ struct APIErrorTests {
         .signingFailed, .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser, .intentNotFound,
         .issuedToAnotherUser, .imageNotUploaded, .imageTooLarge(size: 2, limit: 1),
         .contentTypeNotAllowed(stored: "image/gif", type: "PROFILE", allowed: ["image/png"]), .imageNotFound,
+        .contentMismatch(.notImage(.markup(.svg))),
+        .contentMismatch(.formatNotAllowed(detected: .gif, type: "PROFILE", allowed: ["image/png"])),
         .storeUnavailable, .storage(.timeout("t")), .storage(.status(500, code: nil)), .storage(.connection("c")),
     ]
 
@@ -37,6 +40,12 @@ struct APIErrorTests {
             text(.validation(["b": "second", "a": "first", "b": "ignored"]))
                 == #"{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{"b":"second","a":"first"}}"#)
         #expect(text(.unauthorized(AuthFailure(.badSignature))) == AuthFailure.responseBody)
+        #expect(
+            text(.contentMismatch(.notImage(.truncated(.png))))
+                == #"{"code":"CONTENT_MISMATCH","message":"the object ends inside its PNG header"}"#)
+        #expect(APIError.contentMismatch(.notImage(.empty)).status == 422)
+        #expect(ContentMismatch.notImage(.markup(.html)).code == "html")
+        #expect(ContentMismatch.formatNotAllowed(detected: .gif, type: "T", allowed: []).code == "format_not_allowed")
         for error in Self.all {
             #expect(Array(error.response.headers.prefix(2).map(\.name)) == ["Content-Type", "Cache-Control"])
         }

@@ -53,7 +53,7 @@ struct ImagesFlowTests {
     func clientPConfirm(backend: Backend) throws {
         let (server, s3) = try Self.start(backend)
         defer { server.stop() }
-        let bytes = Array("profile picture \(UUID())".utf8)
+        let bytes = TestImages.jpeg(width: 64, height: 48, tail: Array("profile picture \(UUID())".utf8))
         let key = try Self.uploadP(server, s3, user: "42", bytes: bytes)
         let body = #"{"imageKey":"\#(key)","metadata":{"caption":"안녕 🌏","n":1.50}}"#
         let r = try Self.request(server, "POST", "/images", user: "42", body: body)
@@ -65,6 +65,9 @@ struct ImagesFlowTests {
         #expect(rec["type"]?.stringValue == "PROFILE")
         #expect(rec["size"]?.intValue == bytes.count)
         #expect(rec["contentType"]?.stringValue == "image/jpeg")
+        #expect(rec["detectedType"]?.stringValue == "image/jpeg")
+        #expect(rec["width"]?.intValue == 64)
+        #expect(rec["height"]?.intValue == 48)
         #expect(rec["metadata"]?["caption"]?.stringValue == "안녕 🌏")
         #expect(rec["etag"]?.stringValue?.isEmpty == false)
         let id = try #require(rec["id"]?.stringValue)
@@ -102,7 +105,8 @@ struct ImagesFlowTests {
         let issued = try ClientBFlowTests.post(server, #"{"contentType":"image/png","imageKey":"\#(uuid)"}"#)
         let url = try #require(try JSONValue(parsing: issued.body)["signedUrl"]?.stringValue)
         let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
-        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: [1, 2, 3]) == 200)
+        let bytes = TestImages.png(width: 3, height: 2)
+        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: bytes) == 200)
         // ClientBFlowTests.post uses user 9.
         let r = try Self.request(server, "POST", "/images", user: "9", body: #"{"imageKey":"\#(uuid)"}"#)
         #expect(r.status == 201, "\(r.text)")
@@ -110,7 +114,9 @@ struct ImagesFlowTests {
         #expect(rec["key"]?.stringValue == uuid.lowercased())
         #expect(rec["imageKey"]?.stringValue == uuid.lowercased())
         #expect(rec["contentType"]?.stringValue == "image/png")
-        #expect(rec["size"]?.intValue == 3)
+        #expect(rec["size"]?.intValue == bytes.count)
+        #expect(rec["width"]?.intValue == 3)
+        #expect(rec["height"]?.intValue == 2)
         #expect(rec["type"]?.stringValue == "IMAGE")
         #expect(rec["metadata"]?.objectValue?.members.isEmpty == true)
     }
@@ -187,7 +193,7 @@ struct ImagesFlowTests {
     func concurrentConfirmations(backend: Backend) throws {
         let (server, s3) = try Self.start(backend)
         defer { server.stop() }
-        let key = try Self.uploadP(server, s3, user: "5", type: "FEED", bytes: [9, 9, 9])
+        let key = try Self.uploadP(server, s3, user: "5", type: "FEED", bytes: TestImages.jpeg(width: 9, height: 9))
         let results = ResultBox()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let r = try? Self.request(server, "POST", "/images", user: "5", body: #"{"imageKey":"\#(key)"}"#)
@@ -250,10 +256,11 @@ struct ImagesFlowTests {
         let url = try #require(try JSONValue(parsing: issued.body)["signedUrl"]?.stringValue)
         #expect(url.hasPrefix(publicEndpoint + "/"), "\(url)")
         let target = String(url.dropFirst(publicEndpoint.count))
-        // Uploaded with the Host the URL was signed for; the HEAD at confirmation goes to 127.0.0.1.
+        // Uploaded with the Host the URL was signed for; the ranged GET at confirmation goes to 127.0.0.1.
         #expect(
             try ClientPFlowTests.put(
-                s3, target: target, contentType: "image/jpeg", body: [7], hostHeader: "localhost:\(port)") == 200)
+                s3, target: target, contentType: "image/jpeg", body: TestImages.jpeg(width: 7, height: 7),
+                hostHeader: "localhost:\(port)") == 200)
         let r = try Self.request(server, "POST", "/images", user: "9", body: #"{"imageKey":"\#(uuid)"}"#)
         #expect(r.status == 201, "\(r.text)")
         #expect(try JSONValue(parsing: r.body)["url"]?.stringValue == "https://cdn.example.com/img/\(uuid)")
@@ -276,14 +283,14 @@ struct ImagesFlowTests {
         defer { server.stop() }
         let ready = try Self.request(server, "GET", "/readyz", user: "1")
         #expect(ready.status == 200, "\(ready.text)")
-        let bytes = Array("over TLS".utf8)
+        let bytes = TestImages.jpeg(width: 8, height: 8, tail: Array("over TLS".utf8))
         let key = try Self.uploadP(server, s3, user: "77", bytes: bytes)
         let confirmed = try Self.request(server, "POST", "/images", user: "77", body: #"{"imageKey":"\#(key)"}"#)
         #expect(confirmed.status == 201, "\(confirmed.text)")
         let record = try JSONValue(parsing: confirmed.body)
         let permanent = try #require(record["key"]?.stringValue)
         #expect(permanent.contains("/origin/"))
-        // HEAD, COPY and DELETE went over TLS: the object moved.
+        // The ranged GET, COPY and DELETE went over TLS: the object moved.
         #expect(try ClientPFlowTests.get(s3, key: permanent).0 == 200)
         #expect(try ClientPFlowTests.get(s3, key: key).0 == 404)
         let id = try #require(record["id"]?.stringValue)

@@ -2,23 +2,26 @@ import Config
 import Crypto
 import HTTP1
 import HTTPServer
+import ImageProbe
 import ObjectStore
 import Records
 import SigV4
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import App
 
 /// An object store in memory: objects by key, every call logged, and an optional failure for every call.
 final class InMemoryObjectStorage: ObjectStorage {
-    private let objects = Mutex<[String: ObjectInfo]>([:])
+    private let objects = Mutex<[String: (info: ObjectInfo, bytes: [UInt8])]>([:])
     private let log = Mutex<[String]>([])
     private let failure = Mutex<ObjectStoreError?>(nil)
 
-    /// Puts an object under `key`.
-    func put(_ key: String, size: Int64, contentType: String?, etag: String = "e1") {
-        objects.withLock { $0[key] = ObjectInfo(size: size, contentType: contentType, etag: etag) }
+    /// Puts `bytes` under `key`.
+    func put(_ key: String, bytes: [UInt8], contentType: String?, etag: String = "e1") {
+        let info = ObjectInfo(size: Int64(bytes.count), contentType: contentType, etag: etag)
+        objects.withLock { $0[key] = (info, bytes) }
     }
 
     /// Makes every later call fail with `error` (nil: succeed again).
@@ -27,7 +30,10 @@ final class InMemoryObjectStorage: ObjectStorage {
     /// The keys that hold an object.
     var keys: Set<String> { objects.withLock { Set($0.keys) } }
 
-    /// The calls so far, as `HEAD k`, `COPY a b`, `DELETE k`.
+    /// The content type stored under `key`.
+    func contentType(of key: String) -> String? { objects.withLock { $0[key]?.info.contentType } }
+
+    /// The calls so far, as `HEAD k`, `GET k 0-65535`, `COPY a b [type]`, `DELETE k`.
     var calls: [String] { log.withLock { $0 } }
 
     private func call(_ text: String) throws(ObjectStoreError) {
@@ -37,17 +43,25 @@ final class InMemoryObjectStorage: ObjectStorage {
 
     func head(key: String) throws(ObjectStoreError) -> ObjectInfo? {
         try call("HEAD \(key)")
-        return objects.withLock { $0[key] }
+        return objects.withLock { $0[key]?.info }
+    }
+
+    func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix? {
+        try call("GET \(key) 0-\(maxBytes - 1)")
+        return objects.withLock { $0[key] }.map { ObjectPrefix(bytes: Array($0.bytes.prefix(maxBytes)), info: $0.info) }
     }
 
     func copy(from source: String, to destination: String, contentType: String?, expecting: ObjectInfo?)
         throws(ObjectStoreError) -> ObjectInfo
     {
-        try call("COPY \(source) \(destination)")
+        try call("COPY \(source) \(destination)" + (contentType.map { " " + $0 } ?? ""))
         let copied = objects.withLock { objects -> ObjectInfo? in
-            guard let info = objects[source], expecting.map({ $0.etag == info.etag }) ?? true else { return nil }
-            objects[destination] = info
-            return info
+            guard var object = objects[source], expecting.map({ $0.etag == object.info.etag }) ?? true else {
+                return nil
+            }
+            if let contentType { object.info.contentType = contentType }
+            objects[destination] = object
+            return object.info
         }
         guard let copied else { throw .status(412, code: "PreconditionFailed") }
         return copied
@@ -81,7 +95,8 @@ struct ImagesServiceInProcessTests {
         let storage = InMemoryObjectStorage()
         let images: ImagesService
 
-        init() throws {
+        /// A harness for `config` (the built-in defaults unless given).
+        init(config: PresigndConfig = .defaults) throws {
             intents = IntentWriter(store: store, batchSize: 16, flushIntervalMs: 5, onError: { _ in })
             committer = GroupCommitter(store: store, maxBatch: 16)
             let env = AppEnvironment(nowMillis: { ImagesServiceInProcessTests.now }, newUUID: { recordId })
@@ -89,7 +104,7 @@ struct ImagesServiceInProcessTests {
                 credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Secret("test-secret")),
                 region: "us-east-1", endpoint: Endpoint(parsing: "http://127.0.0.1:9000"), addressing: .path)
             images = ImagesService(
-                config: PresigndConfig.defaults, store: store, committer: committer,
+                config: config, store: store, committer: committer,
                 ownership: ImageKeyOwnership(store: store, intents: intents, nowMillis: env.nowMillis),
                 storage: storage, readSigner: signer,
                 gate: Gate(callers: DevelopmentCallerResolver(header: "X-User-Id", defaultUserId: "1")), env: env)
@@ -103,12 +118,12 @@ struct ImagesServiceInProcessTests {
         /// Queues the intent of an issued URL for `imageKey` (`objectKey` the upload key).
         func issue(
             owner: String = "u1", objectKey: String = imageKey, permanentKey: String? = nil,
-            contentTypes: [String] = ["image/jpeg", "image/png"], maxBytes: Int64 = 1000
+            contentTypes: [String] = ["image/jpeg", "image/png"], maxBytes: Int64 = 1000, type: String = "PROFILE"
         ) {
             intents.enqueue(
                 UploadIntent(
                     ownerId: owner, imageKey: imageKey, objectKey: objectKey, permanentKey: permanentKey,
-                    type: "PROFILE", contentType: nil, allowedContentTypes: contentTypes, maxBytes: maxBytes,
+                    type: type, contentType: nil, allowedContentTypes: contentTypes, maxBytes: maxBytes,
                     createdAtMs: now, expiresAtMs: now + 600_000))
         }
 
@@ -148,11 +163,21 @@ struct ImagesServiceInProcessTests {
     /// The body as text.
     static func text(_ r: Response) -> String { String(decoding: r.body, as: UTF8.self) }
 
+    /// A 4x3 image of `format`, padded after its end to `size` bytes when given.
+    static func image(_ format: TestImages.Format = .jpeg, size: Int? = nil) -> [UInt8] {
+        let bare = TestImages.image(format, width: 4, height: 3)
+        return TestImages.image(
+            format, width: 4, height: 3, tail: [UInt8](repeating: 0x20, count: max(0, (size ?? 0) - bare.count)))
+    }
+
+    /// The ranged GET the content check makes of `key`.
+    static func read(_ key: String) -> String { "GET \(key) 0-65535" }
+
     @Test("an uploaded object within the limits is recorded (201), then answered again (200)")
     func recordsUpload() throws {
         let h = try Harness()
         h.issue()
-        h.storage.put(Self.imageKey, size: 100, contentType: "image/JPEG; charset=binary")
+        h.storage.put(Self.imageKey, bytes: Self.image(size: 200), contentType: "image/JPEG; charset=binary")
         let created = h.confirm()
         #expect(created.status == 201)
         #expect(created.userId == "u1")
@@ -160,9 +185,11 @@ struct ImagesServiceInProcessTests {
         #expect(body.contains(#""id":"\#(Self.recordId)""#))
         #expect(body.contains(#""key":"\#(Self.imageKey)""#))
         #expect(body.contains(#""contentType":"image/jpeg""#))
-        #expect(body.contains(#""size":100"#))
+        #expect(body.contains(#""size":200"#))
         #expect(try h.store.record(imageKey: Self.imageKey)?.ownerId == "u1")
-        #expect(h.storage.calls == ["HEAD \(Self.imageKey)"])
+        #expect(body.contains(#""detectedType":"image/jpeg","width":4,"height":3"#))
+        // With the content check on, one ranged GET stands in for the HEAD.
+        #expect(h.storage.calls == [Self.read(Self.imageKey)])
 
         let again = h.confirm()
         #expect(again.status == 200)
@@ -187,7 +214,7 @@ struct ImagesServiceInProcessTests {
     func tooLarge() throws {
         let h = try Harness()
         h.issue(maxBytes: 1000)
-        h.storage.put(Self.imageKey, size: 1001, contentType: "image/png")
+        h.storage.put(Self.imageKey, bytes: Self.image(.png, size: 1001), contentType: "image/png")
         let r = h.confirm()
         #expect(r.status == 422)
         #expect(
@@ -200,11 +227,11 @@ struct ImagesServiceInProcessTests {
     func wrongContentType() throws {
         let h = try Harness()
         h.issue(contentTypes: ["image/png"])
-        h.storage.put(Self.imageKey, size: 10, contentType: "image/gif")
+        h.storage.put(Self.imageKey, bytes: Self.image(.gif), contentType: "image/gif")
         let r = h.confirm()
         #expect(r.status == 422)
         #expect(Self.text(r).hasPrefix(#"{"code":"CONTENT_TYPE_NOT_ALLOWED","message":"the object was stored with"#))
-        #expect(h.storage.calls == ["HEAD \(Self.imageKey)", "DELETE \(Self.imageKey)"])
+        #expect(h.storage.calls == [Self.read(Self.imageKey), "DELETE \(Self.imageKey)"])
         #expect(h.storage.keys.isEmpty)
     }
 
@@ -212,12 +239,12 @@ struct ImagesServiceInProcessTests {
     func promotes() throws {
         let h = try Harness()
         h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
-        h.storage.put("delete/p/u1/a.jpg", size: 10, contentType: "image/jpeg")
+        h.storage.put("delete/p/u1/a.jpg", bytes: Self.image(), contentType: "image/jpeg")
         let r = h.confirm()
         #expect(r.status == 201)
         #expect(
             h.storage.calls == [
-                "HEAD delete/p/u1/a.jpg", "COPY delete/p/u1/a.jpg p/u1/origin/a.jpg", "DELETE delete/p/u1/a.jpg",
+                Self.read("delete/p/u1/a.jpg"), "COPY delete/p/u1/a.jpg p/u1/origin/a.jpg", "DELETE delete/p/u1/a.jpg",
             ])
         #expect(h.storage.keys == ["p/u1/origin/a.jpg"])
         #expect(try h.store.record(imageKey: Self.imageKey)?.objectKey == "p/u1/origin/a.jpg")
@@ -227,10 +254,95 @@ struct ImagesServiceInProcessTests {
     func resumesPromotion() throws {
         let h = try Harness()
         h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
-        h.storage.put("p/u1/origin/a.jpg", size: 10, contentType: "image/jpeg")
+        h.storage.put("p/u1/origin/a.jpg", bytes: Self.image(), contentType: "image/jpeg")
         #expect(h.confirm().status == 201)
-        #expect(h.storage.calls == ["HEAD delete/p/u1/a.jpg", "HEAD p/u1/origin/a.jpg"])
+        #expect(h.storage.calls == [Self.read("delete/p/u1/a.jpg"), Self.read("p/u1/origin/a.jpg")])
         #expect(try h.store.record(imageKey: Self.imageKey)?.objectKey == "p/u1/origin/a.jpg")
+    }
+
+    @Test("a PNG labelled image/jpeg is recorded as image/png and promoted by a copy that stores image/png")
+    func lieIsRecordedAndPromotedAsTheTruth() throws {
+        let h = try Harness()
+        h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
+        h.storage.put("delete/p/u1/a.jpg", bytes: Self.image(.png), contentType: "image/jpeg")
+        let r = h.confirm()
+        #expect(r.status == 201)
+        #expect(Self.text(r).contains(#""contentType":"image/png","detectedType":"image/png","width":4,"height":3"#))
+        #expect(
+            h.storage.calls == [
+                Self.read("delete/p/u1/a.jpg"), "COPY delete/p/u1/a.jpg p/u1/origin/a.jpg image/png",
+                "DELETE delete/p/u1/a.jpg",
+            ])
+        #expect(h.storage.contentType(of: "p/u1/origin/a.jpg") == "image/png")
+        let record = try #require(try h.store.record(imageKey: Self.imageKey))
+        #expect(record.contentType == "image/png" && record.detectedType == "image/png")
+        #expect(record.width == 4 && record.height == 3)
+    }
+
+    @Test("a promotion that stored the detected type is finished from the permanent key, whatever the intent listed")
+    func resumesAPromotionThatRelabelled() throws {
+        let h = try Harness()
+        h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg", contentTypes: ["image/jpeg"])
+        h.storage.put("p/u1/origin/a.jpg", bytes: Self.image(.png), contentType: "image/png")
+        #expect(h.confirm().status == 201)
+        #expect(h.storage.keys == ["p/u1/origin/a.jpg"])
+        #expect(try h.store.record(imageKey: Self.imageKey)?.contentType == "image/png")
+    }
+
+    @Test("HTML labelled image/jpeg: 422 CONTENT_MISMATCH, deleted, counted, not recorded")
+    func refusesHTML() throws {
+        let h = try Harness()
+        h.issue()
+        h.storage.put(Self.imageKey, bytes: TestImages.html, contentType: "image/jpeg")
+        let r = h.confirm()
+        #expect(r.status == 422)
+        #expect(
+            Self.text(r) == #"{"code":"CONTENT_MISMATCH","message":"the object is an HTML document, not an image"}"#)
+        #expect(h.storage.calls == [Self.read(Self.imageKey), "DELETE \(Self.imageKey)"])
+        #expect(h.storage.keys.isEmpty)
+        #expect(h.images.contentRefusals.load(ordering: .relaxed) == 1)
+        #expect(try h.store.record(imageKey: Self.imageKey) == nil)
+    }
+
+    @Test("a GIF for a type of JPEG and PNG: 422 CONTENT_MISMATCH naming the format and what the type allows")
+    func refusesAFormatTheTypeDoesNotAllow() throws {
+        let h = try Harness()
+        h.issue()
+        h.storage.put(Self.imageKey, bytes: Self.image(.gif), contentType: "image/png")
+        let r = h.confirm()
+        #expect(r.status == 422)
+        #expect(
+            Self.text(r)
+                == #"{"code":"CONTENT_MISMATCH","message":"the object is a GIF image (image/gif); type PROFILE allows image/jpeg, image/png"}"#
+        )
+        #expect(h.storage.keys.isEmpty)
+    }
+
+    @Test("a type with contentCheck false is confirmed with a HEAD and records no detected type or size")
+    func checkOffUsesAHead() throws {
+        var config = PresigndConfig.defaults
+        let index = try #require(config.types.firstIndex { $0.name == "PROFILE" })
+        config.types[index].contentCheck = false
+        let h = try Harness(config: config)
+        h.issue()
+        h.storage.put(Self.imageKey, bytes: TestImages.html, contentType: "image/jpeg")
+        let r = h.confirm()
+        #expect(r.status == 201)
+        #expect(Self.text(r).contains(#""contentType":"image/jpeg","detectedType":null,"width":null,"height":null"#))
+        #expect(h.storage.calls == ["HEAD \(Self.imageKey)"])
+    }
+
+    @Test("an intent of a type no longer configured is checked when its types are all images the check knows")
+    func removedTypeFallsBackToTheIntentsTypes() throws {
+        let h = try Harness()
+        h.issue(type: "GONE")
+        h.storage.put(Self.imageKey, bytes: TestImages.svg, contentType: "image/png")
+        #expect(h.confirm().status == 422)
+        let other = try Harness()
+        other.issue(contentTypes: ["application/pdf"], type: "GONE")
+        other.storage.put(Self.imageKey, bytes: Array("%PDF-1.7".utf8), contentType: "application/pdf")
+        #expect(other.confirm().status == 201)
+        #expect(other.storage.calls == ["HEAD \(Self.imageKey)"])
     }
 
     /// (storage failure, status, code).
@@ -261,7 +373,7 @@ struct ImagesServiceInProcessTests {
         let forbidden = h.confirm()
         #expect(forbidden.status == 403)
         #expect(Self.text(forbidden).contains(#""code":"FORBIDDEN""#))
-        h.storage.put(Self.imageKey, size: 10, contentType: "image/png")
+        h.storage.put(Self.imageKey, bytes: Self.image(.png), contentType: "image/png")
         #expect(h.confirm(user: "u2").status == 201)
         let taken = h.confirm()
         #expect(taken.status == 409)
@@ -279,5 +391,27 @@ struct ImagesServiceInProcessTests {
                 == #"{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{"imageKey":"imageKey is required"}}"#
         )
         #expect(h.storage.calls.isEmpty)
+    }
+}
+
+/// The shared test images are what the content check says they are, and Config's list of checkable
+/// types is ImageProbe's formats.
+@Suite("Test images and checkable types")
+struct TestImagesTests {
+    @Test("each built image is detected as its format and size", arguments: TestImages.Format.allCases)
+    func detected(_ format: TestImages.Format) {
+        for (width, height) in [(1, 1), (640, 480), (16383, 9)] {
+            let bytes = TestImages.image(format, width: width, height: height, tail: [1, 2, 3])
+            let image = ImageProbe.inspect(bytes).image
+            #expect(image?.mimeType == format.mimeType, "\(format)")
+            #expect(image?.size == ImageSize(width: width, height: height), "\(format) \(width)x\(height)")
+        }
+        #expect(ImageProbe.inspect(TestImages.html).refusal == .markup(.html))
+        #expect(ImageProbe.inspect(TestImages.svg).refusal == .markup(.svg))
+        #expect(ImageProbe.inspect(TestImages.truncatedPNG()).refusal == .truncated(.png))
+    }
+
+    @Test func checkableContentTypesAreImageProbesFormats() {
+        #expect(UploadTypeConfig.checkableContentTypes == Set(ImageFormat.allCases.map(\.mimeType)))
     }
 }

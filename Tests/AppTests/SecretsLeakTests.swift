@@ -37,7 +37,9 @@ struct SecretsLeakTests {
         let key = try #require(try JSONValue(parsing: issued.body)["key"]?.stringValue)
         let t = try #require(ClientPFlowTests.rebuildLikeClientP(url))
         #expect(
-            try ClientPFlowTests.put(s3, target: t.path + "?" + t.query, contentType: "image/jpeg", body: [1, 2]) == 200
+            try ClientPFlowTests.put(
+                s3, target: t.path + "?" + t.query, contentType: "image/jpeg",
+                body: TestImages.jpeg(width: 2, height: 2)) == 200
         )
         let body = #"{"imageKey":"\#(key)"}"#
         let confirmed = try send(

@@ -187,7 +187,7 @@ import Testing
                 ConfigProblem(
                     keyPath: "types.PROFILE.maxbytes",
                     message:
-                        "unknown key (a type has extensions, contentTypes, keyTemplate, permanentKeyTemplate, maxBytes, expiresSeconds, requiresChatroomId)"
+                        "unknown key (a type has extensions, contentTypes, keyTemplate, permanentKeyTemplate, maxBytes, expiresSeconds, chatroomId, contentCheck, requiresChatroomId)"
                 ),
                 ConfigProblem(keyPath: "s3", message: "must be an object (got an array)"),
             ])
@@ -223,6 +223,8 @@ import Testing
         #expect(document.expiresSeconds == 300)  // a new type's default is presign.expiresSeconds
         #expect(document.permanentKeyTemplate == nil)
         #expect(document.requiresChatroomId == false)
+        #expect(document.contentCheck == false)  // not an image type: the check is off unless asked for
+        #expect(profile.contentCheck)
         #expect(config.type(named: "FEED") == nil)
         #expect(config.type(named: "profile") == nil)
     }

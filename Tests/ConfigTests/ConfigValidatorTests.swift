@@ -89,7 +89,7 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
         ("server", "host", "0.0.0.0", true),
         ("server", "host", "::", true),
         ("server", "host", "bad host", false), ("presign", "defaultPostType", "PROFILE", true),
-        ("presign", "defaultPostType", "NOPE", false), ("presign", "defaultPostType", "CHAT", false),
+        ("presign", "defaultPostType", "NOPE", false), ("presign", "defaultPostType", "CHAT", true),
         ("s3", "accessKeyId", "AK/ID", false),
     ])
     func stringChoices(_ section: String, _ key: String, _ value: String, _ valid: Bool) {
@@ -159,7 +159,8 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
             ("/a/{uuid}", "must not start with / (got \"/a/{uuid}\")"),
             ("a/{uuid}/", "must not end with / (got \"a/{uuid}/\")"),
             ("a/{userId}", "must use {uuid} or {imageKey} so that every upload gets its own key"),
-            ("a/{chatroomId}/{uuid}", "uses {chatroomId}, so requiresChatroomId must be true"),
+            // A server-made UUID fills {chatroomId} when a request has none: nothing else is needed.
+            ("a/{chatroomId}/{uuid}", nil),
             ("a b/{uuid}", "has a literal character outside a-z 0-9 / _ . - (got \"a b/{uuid}\")"),
         ] as [(String, String?)])
     func keyTemplate(_ template: String, _ expected: String?) {
@@ -171,6 +172,73 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
         } else {
             #expect(found.isEmpty, "\(found)")
         }
+    }
+
+    @Test func chatroomIdIsServerMadeUnlessRequired() throws {
+        let file = #"""
+            {"types": {"CHAT": {"chatroomId": "required"}, "CHAT_PROFILE": {"requiresChatroomId": true},
+                       "CHATROOM_PROFILE": {"requiresChatroomId": false},
+                       "ROOM": {"contentTypes": ["image/png"], "keyTemplate": "r/{chatroomId}/{uuid}", "maxBytes": 1}}}
+            """#
+        let config = try #require(runConfig(loadFile(file)))
+        #expect(config.type(named: "CHAT")?.chatroomId == .required)
+        #expect(config.type(named: "CHAT_PROFILE")?.chatroomId == .required)
+        #expect(config.type(named: "CHATROOM_PROFILE")?.chatroomId == .serverMade)
+        #expect(config.type(named: "ROOM")?.chatroomId == .serverMade)
+        #expect(config.type(named: "PROFILE")?.chatroomId == .serverMade)
+    }
+
+    @Test func chatroomIdRefusesOtherValuesAndTwoSpellings() {
+        let file = #"""
+            {"types": {"CHAT": {"chatroomId": "maybe"}, "FEED": {"chatroomId": true},
+                       "CHAT_PROFILE": {"chatroomId": "required", "requiresChatroomId": true}}}
+            """#
+        #expect(
+            problems(loadFile(file)).map(\.description) == [
+                #"types.CHAT.chatroomId: must be "server-made" or "required" (got "maybe")"#,
+                #"types.FEED.chatroomId: must be "server-made" or "required" (got true)"#,
+                "types.CHAT_PROFILE: give chatroomId or the older requiresChatroomId, not both",
+            ])
+    }
+
+    @Test func aPostTypeMustNotRequireAChatroomId() {
+        let file = #"{"presign": {"defaultPostType": "CHAT"}, "types": {"CHAT": {"chatroomId": "required"}}}"#
+        #expect(
+            problems(loadFile(file)).map(\.description) == [
+                #"presign.defaultPostType: must name a type that does not require chatroomId (POST sends none) (got "CHAT")"#
+            ])
+    }
+
+    @Test func contentCheckIsOnForImageTypesAndOnlyForTypesItCanCheck() throws {
+        let file = #"""
+            {"types": {"DOC": {"contentTypes": ["application/pdf"], "keyTemplate": "d/{uuid}", "maxBytes": 1},
+                       "GIFS": {"contentTypes": ["image/gif", "image/avif"], "keyTemplate": "g/{uuid}", "maxBytes": 1},
+                       "RAW": {"contentTypes": ["image/jpeg"], "keyTemplate": "r/{uuid}", "maxBytes": 1,
+                               "contentCheck": false},
+                       "SVG": {"contentTypes": ["image/svg+xml"], "keyTemplate": "s/{uuid}", "maxBytes": 1}}}
+            """#
+        let config = try #require(runConfig(loadFile(file)))
+        #expect(config.type(named: "DOC")?.contentCheck == false)
+        #expect(config.type(named: "GIFS")?.contentCheck == true)
+        #expect(config.type(named: "RAW")?.contentCheck == false)
+        #expect(config.type(named: "SVG")?.contentCheck == false)
+        let unchecked = config.types.filter { !$0.contentCheck }.map(\.name)
+        #expect(unchecked == ["DOC", "RAW", "SVG"])
+
+        let forced = #"""
+            {"types": {"PROFILE": {"contentTypes": ["image/jpeg", "image/svg+xml"]},
+                       "DOC": {"contentTypes": ["application/pdf"], "keyTemplate": "d/{uuid}", "maxBytes": 1,
+                               "contentCheck": true}, "IMAGE": {"contentCheck": "yes"}}}
+            """#
+        let checkable = "image/avif, image/gif, image/heic, image/heif, image/jpeg, image/png, image/webp"
+        #expect(
+            problems(loadFile(forced)).map(\.description) == [
+                #"types.IMAGE.contentCheck: must be true or false (got "yes")"#,
+                "types.PROFILE.contentCheck: is true, but the check records only images it recognises (\(checkable)): "
+                    + "set contentCheck to false for this type or remove image/svg+xml from contentTypes",
+                "types.DOC.contentCheck: is true, but the check records only images it recognises (\(checkable)): "
+                    + "set contentCheck to false for this type or remove application/pdf from contentTypes",
+            ])
     }
 
     @Test func typeFieldsAreValidated() {

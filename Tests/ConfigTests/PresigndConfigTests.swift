@@ -105,7 +105,9 @@ import Testing
                 "chatroom/{chatroomId}/chat_profile/{userId}/origin/{uuid}_{epochMillis}.{ext}", true
             ),
         ]
-        for (name, key, permanent, requiresChatroomId) in expected {
+        // The Bool: whether the key has a {chatroomId} segment. Client P's app never sends one, so every
+        // default type makes it on the server (`chatroomId: server-made`); every default type is checked.
+        for (name, key, permanent, hasChatroomSegment) in expected {
             let type = try #require(config.type(named: name))
             #expect(type.extensions == ["jpg", "jpeg", "png"])
             #expect(type.contentTypes == ["image/jpeg", "image/png"])
@@ -113,7 +115,10 @@ import Testing
             #expect(type.permanentKeyTemplate == permanent)
             #expect(type.maxBytes == 10 * mebibyte)
             #expect(type.expiresSeconds == 600)
-            #expect(type.requiresChatroomId == requiresChatroomId, "\(name)")
+            #expect(type.chatroomId == .serverMade, "\(name)")
+            #expect(!type.requiresChatroomId, "\(name)")
+            #expect(key.contains("{chatroomId}") == hasChatroomSegment, "\(name)")
+            #expect(type.contentCheck, "\(name)")
             // The permanent key is the same path without delete/ and with origin/ before the file name.
             let withoutDelete = key.dropFirst("delete/".count)
             let slash = try #require(withoutDelete.lastIndex(of: "/"))
@@ -127,7 +132,7 @@ import Testing
                     name: "IMAGE", extensions: [],
                     contentTypes: ["image/jpeg", "image/png", "image/heic", "image/webp"],
                     keyTemplate: "{imageKey}", permanentKeyTemplate: nil, maxBytes: 20 * mebibyte, expiresSeconds: 600,
-                    requiresChatroomId: false))
+                    chatroomId: .serverMade, contentCheck: true))
     }
 
     /// The bytes compiled into the binary are the file's, under both of its names.

@@ -252,7 +252,9 @@ public final class FaultProxy: @unchecked Sendable {
         if text.contains("\r\ntransfer-encoding:") { return nil }
         var length = 0
         if let range = text.range(of: "\r\ncontent-length:") {
-            let digits = text[range.upperBound...].prefix { $0 != "\r" }.trimmingCharacters(in: .whitespaces)
+            // By bytes: in Swift "\r\n" is one Character, so a Character test for "\r" never stops at the line end.
+            let digits = String(decoding: text[range.upperBound...].utf8.prefix { $0 != 13 }, as: UTF8.self)
+                .trimmingCharacters(in: .whitespaces)
             length = Int(digits) ?? 0
         }
         if headRequest { length = 0 }
