@@ -17,8 +17,9 @@ final class ImagesService: Sendable {
     private let committer: GroupCommitter
     private let ownership: ImageKeyOwnership
     private let storage: (any ObjectStorage)?
-    /// Signs the read URLs of records.
-    let readSigner: Presigner
+    /// Signs the read URLs of records with the current credentials (a URL is shortened to their life;
+    /// none is given when they are about to expire).
+    let readSigner: RotatingPresigner
     /// The bucket records' objects are in.
     let bucket: String
     /// Lifetime of a read URL, in seconds.
@@ -34,7 +35,7 @@ final class ImagesService: Sendable {
     /// `storage` nil switches the storage check off (`s3.verifyUploads = false`, for measuring the store).
     init(
         config: PresigndConfig, store: any RecordStore, committer: GroupCommitter, ownership: ImageKeyOwnership,
-        storage: (any ObjectStorage)?, readSigner: Presigner, gate: Gate, env: AppEnvironment
+        storage: (any ObjectStorage)?, readSigner: RotatingPresigner, gate: Gate, env: AppEnvironment
     ) {
         self.store = store
         self.committer = committer

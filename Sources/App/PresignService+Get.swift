@@ -52,7 +52,7 @@ extension PresignService {
         let expires = type.config.expiresSeconds
         let presigned = try PresignService.presignPut(
             pathStyle, bucket: bucket, key: key, expires: expires, signedHeaders: [], nowMillis: now)
-        let expiresAt = now + Int64(expires) * 1000
+        let expiresAt = PresignService.expiresAtMillis(presigned, nowMillis: now)
         // An intent the writer could not keep would make a URL that can never be confirmed: refuse.
         // HEAD answers GET's headers without the URL, so it records no intent.
         let kept =

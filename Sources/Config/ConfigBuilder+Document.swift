@@ -80,6 +80,7 @@ extension ConfigBuilder {
                 config[keyPath: property] = entries
             }
             origins[path] = nil
+            assigned.insert(path)
         }
     }
 
