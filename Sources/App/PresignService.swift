@@ -123,9 +123,10 @@ public final class PresignService: Sendable {
         }
     }
 
-    /// When a URL issued at `nowMillis` expires, in milliseconds: `nowMillis` plus the lifetime it
-    /// was signed with (`expires`, or less when the credentials shortened it).
+    /// When a URL issued at `nowMillis` stops working, in milliseconds: its `X-Amz-Date` (whole
+    /// seconds) plus the lifetime it was signed with (`expires`, or less when the credentials
+    /// shortened it), which is what storage checks.
     static func expiresAtMillis(_ presigned: PresignedURL, nowMillis: Int64) -> Int64 {
-        nowMillis + (presigned.expiresAt - nowMillis / 1000) * 1000
+        presigned.expiresAt * 1000
     }
 }
