@@ -117,18 +117,19 @@ public final class Application: Sendable {
         }
     }
 
-    /// Step 1b: the holder of the credentials, whose refresher rotates `signers`.
+    /// Step 1b: the holder of the credentials, whose refresher rotates `signers`; `random` draws the
+    /// refresh jitter and the retry backoff.
     static func makeCredentials(
         _ config: PresigndConfig, provider: any CredentialsProvider, initial: ProvidedCredentials, signers: Signers,
-        env: AppEnvironment, log: LogSink
+        env: AppEnvironment, log: LogSink,
+        random: @escaping @Sendable (_ upperBound: Int) -> Int = { Int.random(in: 0...max(0, $0)) }
     ) -> AppCredentials {
         let s3 = config.s3
         let policy = RefreshPolicy(
             refreshBeforeExpirySeconds: Int64(s3.refreshBeforeExpirySeconds),
             jitterSeconds: Int64(s3.refreshJitterSeconds))
         return AppCredentials(
-            provider: provider, initial: initial, policy: policy, now: { env.nowMillis() / 1000 },
-            random: { Int.random(in: 0...max(0, $0)) },
+            provider: provider, initial: initial, policy: policy, now: { env.nowMillis() / 1000 }, random: random,
             onRotate: { credentials in
                 do throws(SigV4Error) {
                     try signers.rotate(to: credentials)
