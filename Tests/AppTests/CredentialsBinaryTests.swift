@@ -302,4 +302,35 @@ struct CredentialsBinaryTests {
                 .stringValue)
         #expect(try Self.query(theirs)["X-Amz-Credential"]?.hasPrefix("AKIAAWSENVIGNORED001/") == true)
     }
+
+    @Test("credentials that expire with no refresh: issuing answers 503, then /readyz fails and the gauge drops")
+    func expiryMakesTheServerNotReady() throws {
+        let s3 = try TestEnvironment.s3()
+        // The agent answers once with credentials that live 3 s; it would fail every later refresh,
+        // but the first refresh is due a minute after start (the refresher's shortest interval).
+        let expiry = Self.iso8601(Self.now + 3)
+        let agent = try StandInServer { index, _ in
+            index == 0
+                ? StandInServer.json(
+                    200,
+                    #"{"AccessKeyId":"\#(s3.accessKey)","SecretAccessKey":"\#(s3.secretKey)","Expiration":"\#(expiry)"}"#
+                ) : StandInServer.json(500, #"{"Code":"Down","Message":"agent down"}"#)
+        }
+        defer { agent.stop() }
+        let server = try ServerProcess(environment: Self.containerEnvironment(s3, agent: agent))
+        defer { server.stop() }
+        #expect(try Self.get(server, "/presigned-url?type=PROFILE&ext=jpg").status == 503, "3 s is under the minimum")
+        // Wait for the expiry itself: /readyz turns 503 once the credentials are past it.
+        var ready = try Self.get(server, "/readyz")
+        while ready.status == 200 {
+            usleep(200_000)
+            ready = try Self.get(server, "/readyz")
+        }
+        #expect(ready.status == 503)
+        let check = try JSONValue(parsing: ready.body)["checks"]?["credentials"]?.stringValue ?? ""
+        #expect(check.hasPrefix("the credentials from container expired at "), "\(check)")
+        #expect(try Self.get(server, "/metrics").text.contains("presignd_credentials_valid 0"))
+        #expect(agent.requests.count == 1, "no refresh was due yet")
+        #expect(server.waitForLine(containing: "readiness changed") != nil)
+    }
 }
