@@ -46,7 +46,7 @@ let package = Package(
             name: "App",
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
-                "System", "ImageProbe",
+                "System", "ImageProbe", "CloudCredentials",
             ]),
         .executableTarget(
             name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "System", "CLinux"]),
@@ -78,7 +78,7 @@ let package = Package(
             name: "AppTests",
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
-                "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe",
+                "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials",
             ]),
     ],
     swiftLanguageModes: [.v6]

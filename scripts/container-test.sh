@@ -198,6 +198,9 @@ run_args=(
   -e PRESIGN_S3_ENDPOINT="$PRESIGN_TEST_S3_ENDPOINT" -e PRESIGN_S3_REGION="$PRESIGN_TEST_S3_REGION"
   -e PRESIGN_S3_BUCKET="$PRESIGN_TEST_S3_BUCKET" -e PRESIGN_S3_ACCESS_KEY_ID="$PRESIGN_TEST_S3_ACCESS_KEY"
   -e PRESIGN_S3_SECRET_ACCESS_KEY_FILE=/run/secrets/s3-secret -e PRESIGN_LIMITS_ENABLED=false
+  # Static keys end the credential chain at its first link; these keep it off the metadata
+  # addresses (169.254.169.254, 169.254.170.2) even if the keys were missing (--network host).
+  -e AWS_EC2_METADATA_DISABLED=true -e PRESIGN_S3_CREDENTIAL_SOURCES=environment
 )
 wait_healthz() {
   local id=$1 url=$2

@@ -28,6 +28,11 @@
 #   S3_REGION         region to print (RGW accepts any)   (default us-east-1)
 #   S3_STATE_DIR      where config, pids, logs live       (default /tmp/s3-rgw-$S3_PORT)
 #   S3_MEMSTORE_MB    RAM-backed OSD capacity in MiB      (default 1024)
+#   S3_DNS_NAME       rgw_dns_name: RGW also serves virtual-hosted requests for
+#                     Host <bucket>.$S3_DNS_NAME[:port] (default localhost; empty: off).
+#                     Path-style requests (Host 127.0.0.1:port or localhost:port) are
+#                     served as before. Clients must connect to 127.0.0.1 themselves:
+#                     <bucket>.localhost is not in /etc/hosts (presignd: s3.connectHost).
 #   S3_DEBUG=1        RGW logs canonical request / string-to-sign (debug_rgw=20)
 #   S3_START_TIMEOUT  seconds to wait for each step       (default 120)
 #   S3_SKIP_INSTALL=1 never call apt-get
@@ -57,6 +62,7 @@ S3_TLS_PORT=$((S3_PORT + 13))
 S3_MEMSTORE_MB=${S3_MEMSTORE_MB:-1024}
 S3_START_TIMEOUT=${S3_START_TIMEOUT:-120}
 S3_USER=${S3_USER:-s3test}
+S3_DNS_NAME=${S3_DNS_NAME-localhost}
 HOST=127.0.0.1
 
 D=$S3_STATE_DIR
@@ -236,6 +242,8 @@ rgw data = $D/rgw
 rgw thread pool size = 16
 debug rgw = $DEBUG_RGW
 EOF
+# Virtual-hosted requests (Host <bucket>.$S3_DNS_NAME) besides path-style ones.
+if [ -n "$S3_DNS_NAME" ]; then printf 'rgw dns name = %s\n' "$S3_DNS_NAME" >>"$CONF"; fi
 
 log "bootstrapping single-node Ceph in $D (mon :$S3_MON_PORT/:$((S3_MON_PORT + 1)), osd :$S3_OSD_PORT_MIN-$S3_OSD_PORT_MAX)"
 ceph-authtool --create-keyring "$D/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null

@@ -59,6 +59,10 @@ log "building"
 swift build --build-tests 2>&1 | grep -v "Cannot export local symbol" >&2
 python3 scripts/check-modules.py --self-test && python3 scripts/check-modules.py  # the module layers of docs/architecture.md
 log "running swift test"
+# No test may ever reach the real instance metadata service (169.254.169.254): every server and
+# credential provider started by the suite inherits this (tests that need IMDS use a loopback stand-in).
+export AWS_EC2_METADATA_DISABLED=true
+unset AWS_CONTAINER_CREDENTIALS_RELATIVE_URI AWS_CONTAINER_CREDENTIALS_FULL_URI AWS_WEB_IDENTITY_TOKEN_FILE
 # shellcheck disable=SC2086
 swift test --skip-build ${SWIFT_TEST_ARGS:-}
 log "API conformance: schemathesis against the server with RGW behind it (scripts/api-conformance.sh)"

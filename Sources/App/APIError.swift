@@ -60,6 +60,9 @@ public enum APIError: Error, Sendable, Equatable {
     /// 502 `STORAGE_ERROR`, 503 `STORAGE_UNAVAILABLE` or 504 `STORAGE_TIMEOUT`: a call to the object
     /// store failed (the detail stays in the server).
     case storage(ObjectStoreError)
+    /// 503 `CREDENTIALS_UNAVAILABLE` with `Retry-After`: the server's storage credentials have
+    /// `secondsLeft` seconds of life (0: expired), too few for a URL worth issuing; a refresh is due.
+    case credentialsUnavailable(secondsLeft: Int)
 
     /// The error a failure of a handler's work stands for: itself when it is an `APIError`, a storage
     /// failure for an `ObjectStoreError`, and otherwise the records store (the only other thing a
@@ -85,6 +88,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .intentNotFound, .imageNotUploaded, .imageNotFound: return 404
         case .issuedToAnotherUser, .adminRequired: return 403
         case .storeUnavailable, .intentsBacklogged: return 503
+        case .credentialsUnavailable: return 503
         case .storage(.timeout): return 504
         case .storage(.status): return 502
         case .storage: return 503
@@ -114,6 +118,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .contentMismatch: return "CONTENT_MISMATCH"
         case .imageNotFound: return "IMAGE_NOT_FOUND"
         case .storeUnavailable, .intentsBacklogged: return "STORE_UNAVAILABLE"
+        case .credentialsUnavailable: return "CREDENTIALS_UNAVAILABLE"
         case .storage(.timeout): return "STORAGE_TIMEOUT"
         case .storage(.status): return "STORAGE_ERROR"
         case .storage: return "STORAGE_UNAVAILABLE"
@@ -144,6 +149,10 @@ public enum APIError: Error, Sendable, Equatable {
         case .adminRequired: return "this route needs an API key with the admin scope"
         case .storeUnavailable: return "the records store is not available"
         case .intentsBacklogged: return "the records store is behind; no URL was issued, retry shortly"
+        case .credentialsUnavailable(let left):
+            return left > 0
+                ? "the server's storage credentials expire in \(left) s, too soon for a URL; retry shortly"
+                : "the server's storage credentials have expired; retry shortly"
         case .storage(.timeout): return "the object store did not answer in time"
         case .storage(.status): return "the object store refused the request"
         case .storage: return "the object store is not available"
@@ -187,6 +196,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .unauthorized(let failure): response.headers.append(("WWW-Authenticate", failure.challenge))
         case .rateLimited(let seconds): response.headers.append(("Retry-After", String(seconds)))
         case .intentsBacklogged: response.headers.append(("Retry-After", "5"))
+        case .credentialsUnavailable: response.headers.append(("Retry-After", "10"))
         default: break
         }
         return response

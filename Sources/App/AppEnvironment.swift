@@ -9,10 +9,17 @@ public struct AppEnvironment: Sendable {
     public var nowMillis: @Sendable () -> Int64
     /// A new random lower-case UUID.
     public var newUUID: @Sendable () -> String
+    /// The process environment, read by the credential providers (`AWS_*`, `HOME`); empty in tests
+    /// that build the application in process.
+    public var variables: [String: String]
 
     /// An environment from the given sources.
-    public init(nowMillis: @escaping @Sendable () -> Int64, newUUID: @escaping @Sendable () -> String) {
+    public init(
+        nowMillis: @escaping @Sendable () -> Int64, newUUID: @escaping @Sendable () -> String,
+        variables: [String: String] = [:]
+    ) {
         self.nowMillis = nowMillis
         self.newUUID = newUUID
+        self.variables = variables
     }
 }

@@ -1,4 +1,5 @@
 import Auth
+import CloudCredentials
 import Config
 import Crypto
 import HTTP1
@@ -20,11 +21,20 @@ public final class Application: Sendable {
     private let committer: GroupCommitter
     private let janitor: Janitor
     private let log: LogSink
+    /// The signers of the current credentials (`signers.configured.current` is the `Presigner` in use).
+    let signers: Signers
+    /// The credentials and their refresher.
+    let credentials: AppCredentials
 
     /// Builds every part from `config`; nothing listens until `start()`.
     public init(config: PresigndConfig, env: AppEnvironment, log: LogSink = LogSink()) throws(AppError) {
         self.log = log
-        let signers = try Application.makeSigners(config.s3)
+        let (provider, provided) = try Application.resolveCredentials(config, env: env, log: log)
+        try ClientPContract.check(config, credentials: provided.credentials, provider: provided.provider, log: log)
+        let signers = try Application.makeSigners(config.s3, credentials: provided.credentials)
+        self.signers = signers
+        credentials = Application.makeCredentials(
+            config, provider: provider, initial: provided, signers: signers, env: env, log: log)
         let storage = Application.makeStorage(config.s3, signers: signers, env: env)
         let store = try Application.openStore(config.records)
         self.store = store
@@ -50,12 +60,13 @@ public final class Application: Sendable {
         // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
         let metricsBox = MetricsBox()
         let ops = Application.makeOpsService(
-            config.s3, store: store, storage: storage, metrics: metricsBox, env: env, log: log)
+            config.s3, store: store, storage: storage, credentials: credentials, metrics: metricsBox, env: env,
+            log: log)
 
         // POST /admin/explain, only when switched on (admin API keys only).
         let explainRoutes =
             config.explain.enabled
-            ? ExplainService(config: config, signer: { [signer = signers.configured] in signer }, gate: gate, env: env)
+            ? ExplainService(config: config, signer: { [signer = signers.configured] in signer.current }, gate: gate, env: env)
                 .routes() : []
         (server, metricsServer) = try Application.makeServers(
             config,
@@ -69,32 +80,34 @@ public final class Application: Sendable {
             name: "presignd_content_refused_total",
             help: "Uploads refused at confirmation because their bytes are no image of an allowed format."
         ) { images.contentRefusals.load(ordering: .relaxed) }
+        credentials.registerMetrics(server.metrics, refusals: { [signers] in signers.refusalCount })
     }
 
-    /// The three signers of the configured credentials: client P's URLs (path-style, public endpoint),
+    /// The three signers of the current credentials: client P's URLs (path-style, public endpoint),
     /// every other URL (configured addressing, public endpoint), and the server's own calls to storage
-    /// (configured addressing, internal endpoint).
-    struct Signers {
+    /// (configured addressing, internal endpoint). Each is a `RotatingPresigner`: a refresh swaps the
+    /// presigner inside, and each URL is signed by one set of credentials, its lifetime clamped to theirs.
+    struct Signers: Sendable {
         /// Client P's URLs: path-style, public endpoint.
-        let pathStyle: Presigner
+        let pathStyle: RotatingPresigner
         /// Every other URL: configured addressing, public endpoint.
-        let configured: Presigner
+        let configured: RotatingPresigner
         /// The server's own calls to storage: configured addressing, internal endpoint.
-        let internalSigner: Presigner
+        let internalSigner: RotatingPresigner
         /// The endpoint the server itself calls.
         let internalEndpoint: Endpoint
+
+        /// Hands new credentials to every signer (a signer that refuses them keeps its own).
+        func rotate(to credentials: Credentials) throws(SigV4Error) {
+            for signer in [pathStyle, configured, internalSigner] { try signer.rotate(to: credentials) }
+        }
+
+        /// URLs refused for want of credential lifetime, over every signer.
+        var refusalCount: Int { pathStyle.refusalCount + configured.refusalCount + internalSigner.refusalCount }
     }
 
-    /// Step 1: the signers, from the S3 credentials and endpoints.
-    static func makeSigners(_ s3: S3Config) throws(AppError) -> Signers {
-        guard let accessKeyId = s3.accessKeyId.isEmpty ? nil : s3.accessKeyId, let secret = s3.secretAccessKey else {
-            throw .startup(
-                "s3",
-                "credentials missing: set PRESIGN_S3_ACCESS_KEY_ID and PRESIGN_S3_SECRET_ACCESS_KEY (or their _FILE forms)"
-            )
-        }
-        let credentials = Credentials(
-            accessKeyId: accessKeyId, secretAccessKey: secret, sessionToken: s3.sessionToken)
+    /// Step 1: the signers, from the credentials the chain gave and the S3 endpoints.
+    static func makeSigners(_ s3: S3Config, credentials: Credentials) throws(AppError) -> Signers {
         let publicEndpointText = s3.effectivePublicEndpoint
         do {
             let endpoint = try Endpoint(parsing: publicEndpointText)
@@ -105,17 +118,43 @@ public final class Application: Sendable {
             case .virtual: style = .virtual
             case .auto: style = .auto
             }
+            func signer(_ endpoint: Endpoint, _ addressing: AddressingStyle) throws(SigV4Error) -> RotatingPresigner {
+                RotatingPresigner(
+                    try Presigner(
+                        credentials: credentials, region: s3.region, endpoint: endpoint, addressing: addressing),
+                    minimumLifetimeSeconds: s3.minimumUrlLifetimeSeconds)
+            }
             return Signers(
-                pathStyle: try Presigner(
-                    credentials: credentials, region: s3.region, endpoint: endpoint, addressing: .path),
-                configured: try Presigner(
-                    credentials: credentials, region: s3.region, endpoint: endpoint, addressing: style),
-                internalSigner: try Presigner(
-                    credentials: credentials, region: s3.region, endpoint: internalEndpoint, addressing: style),
-                internalEndpoint: internalEndpoint)
+                pathStyle: try signer(endpoint, .path), configured: try signer(endpoint, style),
+                internalSigner: try signer(internalEndpoint, style), internalEndpoint: internalEndpoint)
         } catch {
             throw .startup("s3", "cannot sign for \(publicEndpointText): \(error)")
         }
+    }
+
+    /// Step 1b: the holder of the credentials, whose refresher rotates `signers`; `random` draws the
+    /// refresh jitter and the retry backoff.
+    static func makeCredentials(
+        _ config: PresigndConfig, provider: any CredentialsProvider, initial: ProvidedCredentials, signers: Signers,
+        env: AppEnvironment, log: LogSink,
+        random: @escaping @Sendable (_ upperBound: Int) -> Int = { Int.random(in: 0...max(0, $0)) }
+    ) -> AppCredentials {
+        let s3 = config.s3
+        let policy = RefreshPolicy(
+            refreshBeforeExpirySeconds: Int64(s3.refreshBeforeExpirySeconds),
+            jitterSeconds: Int64(s3.refreshJitterSeconds))
+        return AppCredentials(
+            provider: provider, initial: initial, policy: policy, now: { env.nowMillis() / 1000 }, random: random,
+            onRotate: { credentials in
+                do throws(SigV4Error) {
+                    try signers.rotate(to: credentials)
+                } catch {
+                    log.error("new credentials cannot sign; the old ones stay", ["error": "\(error)"])
+                }
+                if let reason = ClientPContract.conflict(config, credentials: credentials, provider: provider.name) {
+                    log.warn("client P's uploads will fail", ["reason": reason])
+                }
+            }, log: log)
     }
 
     /// Step 2: the client of the server's own calls to storage.
@@ -123,7 +162,7 @@ public final class Application: Sendable {
         S3Client(
             options: ObjectStoreOptions(
                 endpoint: signers.internalEndpoint, bucket: s3.bucket, requestTimeoutMs: s3.requestTimeoutMs,
-                maxRetries: s3.maxRetries, caFile: s3.caFile),
+                maxRetries: s3.maxRetries, caFile: s3.caFile, connectHost: s3.connectHost),
             signer: signers.internalSigner, now: { env.nowMillis() / 1000 })
     }
 
@@ -150,8 +189,8 @@ public final class Application: Sendable {
     /// Step 5: `/healthz`, `/readyz` (the store, and one probe of the bucket for storage and its clock)
     /// and `/metrics`.
     static func makeOpsService(
-        _ s3: S3Config, store: any RecordStore, storage: some ObjectStorage, metrics: MetricsBox,
-        env: AppEnvironment, log: LogSink
+        _ s3: S3Config, store: any RecordStore, storage: some ObjectStorage, credentials: AppCredentials,
+        metrics: MetricsBox, env: AppEnvironment, log: LogSink
     ) -> OpsService {
         OpsService(
             store: store, metrics: { metrics.render() },
@@ -164,7 +203,8 @@ public final class Application: Sendable {
                 } catch {
                     probe = .failure(error)
                 }
-                return StorageReadiness.checks(probe: probe, nowMillis: env.nowMillis(), maxSkewSeconds: maxSkew)
+                return [credentials.readinessCheck()]
+                    + StorageReadiness.checks(probe: probe, nowMillis: env.nowMillis(), maxSkewSeconds: maxSkew)
             }, log: log)
     }
 
@@ -258,6 +298,7 @@ public final class Application: Sendable {
         server.start()
         metricsServer?.start()
         janitor.start()
+        credentials.start()
     }
 
     /// Reloads the TLS certificate and key from their files for new connections (SIGHUP); a no-op
@@ -278,6 +319,7 @@ public final class Application: Sendable {
         server.wait()
         metricsServer?.wait()
         janitor.stop()
+        credentials.stop()
         committer.shutdown()
         intentWriter.shutdown()
     }

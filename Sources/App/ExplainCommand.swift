@@ -1,6 +1,7 @@
 import Config
 import JSON
 import SigV4
+import System
 
 /// `presignd explain URL [--header 'Name: value']... [--method M] [--error-xml FILE]`: the explain
 /// route's answer on the command line, with the server's own configuration and credentials (no
@@ -18,12 +19,17 @@ public enum ExplainCommand {
 
     /// Explains `arguments` at `nowSeconds` with `config`'s signer; `readFile` reads `--error-xml`.
     public static func run(
-        config: PresigndConfig, arguments: ExplainArguments, nowSeconds: Int64,
+        config: PresigndConfig, arguments: ExplainArguments, nowSeconds: Int64, environment: [String: String] = [:],
         readFile: (String) throws -> [UInt8] = ConfigLoader.readFile(atPath:)
     ) -> Outcome {
+        // The credentials the server would sign with: the same chain, asked once (its log lines go to stderr).
         let signer: Presigner
         do {
-            signer = try Application.makeSigners(config.s3).configured
+            let env = AppEnvironment(
+                nowMillis: { nowSeconds * 1000 }, newUUID: { "" }, variables: environment)
+            let resolved = try Application.resolveCredentials(config, env: env, log: LogSink())
+            signer = try Application.makeSigners(config.s3, credentials: resolved.provided.credentials).configured
+                .current
         } catch {
             return Outcome(output: "presignd explain: \(error)", status: 2)
         }

@@ -20,8 +20,9 @@ final class ImagesService: Sendable {
     private let committer: GroupCommitter
     private let ownership: ImageKeyOwnership
     private let storage: (any ObjectStorage)?
-    /// Signs the read URLs of records.
-    let readSigner: Presigner
+    /// Signs the read URLs of records with the current credentials (a URL is shortened to their life;
+    /// none is given when they are about to expire).
+    let readSigner: RotatingPresigner
     /// The bucket records' objects are in.
     let bucket: String
     /// Lifetime of a read URL, in seconds.
@@ -45,7 +46,7 @@ final class ImagesService: Sendable {
     /// and with it the content check.
     init(
         config: PresigndConfig, store: any RecordStore, committer: GroupCommitter, ownership: ImageKeyOwnership,
-        storage: (any ObjectStorage)?, readSigner: Presigner, gate: Gate, env: AppEnvironment, log: LogSink? = nil
+        storage: (any ObjectStorage)?, readSigner: RotatingPresigner, gate: Gate, env: AppEnvironment, log: LogSink? = nil
     ) {
         self.store = store
         self.committer = committer

@@ -246,7 +246,7 @@ enum OpenAPIDocument {
                 status: { type: string, enum: [ready, not ready] }
                 checks:
                   type: object
-                  description: Each check (database, storage, clock) by name, "ok" or the reason it fails.
+                  description: Each check (database, credentials, storage, clock) by name, "ok" or the reason it fails.
                   additionalProperties: { type: string }
             APIDocument:
               type: object
@@ -290,7 +290,9 @@ enum OpenAPIDocument {
               description: >-
                 The records store (503 STORE_UNAVAILABLE; on the issue routes also when the intent queue is full
                 during a database outage, with Retry-After, and no URL is issued) or the object store (502
-                STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available.
+                STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available; on the issue
+                routes also 503 CREDENTIALS_UNAVAILABLE with Retry-After when the server's temporary storage
+                credentials have too little life left for a URL (s3.minimumUrlLifetimeSeconds).
               content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
           links:
             ConfirmIssuedKey:
@@ -1002,7 +1004,7 @@ enum OpenAPIDocument {
                   },
                   "checks": {
                     "type": "object",
-                    "description": "Each check (database, storage, clock) by name, \"ok\" or the reason it fails.",
+                    "description": "Each check (database, credentials, storage, clock) by name, \"ok\" or the reason it fails.",
                     "additionalProperties": {
                       "type": "string"
                     }
@@ -1128,7 +1130,7 @@ enum OpenAPIDocument {
                 }
               },
               "Unavailable": {
-                "description": "The records store (503 STORE_UNAVAILABLE; on the issue routes also when the intent queue is full during a database outage, with Retry-After, and no URL is issued) or the object store (502 STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available.",
+                "description": "The records store (503 STORE_UNAVAILABLE; on the issue routes also when the intent queue is full during a database outage, with Retry-After, and no URL is issued) or the object store (502 STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available; on the issue routes also 503 CREDENTIALS_UNAVAILABLE with Retry-After when the server's temporary storage credentials have too little life left for a URL (s3.minimumUrlLifetimeSeconds).",
                 "content": {
                   "application/json": {
                     "schema": {

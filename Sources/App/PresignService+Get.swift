@@ -73,7 +73,7 @@ extension PresignService {
     /// Signs a PUT for a new key of `type` with `signer` (host only) and queues its intent when
     /// `recordsIntent`; `expires` overrides the type's lifetime.
     func issueNew(
-        _ type: UploadType, ext lowerExt: String, chatroomId: String?, caller: Caller, signer: Presigner,
+        _ type: UploadType, ext lowerExt: String, chatroomId: String?, caller: Caller, signer: RotatingPresigner,
         expires expiresOverride: Int? = nil, recordsIntent: Bool
     ) throws(APIError) -> Issued {
         let now = env.nowMillis()
@@ -86,7 +86,7 @@ extension PresignService {
         let expires = expiresOverride ?? type.config.expiresSeconds
         let presigned = try PresignService.presignPut(
             signer, bucket: bucket, key: key, expires: expires, signedHeaders: [], nowMillis: now)
-        let expiresAt = now + Int64(expires) * 1000
+        let expiresAt = PresignService.expiresAtMillis(presigned, nowMillis: now)
         // An intent the writer could not keep would make a URL that can never be confirmed: refuse.
         let kept =
             !recordsIntent

@@ -161,7 +161,7 @@ extension PresignService {
         let expires = v.expiresSeconds ?? type.config.expiresSeconds
         let presigned = try PresignService.presignPut(
             configured, bucket: bucket, key: key, expires: expires, signedHeaders: signed, nowMillis: now)
-        let expiresAt = now + Int64(expires) * 1000
+        let expiresAt = PresignService.expiresAtMillis(presigned, nowMillis: now)
         // An intent the writer could not keep would make a URL that can never be confirmed: refuse.
         let kept = intents.enqueue(
             UploadIntent(

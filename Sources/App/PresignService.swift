@@ -43,10 +43,12 @@ public final class PresignService: Sendable {
     private let types: [UploadType]
     /// The type of a client B request that names none.
     let defaultPostType: String
-    /// Signs client P's URLs (always path-style).
-    let pathStyle: Presigner
-    /// Signs client B's URLs (configured addressing).
-    let configured: Presigner
+    /// Signs client P's URLs (always path-style) with the current credentials.
+    let pathStyle: RotatingPresigner
+    /// Signs client B's URLs (configured addressing) with the current credentials.
+    let configured: RotatingPresigner
+    /// Whether client P's GET routes are served (`presign.serveClientP`).
+    let servesClientP: Bool
     /// The bucket every URL is for.
     let bucket: String
     private let gate: Gate
@@ -63,7 +65,7 @@ public final class PresignService: Sendable {
 
     /// Builds the service; `pathStyle` signs client P's URLs (always path-style), `configured` the others.
     init(
-        config: PresigndConfig, pathStyle: Presigner, configured: Presigner, gate: Gate,
+        config: PresigndConfig, pathStyle: RotatingPresigner, configured: RotatingPresigner, gate: Gate,
         intents: any IntentSink, ownership: ImageKeyOwnership, env: AppEnvironment
     ) throws(AppError) {
         self.ownership = ownership
@@ -83,6 +85,7 @@ public final class PresignService: Sendable {
         self.defaultPostType = config.presign.defaultPostType
         self.pathStyle = pathStyle
         self.configured = configured
+        self.servesClientP = config.presign.serveClientP
         self.bucket = config.s3.bucket
         self.gate = gate
         self.intents = intents
@@ -99,9 +102,11 @@ public final class PresignService: Sendable {
         let post = gate.route(
             .issue, validate: { [self] (caller, request) throws(APIError) in try validateBody(request) },
             perform: { [self] caller, body in try checkKeyAndSign(body, caller: caller) })
-        return [
+        let clientP = [
             Route(.GET, "/presigned-url", handler: get),
             Route(.GET, "/v1/storage/presigned-url", handler: get),
+        ]
+        return (servesClientP ? clientP : []) + [
             Route(.POST, "/presigned-url", maxBodyBytes: maxJsonBodyBytes, handler: post),
             Route(.POST, "/v1/storage/presigned-url", maxBodyBytes: maxJsonBodyBytes, handler: post),
         ]
@@ -114,10 +119,11 @@ public final class PresignService: Sendable {
         return nil
     }
 
-    /// A presigned PUT of `key` with `signer`, `signedHeaders` signed in, valid `expires` seconds from
-    /// `nowMillis`.
+    /// A presigned PUT of `key` with `signer`'s current credentials, `signedHeaders` signed in, valid
+    /// `expires` seconds from `nowMillis` or less when the credentials expire sooner (the URL's
+    /// `expiresAt` says which); 503 when they have too little life left for a URL.
     static func presignPut(
-        _ signer: Presigner, bucket: String, key: String, expires: Int,
+        _ signer: RotatingPresigner, bucket: String, key: String, expires: Int,
         signedHeaders: [(name: String, value: String)], nowMillis: Int64
     ) throws(APIError) -> PresignedURL {
         do {
@@ -125,7 +131,15 @@ public final class PresignService: Sendable {
                 PresignRequest(method: "PUT", bucket: bucket, key: key, expires: expires, signedHeaders: signedHeaders),
                 now: nowMillis / 1000)
         } catch {
+            if case .credentialsExpiring(let left) = error { throw .credentialsUnavailable(secondsLeft: left) }
             throw .signingFailed
         }
+    }
+
+    /// When a URL issued at `nowMillis` stops working, in milliseconds: its `X-Amz-Date` (whole
+    /// seconds) plus the lifetime it was signed with (`expires`, or less when the credentials
+    /// shortened it), which is what storage checks.
+    static func expiresAtMillis(_ presigned: PresignedURL, nowMillis: Int64) -> Int64 {
+        presigned.expiresAt * 1000
     }
 }

@@ -14,7 +14,9 @@ import SigV4
 /// `::1`, `localhost`) or an agent address (169.254.170.2, 169.254.170.23, `fd00:ec2::23`): a
 /// token is never sent anywhere else over plain HTTP. With the full URI, the `Authorization` header
 /// is the contents of `AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE` (read again on every fetch; EKS
-/// rotates it), else `AWS_CONTAINER_AUTHORIZATION_TOKEN`; a CR or LF in it is refused.
+/// rotates it), else `AWS_CONTAINER_AUTHORIZATION_TOKEN`; a CR or LF in it is refused. An answer
+/// without `Token` gives credentials without a session token (ECS and EKS always send one; a local
+/// credentials server for MinIO or Ceph users' keys need not), still with their `Expiration`.
 public struct ContainerCredentialsProvider: CredentialsProvider {
     /// `container`.
     public let name = "container"
@@ -80,7 +82,7 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
                     message: CredentialFields.sanitizedMessage(message, hiding: authorization?.unredacted))
             }
             return try CredentialsJSON.credentials(
-                response.body, provider: name, now: context.now(), requireSuccessCode: false)
+                response.body, provider: name, now: context.now(), requireSuccessCode: false, requireToken: false)
         }
         return ProvidedCredentials(credentials: credentials, provider: name, origins: origins)
     }

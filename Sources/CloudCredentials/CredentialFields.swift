@@ -15,7 +15,10 @@ struct CredentialFields: Sendable {
 
     /// Checked credentials: every field present, an access key id of 1 to 128 visible ASCII
     /// characters without `/`, a secret and token of visible ASCII, an expiration after `now`.
-    func credentials(provider: String, now: Int64) throws(CredentialsError) -> Credentials {
+    /// Without `requiringSessionToken`, an absent (or empty) token gives credentials without one.
+    func credentials(provider: String, now: Int64, requiringSessionToken: Bool = true) throws(CredentialsError)
+        -> Credentials
+    {
         guard let accessKeyId, !accessKeyId.isEmpty else { throw missing("AccessKeyId", provider) }
         guard accessKeyId.utf8.count <= 128,
             accessKeyId.utf8.allSatisfy({ Self.isVisibleASCII($0) && $0 != UInt8(ascii: "/") })
@@ -24,8 +27,9 @@ struct CredentialFields: Sendable {
         guard secretAccessKey.utf8.allSatisfy(Self.isVisibleASCII) else {
             throw .malformedResponse(provider: provider, reason: "SecretAccessKey is not visible ASCII")
         }
-        guard let sessionToken, !sessionToken.isEmpty else { throw missing("the session token", provider) }
-        guard sessionToken.utf8.allSatisfy(Self.isVisibleASCII) else {
+        let token = sessionToken.flatMap { $0.isEmpty ? nil : $0 }
+        if token == nil && requiringSessionToken { throw missing("the session token", provider) }
+        guard token?.utf8.allSatisfy(Self.isVisibleASCII) ?? true else {
             throw .malformedResponse(provider: provider, reason: "the session token is not visible ASCII")
         }
         guard let expiration else { throw missing("Expiration", provider) }
@@ -34,7 +38,7 @@ struct CredentialFields: Sendable {
         }
         guard expiresAt > now else { throw .expired(provider: provider, expiration: expiresAt, now: now) }
         return Credentials(
-            accessKeyId: accessKeyId, secretAccessKey: Secret(secretAccessKey), sessionToken: Secret(sessionToken),
+            accessKeyId: accessKeyId, secretAccessKey: Secret(secretAccessKey), sessionToken: token.map(Secret.init),
             expiration: expiresAt)
     }
 

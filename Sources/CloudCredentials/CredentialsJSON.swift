@@ -6,10 +6,11 @@ import SigV4
 /// Success: `{"AccessKeyId", "SecretAccessKey", "Token", "Expiration"}` (IMDS adds
 /// `"Code": "Success"`, `LastUpdated`, `Type`; others are ignored). Failure: `{"Code", "Message"}`.
 enum CredentialsJSON {
-    /// The credentials of a 200 answer; with `requireSuccessCode`, `Code` must be `Success` (IMDS).
-    static func credentials(_ body: [UInt8], provider: String, now: Int64, requireSuccessCode: Bool)
-        throws(CredentialsError) -> Credentials
-    {
+    /// The credentials of a 200 answer; with `requireSuccessCode`, `Code` must be `Success` (IMDS);
+    /// without `requireToken`, an answer without `Token` gives credentials without a session token.
+    static func credentials(
+        _ body: [UInt8], provider: String, now: Int64, requireSuccessCode: Bool, requireToken: Bool = true
+    ) throws(CredentialsError) -> Credentials {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: body, limits: JSONParser.Limits(maxDepth: 8, maxBytes: 64 << 10))
@@ -36,7 +37,7 @@ enum CredentialsJSON {
         let fields = CredentialFields(
             accessKeyId: try field("AccessKeyId"), secretAccessKey: try field("SecretAccessKey"),
             sessionToken: try field("Token"), expiration: try field("Expiration"))
-        return try fields.credentials(provider: provider, now: now)
+        return try fields.credentials(provider: provider, now: now, requiringSessionToken: requireToken)
     }
 
     /// `Code` and `Message` of an error answer, each nil when absent or not a string.

@@ -82,6 +82,7 @@ extension ConfigBuilder {
                 config[keyPath: property] = entries
             }
             origins[path] = nil
+            assigned.insert(path)
         }
     }
 

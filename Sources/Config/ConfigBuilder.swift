@@ -12,6 +12,9 @@ struct ConfigBuilder {
     var origins: [String: String] = [:]
     /// Everything found wrong so far.
     var problems: [ConfigProblem] = []
+    /// The key paths a layer set (the loader clears it after the built-in defaults), so that a
+    /// provider preset fills in only what the operator left alone.
+    var assigned: Set<String> = []
 
     /// Records a problem.
     mutating func report(_ keyPath: String, _ message: String) {
@@ -65,6 +68,7 @@ struct ConfigBuilder {
             config[keyPath: property] = entries
         }
         origins[key.path] = origin
+        assigned.insert(key.path)
     }
 
     /// The non-empty items of `text` split at any of `separators`, each without surrounding spaces,

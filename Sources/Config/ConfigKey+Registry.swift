@@ -67,12 +67,26 @@ extension ConfigKey {
             ConfigKey(section: "s3", name: "caFile", kind: .optionalString(\.s3.caFile)),
             ConfigKey(section: "s3", name: "maxClockSkewSeconds", kind: .int(\.s3.maxClockSkewSeconds)),
             ConfigKey(section: "s3", name: "verifyUploads", kind: .bool(\.s3.verifyUploads)),
+            ConfigKey(section: "s3", name: "provider", kind: .choice(.of(\.s3.provider))),
+            ConfigKey(section: "s3", name: "accountId", kind: .string(\.s3.accountId)),
+            ConfigKey(section: "s3", name: "connectHost", kind: .optionalString(\.s3.connectHost)),
+            ConfigKey(section: "s3", name: "credentialSources", kind: .strings(\.s3.credentialSources)),
+            ConfigKey(section: "s3", name: "stsEndpoint", kind: .optionalString(\.s3.stsEndpoint)),
+            ConfigKey(section: "s3", name: "imdsV1Fallback", kind: .bool(\.s3.imdsV1Fallback)),
+            ConfigKey(
+                section: "s3", name: "refreshBeforeExpirySeconds", kind: .int(\.s3.refreshBeforeExpirySeconds)),
+            ConfigKey(section: "s3", name: "refreshJitterSeconds", kind: .int(\.s3.refreshJitterSeconds)),
+            ConfigKey(section: "s3", name: "minimumUrlLifetimeSeconds", kind: .int(\.s3.minimumUrlLifetimeSeconds)),
 
             ConfigKey(section: "presign", name: "expiresSeconds", kind: .int(\.presign.expiresSeconds)),
             ConfigKey(section: "presign", name: "defaultPostType", kind: .string(\.presign.defaultPostType)),
             ConfigKey(section: "presign", name: "readUrlExpiresSeconds", kind: .int(\.presign.readUrlExpiresSeconds)),
             ConfigKey(section: "presign", name: "cdnBaseUrl", kind: .optionalString(\.presign.cdnBaseUrl)),
             ConfigKey(section: "presign", name: "signIfNoneMatch", kind: .bool(\.presign.signIfNoneMatch)),
+            ConfigKey(section: "presign", name: "serveClientP", kind: .bool(\.presign.serveClientP)),
+            ConfigKey(
+                section: "presign", name: "temporaryCredentialsWithClientP",
+                kind: .choice(.of(\.presign.temporaryCredentialsWithClientP))),
 
             ConfigKey(
                 section: "records", name: "url", kind: .string(\.records.url), allowsFileVariable: true,

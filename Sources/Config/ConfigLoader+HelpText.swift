@@ -35,12 +35,24 @@ extension ConfigLoader {
           PRESIGN_S3_ACCESS_KEY_ID, PRESIGN_S3_SECRET_ACCESS_KEY, PRESIGN_S3_SESSION_TOKEN
           (else AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN),
           PRESIGN_AUTH_HS256_SECRET, PRESIGN_RECORDS_URL.
+          Our PRESIGN_S3_* keys win over AWS_*; the start-up log says so (names only).
 
         Apps' own routes (off by default): PRESIGN_COMPAT_PROFILES=clientP,clientB, or
           compat.routes in the config file (docs/operations.md, "Compatibility routes").
 
-        Exit status: 0 success, 2 configuration problems (all of them are printed),
-          1 a part cannot start (records store, listener, TLS certificate, keys);
+        Without static keys, the credentials come from the platform at start, the first provider
+        of s3.credentialSources that is configured: web identity (AWS_WEB_IDENTITY_TOKEN_FILE,
+        AWS_ROLE_ARN), shared files (~/.aws), the container agent (AWS_CONTAINER_CREDENTIALS_*),
+        EC2 instance metadata (IMDSv2; AWS_EC2_METADATA_DISABLED=true turns it off). Temporary
+        credentials are refreshed before they expire; URLs never outlive them.
+        s3.provider (aws, minio, ceph, r2, ncp, gcs, custom) presets endpoint, region, addressing.
+        Client P's routes are always path-style; with a session token they make start-up exit 2
+        unless presign.temporaryCredentialsWithClientP=warn (or presign.serveClientP=false).
+
+        Exit status: 0 success, 2 configuration problems (all of them are printed; also no
+          credential provider at all, or client P's routes with a session token),
+          1 a part cannot start (records store, listener, TLS certificate, keys, a failing
+          credential provider);
           healthcheck: 0 healthy, 1 not (never 2).
         Every key is described in docs/operations.md.
         """

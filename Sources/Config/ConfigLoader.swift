@@ -38,6 +38,7 @@ public enum ConfigLoader {
         }
         builder.applyEnvironment(environment, readFile: readFile)
         builder.apply(flags)
+        builder.applyProviderPreset()
         let config = builder.finish()
 
         // The validator reads only while `validate` runs (to check that key and certificate files are readable).
@@ -60,6 +61,7 @@ public enum ConfigLoader {
         var builder = ConfigBuilder()
         builder.types = []
         builder.applyDocument(DefaultConfiguration.bytes, name: "built-in defaults")
+        builder.assigned = []
         return builder
     }
 }

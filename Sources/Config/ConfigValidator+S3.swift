@@ -27,6 +27,7 @@ extension ConfigValidator {
                 got: ConfigText.quoted(s3.accessKeyId))
         }
         validateS3Credentials()
+        validateS3Provider()
         check("s3.requestTimeoutMs", s3.requestTimeoutMs, in: 1...600_000)
         check("s3.maxClockSkewSeconds", s3.maxClockSkewSeconds, in: 1...86_400)
         check("s3.maxRetries", s3.maxRetries, in: 0...10)
@@ -52,15 +53,14 @@ extension ConfigValidator {
         requireStaticCredentials()
     }
 
-    /// Static keys are the only credentials the server can sign with, so a configuration without
-    /// any is refused here, where `--check-config` sees it, rather than when the server starts.
-    ///
-    /// The one place to relax when another credential source (an IAM role, a web identity token)
-    /// is added: skip it when that source is configured.
+    /// Without any other credential source in `s3.credentialSources`, static keys are the only
+    /// way to sign, so a configuration without them is refused here, where `--check-config` sees
+    /// it, rather than when the server starts. With another source the chain decides at start.
     mutating func requireStaticCredentials() {
         let s3 = config.s3
         guard s3.accessKeyId.isEmpty && s3.secretAccessKey == nil else { return }
-        let why = "static credentials are the only way presignd signs"
+        guard !s3.chainSources.contains(where: { $0 != .environment }) else { return }
+        let why = "s3.credentialSources lists only environment, so static keys are the only way presignd signs"
         report("s3.accessKeyId", "is required: \(why) (\(Self.accessKeyIdSources); or AWS_ACCESS_KEY_ID)")
         report(
             "s3.secretAccessKey", "is required: \(why) (\(Self.secretAccessKeySources); or AWS_SECRET_ACCESS_KEY)")

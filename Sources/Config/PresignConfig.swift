@@ -11,12 +11,28 @@ public struct PresignConfig: Sendable, Equatable {
     /// Sign `If-None-Match: *` into client B's upload URLs, so a store that supports conditional writes
     /// refuses to overwrite an existing object (the upload must send the header).
     public var signIfNoneMatch: Bool
+    /// Whether client P's issue routes (`GET /presigned-url`, `GET /v1/storage/presigned-url`) are served.
+    public var serveClientP: Bool
+    /// What start-up does when client P's contract is served and the credentials carry a session
+    /// token (which client P drops when it rebuilds the URL): refuse to start, or only warn.
+    public enum TemporaryCredentialsRule: String, Sendable, CaseIterable {
+        /// Exit 2 with the reason.
+        case refuse
+        /// Start, with a warning in the log.
+        case warn
+    }
+
+    /// What start-up does when client P's contract meets credentials with a session token.
+    public var temporaryCredentialsWithClientP: TemporaryCredentialsRule
 
     /// Presign settings; every argument defaults to the documented default.
     public init(
         expiresSeconds: Int = 600, defaultPostType: String = "IMAGE", readUrlExpiresSeconds: Int = 3600,
-        cdnBaseUrl: String? = nil, signIfNoneMatch: Bool = false
+        cdnBaseUrl: String? = nil, signIfNoneMatch: Bool = false, serveClientP: Bool = true,
+        temporaryCredentialsWithClientP: TemporaryCredentialsRule = .refuse
     ) {
+        self.serveClientP = serveClientP
+        self.temporaryCredentialsWithClientP = temporaryCredentialsWithClientP
         self.signIfNoneMatch = signIfNoneMatch
         self.expiresSeconds = expiresSeconds
         self.defaultPostType = defaultPostType

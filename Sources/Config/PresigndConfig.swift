@@ -50,8 +50,8 @@ public struct PresigndConfig: Sendable, Equatable {
 
     /// The built-in defaults (config/presignd.json), with no file, environment or flags applied.
     ///
-    /// Not a configuration the server runs with as it is: it has no S3 credentials, which only the
-    /// environment gives (`ConfigValidator.requireStaticCredentials`).
+    /// It has no static S3 keys (only the environment gives those): the server run with it as it is
+    /// asks the credential chain at start (`s3.credentialSources`).
     public static let defaults: PresigndConfig = {
         var builder = ConfigLoader.defaultsBuilder()
         let config = builder.finish()

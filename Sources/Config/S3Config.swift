@@ -22,6 +22,28 @@ public struct S3Config: Sendable, Equatable {
 
     /// Where the bucket goes in a URL.
     public var addressing: Addressing
+    /// The storage service; its preset sets `endpoint`, `region` and `addressing` unless the
+    /// operator sets them (`S3Config+Provider.swift`).
+    public var provider: Provider
+    /// The Cloudflare account id that makes the `r2` preset's endpoint.
+    public var accountId: String
+    /// When set, the server's own calls connect to this host (name or IP) whatever host they address;
+    /// `Host`, SNI and the certificate check keep the addressed one.
+    public var connectHost: String?
+    /// The credential providers tried at start, in this order (`CredentialSource` names).
+    public var credentialSources: [String]
+    /// The STS endpoint of the web-identity provider; nil: `AWS_ENDPOINT_URL_STS`, else regional.
+    public var stsEndpoint: String?
+    /// Whether the IMDS provider may fall back to IMDSv1 (no session token).
+    public var imdsV1Fallback: Bool
+    /// Seconds before temporary credentials expire when the refresh starts (plus up to
+    /// `refreshJitterSeconds` at random).
+    public var refreshBeforeExpirySeconds: Int
+    /// The most random seconds by which a refresh starts earlier still.
+    public var refreshJitterSeconds: Int
+    /// The shortest URL lifetime issued when the credentials' remaining life shortens a URL; with
+    /// less left, issuing answers 503.
+    public var minimumUrlLifetimeSeconds: Int
     /// Access key id (not secret; may come from the file or the environment).
     public var accessKeyId: String
     /// Secret access key; only from the environment.
@@ -48,8 +70,21 @@ public struct S3Config: Sendable, Equatable {
         endpoint: String = "http://127.0.0.1:9000", publicEndpoint: String? = nil, region: String = "us-east-1",
         bucket: String = "uploads", addressing: Addressing = .path, accessKeyId: String = "",
         secretAccessKey: Secret? = nil, sessionToken: Secret? = nil, requestTimeoutMs: Int = 5000,
-        maxRetries: Int = 2, verifyUploads: Bool = true, caFile: String? = nil, maxClockSkewSeconds: Int = 300
+        maxRetries: Int = 2, verifyUploads: Bool = true, caFile: String? = nil, maxClockSkewSeconds: Int = 300,
+        provider: Provider = .custom, accountId: String = "", connectHost: String? = nil,
+        credentialSources: [String] = CredentialSource.allCases.map(\.rawValue), stsEndpoint: String? = nil,
+        imdsV1Fallback: Bool = false, refreshBeforeExpirySeconds: Int = 900, refreshJitterSeconds: Int = 180,
+        minimumUrlLifetimeSeconds: Int = 60
     ) {
+        self.provider = provider
+        self.accountId = accountId
+        self.connectHost = connectHost
+        self.credentialSources = credentialSources
+        self.stsEndpoint = stsEndpoint
+        self.imdsV1Fallback = imdsV1Fallback
+        self.refreshBeforeExpirySeconds = refreshBeforeExpirySeconds
+        self.refreshJitterSeconds = refreshJitterSeconds
+        self.minimumUrlLifetimeSeconds = minimumUrlLifetimeSeconds
         self.maxClockSkewSeconds = maxClockSkewSeconds
         self.endpoint = endpoint
         self.publicEndpoint = publicEndpoint

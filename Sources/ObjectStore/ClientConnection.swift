@@ -14,11 +14,16 @@ final class ClientConnection: @unchecked Sendable {
     /// Exchanges completed on it.
     var exchanges = 0
 
-    /// Connects (TCP connect bounded by `connectDeadline`, TLS handshake by `deadline`).
-    init(connectingTo address: ServerAddress, tlsContext: TLSContext?, connectDeadline: Deadline, deadline: Deadline)
-        throws(ObjectStoreError)
-    {
-        let socket = try Socket.connect(to: address, deadline: min(connectDeadline, deadline))
+    /// Connects (TCP connect bounded by `connectDeadline`, TLS handshake by `deadline`); with
+    /// `connectHost`, the TCP connection goes to that host on the address's port, while TLS still
+    /// names and verifies `address.host`.
+    init(
+        connectingTo address: ServerAddress, via connectHost: String? = nil, tlsContext: TLSContext?,
+        connectDeadline: Deadline, deadline: Deadline
+    ) throws(ObjectStoreError) {
+        let target =
+            connectHost.map { ServerAddress(usesTLS: address.usesTLS, host: $0, port: address.port) } ?? address
+        let socket = try Socket.connect(to: target, deadline: min(connectDeadline, deadline))
         var session: TLSSession?
         if address.usesTLS {
             guard let tlsContext else {

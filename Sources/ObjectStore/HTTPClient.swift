@@ -78,7 +78,7 @@ public final class HTTPClient: Sendable {
             }
         }
         return try ClientConnection(
-            connectingTo: address, tlsContext: context,
+            connectingTo: address, via: options.connectHost, tlsContext: context,
             connectDeadline: Deadline.after(milliseconds: options.connectTimeoutMs), deadline: deadline)
     }
 

@@ -14,12 +14,17 @@ public struct HTTPClientOptions: Sendable, Equatable {
     public var maxIdleConnections: Int
     /// An idle pooled connection older than this is closed instead of reused, in milliseconds.
     public var idleTimeoutMs: Int
+    /// When set (a name or an IP literal), every connection goes to this host instead of the one
+    /// addressed, on the same port; the `Host` header, SNI and the certificate check still use the
+    /// addressed host (curl's `--connect-to ::HOST:`). For storage behind a fixed address whose
+    /// virtual-hosted names (`bucket.host`) are not in DNS, such as RGW with `rgw_dns_name` on loopback.
+    public var connectHost: String?
 
     /// Client limits; each argument defaults to a value fit for S3 metadata calls.
     public init(
         requestTimeoutMs: Int = 5000, connectTimeoutMs: Int = 2000, caFile: String? = nil,
         maxResponseBytes: Int = 16 << 20, maxHeadBytes: Int = 64 << 10, maxIdleConnections: Int = 16,
-        idleTimeoutMs: Int = 20_000
+        idleTimeoutMs: Int = 20_000, connectHost: String? = nil
     ) {
         precondition(requestTimeoutMs > 0 && connectTimeoutMs > 0, "timeouts must be positive")
         precondition(maxResponseBytes >= 0 && maxHeadBytes > 0 && maxIdleConnections >= 0 && idleTimeoutMs >= 0)
@@ -30,5 +35,6 @@ public struct HTTPClientOptions: Sendable, Equatable {
         self.maxHeadBytes = maxHeadBytes
         self.maxIdleConnections = maxIdleConnections
         self.idleTimeoutMs = idleTimeoutMs
+        self.connectHost = connectHost
     }
 }

@@ -20,12 +20,14 @@ public struct ObjectStoreOptions: Sendable, Equatable {
     public var maxIdleConnections: Int
     /// An idle pooled connection older than this is closed instead of reused, in milliseconds.
     public var idleTimeoutMs: Int
+    /// Where to connect instead of the addressed host (`HTTPClientOptions.connectHost`); nil: the host.
+    public var connectHost: String?
 
     /// Options for `bucket` at `endpoint`; the limits default to values fit for a HEAD or a COPY.
     public init(
         endpoint: Endpoint, bucket: String, requestTimeoutMs: Int = 5000, connectTimeoutMs: Int = 2000,
         maxRetries: Int = 2, caFile: String? = nil, maxResponseBytes: Int = 16 << 20, maxIdleConnections: Int = 16,
-        idleTimeoutMs: Int = 20_000
+        idleTimeoutMs: Int = 20_000, connectHost: String? = nil
     ) {
         precondition(requestTimeoutMs > 0 && connectTimeoutMs > 0, "timeouts must be positive")
         precondition(maxRetries >= 0 && maxResponseBytes >= 0 && maxIdleConnections >= 0 && idleTimeoutMs >= 0)
@@ -38,12 +40,14 @@ public struct ObjectStoreOptions: Sendable, Equatable {
         self.maxResponseBytes = maxResponseBytes
         self.maxIdleConnections = maxIdleConnections
         self.idleTimeoutMs = idleTimeoutMs
+        self.connectHost = connectHost
     }
 
     /// The transport settings of these options.
     public var httpClientOptions: HTTPClientOptions {
         HTTPClientOptions(
             requestTimeoutMs: requestTimeoutMs, connectTimeoutMs: connectTimeoutMs, caFile: caFile,
-            maxResponseBytes: maxResponseBytes, maxIdleConnections: maxIdleConnections, idleTimeoutMs: idleTimeoutMs)
+            maxResponseBytes: maxResponseBytes, maxIdleConnections: maxIdleConnections, idleTimeoutMs: idleTimeoutMs,
+            connectHost: connectHost)
     }
 }

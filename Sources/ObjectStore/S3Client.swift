@@ -16,8 +16,8 @@ public final class S3Client: Sendable {
     public let retryPolicy: RetryPolicy
     /// The transport (its pool is shared by every call).
     public let http: HTTPClient
-    /// Signs each attempt; built for `options.endpoint`.
-    let signer: Presigner
+    /// Signs each attempt with the credentials current then; built for `options.endpoint`.
+    public let signer: RotatingPresigner
     /// The clock for `X-Amz-Date`, in epoch seconds.
     let now: @Sendable () -> Int64
     /// A random integer in `0...upperBound`, for the backoff jitter.
@@ -30,12 +30,23 @@ public final class S3Client: Sendable {
     /// `signer` must be built for the internal endpoint `options.endpoint` (not the public one
     /// presigned URLs are made for): the `Host` it signs is the host connected to. `random` and
     /// `sleep` drive the backoff; tests pass deterministic ones.
-    public init(
+    public convenience init(
         options: ObjectStoreOptions, signer: Presigner, now: @escaping @Sendable () -> Int64,
         random: @escaping @Sendable (_ upperBound: Int) -> Int = { Int.random(in: 0...max(0, $0)) },
         sleep: @escaping @Sendable (_ milliseconds: Int) -> Void = S3Client.sleep(milliseconds:)
     ) {
-        precondition(signer.endpoint == options.endpoint, "the signer must be built for the endpoint the client calls")
+        self.init(options: options, signer: RotatingPresigner(signer), now: now, random: random, sleep: sleep)
+    }
+
+    /// A client signing with whatever credentials `signer` holds at each attempt (temporary
+    /// credentials rotate under it); otherwise as `init(options:signer:now:random:sleep:)`.
+    public init(
+        options: ObjectStoreOptions, signer: RotatingPresigner, now: @escaping @Sendable () -> Int64,
+        random: @escaping @Sendable (_ upperBound: Int) -> Int = { Int.random(in: 0...max(0, $0)) },
+        sleep: @escaping @Sendable (_ milliseconds: Int) -> Void = S3Client.sleep(milliseconds:)
+    ) {
+        precondition(
+            signer.current.endpoint == options.endpoint, "the signer must be built for the endpoint the client calls")
         self.options = options
         self.retryPolicy = RetryPolicy(maxRetries: options.maxRetries)
         self.http = HTTPClient(options: options.httpClientOptions)

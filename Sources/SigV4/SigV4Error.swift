@@ -24,4 +24,7 @@ public enum SigV4Error: Error, Sendable, Equatable {
     case invalidQuery(name: String, reason: String)
     /// A payload hash that is neither 64 lower-case hexadecimal digits nor `UNSIGNED-PAYLOAD`.
     case invalidPayloadHash(String)
+    /// The credentials have `secondsLeft` seconds of life (0: expired), too few to sign a URL that
+    /// lives long enough to be used (`RotatingPresigner.minimumLifetimeSeconds`).
+    case credentialsExpiring(secondsLeft: Int)
 }

@@ -41,6 +41,7 @@ case .help(let text):
     exit(0)
 case .checkConfig(let c):
     print(c.redactedJSON())
+    for note in c.notes { log.writeLine("presignd: note: \(note)") }
     exit(0)
 case .healthcheck(let c):
     let outcome = HealthCheck.run(config: c)
@@ -48,7 +49,8 @@ case .healthcheck(let c):
     exit(outcome.healthy ? 0 : 1)
 case .explain(let c, let arguments):
     let outcome = ExplainCommand.run(
-        config: c, arguments: arguments, nowSeconds: WallClock.epochMilliseconds() / 1000)
+        config: c, arguments: arguments, nowSeconds: WallClock.epochMilliseconds() / 1000,
+        environment: environment)
     print(outcome.output)
     exit(outcome.status)
 case .run(let c):
@@ -67,14 +69,14 @@ let env = AppEnvironment(
         // OpenSSL's generator failed: fall back to the system's (getrandom), never to a fixed value.
         var g = SystemRandomNumberGenerator()
         return UUIDv4.format(randomBytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &g) })
-    })
+    }, variables: environment)
 
 let app: Application
 do {
     app = try Application(config: config, env: env, log: log)
 } catch {
     log.error("cannot start", ["error": "\(error)"])
-    exit(1)
+    exit(error.exitCode)
 }
 app.start()
 log.info(
@@ -82,6 +84,7 @@ log.info(
     ["host": config.server.host, "port": app.server.port, "tls": config.tls.enabled, "version": ConfigLoader.version])
 // The loops' count and what decided it (configured, affinity mask, cgroup quota or online CPUs).
 log.info("event loops", ["count": app.server.eventLoopCount, "source": app.server.eventLoopCountSource.rawValue])
+for note in config.notes { log.info("note", ["detail": note]) }
 if config.auth.mode == .none {
     log.warn("auth.mode is none: every request is served as the default user")
 }

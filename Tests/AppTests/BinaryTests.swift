@@ -55,11 +55,12 @@ struct BinaryTests {
         let (base, _) = TestEnvironment.serverEnvironment(s3: nil)
         var noSecret = base
         noSecret["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
-        var neither = noSecret
-        neither["PRESIGN_S3_ACCESS_KEY_ID"] = nil
+        var staticOnly = noSecret
+        staticOnly["PRESIGN_S3_ACCESS_KEY_ID"] = nil
+        staticOnly["PRESIGN_S3_CREDENTIAL_SOURCES"] = "environment"
         for (env, expected) in [
             (noSecret, ["s3.secretAccessKey: is required with s3.accessKeyId"]),
-            (neither, ["s3.accessKeyId: is required", "s3.secretAccessKey: is required"]),
+            (staticOnly, ["s3.accessKeyId: is required", "s3.secretAccessKey: is required"]),
         ] {
             let check = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
             #expect(check.waitForExit() == 2)
@@ -73,6 +74,30 @@ struct BinaryTests {
             }
             #expect(checked.last?.contains("PRESIGN_S3_SECRET_ACCESS_KEY or PRESIGN_S3_SECRET_ACCESS_KEY_FILE") == true)
             #expect(check.stdout.isEmpty, "no configuration is printed as if it were valid")
+        }
+    }
+
+    @Test("no static keys and no provider configured: --check-config notes the chain, a start exits 2 naming each")
+    func noCredentialSource() throws {
+        var env = TestEnvironment.serverEnvironment(s3: nil).env
+        env["PRESIGN_S3_ACCESS_KEY_ID"] = nil
+        env["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
+        env["HOME"] = TestEnvironment.tempDir()  // no ~/.aws files there
+        let check = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
+        #expect(check.waitForExit() == 0)
+        #expect(
+            check.stderr.contains(
+                "presignd: note: no static S3 keys: at start presignd asks, in order, webIdentity, sharedFiles, container, imds"
+            ), "\(check.stderr)")
+        let start = try ServerProcess(environment: env, expectListening: false)
+        #expect(start.waitForExit() == 2)
+        let line = try #require(start.waitForLine(containing: #""msg":"cannot start""#))
+        for skipped in [
+            "static: no PRESIGN_S3_ACCESS_KEY_ID",
+            "web identity: AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN are not set",
+            "container: AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "IMDSv2: AWS_EC2_METADATA_DISABLED is true",
+        ] {
+            #expect(line.contains(skipped), "\(line)")
         }
     }
 

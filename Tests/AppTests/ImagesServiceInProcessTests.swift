@@ -100,9 +100,10 @@ struct ImagesServiceInProcessTests {
             intents = IntentWriter(store: store, batchSize: 16, flushIntervalMs: 5, onError: { _ in })
             committer = GroupCommitter(store: store, maxBatch: 16)
             let env = AppEnvironment(nowMillis: { ImagesServiceInProcessTests.now }, newUUID: { recordId })
-            let signer = try Presigner(
-                credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Secret("test-secret")),
-                region: "us-east-1", endpoint: Endpoint(parsing: "http://127.0.0.1:9000"), addressing: .path)
+            let signer = RotatingPresigner(
+                try Presigner(
+                    credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Secret("test-secret")),
+                    region: "us-east-1", endpoint: Endpoint(parsing: "http://127.0.0.1:9000"), addressing: .path))
             images = ImagesService(
                 config: config, store: store, committer: committer,
                 ownership: ImageKeyOwnership(store: store, intents: intents, nowMillis: env.nowMillis),

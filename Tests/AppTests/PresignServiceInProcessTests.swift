@@ -31,9 +31,10 @@ final class RecordingIntentSink: IntentSink {
 @Suite("PresignService in process")
 struct PresignServiceInProcessTests {
     static func service(_ sink: RecordingIntentSink) throws -> PresignService {
-        let signer = try Presigner(
-            credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Secret("test-secret")),
-            region: "us-east-1", endpoint: Endpoint(parsing: "http://127.0.0.1:9000"), addressing: .path)
+        let signer = RotatingPresigner(
+            try Presigner(
+                credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Secret("test-secret")),
+                region: "us-east-1", endpoint: Endpoint(parsing: "http://127.0.0.1:9000"), addressing: .path))
         let store = InMemoryRecordStore()
         let writer = IntentWriter(store: store, batchSize: 4, flushIntervalMs: 5, onError: { _ in })
         let env = AppEnvironment(nowMillis: { 1_700_000_000_000 }, newUUID: { "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a" })

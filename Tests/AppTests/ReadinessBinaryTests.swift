@@ -55,7 +55,8 @@ struct ReadinessBinaryTests {
         #expect(first.status == 503)
         let body = try JSONValue(parsing: first.body)
         #expect(body["status"]?.stringValue == "not ready")
-        #expect(body["checks"]?.objectValue?.keys == ["database", "storage", "clock"])
+        #expect(body["checks"]?.objectValue?.keys == ["database", "credentials", "storage", "clock"])
+        #expect(body["checks"]?["credentials"]?.stringValue == "ok")
         #expect(body["checks"]?["database"]?.stringValue == "ok")
         let storage = body["checks"]?["storage"]?.stringValue ?? ""
         #expect(storage.hasPrefix(expected.storage), "\(storage)")

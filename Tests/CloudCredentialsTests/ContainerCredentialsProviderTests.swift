@@ -1,6 +1,7 @@
 import Crypto
 import ObjectStore
 import SigV4
+import TestSupport
 import Testing
 
 @testable import CloudCredentials

@@ -1,6 +1,7 @@
 import CloudCredentials
 import Crypto
 import SigV4
+import TestSupport
 import Testing
 
 /// The standard chain's order: static keys, web identity, shared files, container, IMDS. A

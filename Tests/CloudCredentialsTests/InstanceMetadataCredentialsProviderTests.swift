@@ -3,6 +3,7 @@ import Crypto
 import ObjectStore
 import SigV4
 import Synchronization
+import TestSupport
 import Testing
 
 /// IMDSv2 against a stand-in metadata service on loopback.

@@ -2,6 +2,7 @@ import CloudCredentials
 import Crypto
 import ObjectStore
 import SigV4
+import TestSupport
 import Testing
 
 /// STS AssumeRoleWithWebIdentity against a stand-in on loopback: the request, the answer, every

@@ -9,25 +9,36 @@ import Testing
         #expect(config.server.port == 8080)
     }
 
-    /// The built-in defaults carry no S3 credentials, and the server cannot sign without them: with
-    /// nothing else given, loading fails (so `--check-config` and a start both exit 2) and says which
+    /// The built-in defaults carry no S3 credentials: that is a valid configuration, since the
+    /// credential chain (web identity, shared files, container, IMDS) decides at start. Only when
+    /// `s3.credentialSources` lists nothing but `environment` can the server not sign without static
+    /// keys: then loading fails (so `--check-config` and a start both exit 2) and says which
     /// variables to set.
-    @Test func theDefaultsAloneLackCredentials() {
-        let result = load(credentials: [:])
+    @Test func theDefaultsAloneLackCredentials() throws {
+        let chain = try #require(runConfig(load(credentials: [:])))
+        #expect(chain.s3.accessKeyId.isEmpty && chain.s3.secretAccessKey == nil)
+        #expect(
+            chain.notes.contains {
+                $0.hasPrefix(
+                    "no static S3 keys: at start presignd asks, in order, webIdentity, sharedFiles, container, imds")
+            })
+        let staticOnly = ["PRESIGN_S3_CREDENTIAL_SOURCES": "environment"]
+        let result = load(environment: staticOnly, credentials: [:])
+        let why = "s3.credentialSources lists only environment, so static keys are the only way presignd signs"
         #expect(
             problems(result) == [
                 ConfigProblem(
                     keyPath: "s3.accessKeyId",
                     message:
-                        "is required: static credentials are the only way presignd signs (set PRESIGN_S3_ACCESS_KEY_ID or PRESIGN_S3_ACCESS_KEY_ID_FILE, or s3.accessKeyId in the config file; or AWS_ACCESS_KEY_ID)"
+                        "is required: \(why) (set PRESIGN_S3_ACCESS_KEY_ID or PRESIGN_S3_ACCESS_KEY_ID_FILE, or s3.accessKeyId in the config file; or AWS_ACCESS_KEY_ID)"
                 ),
                 ConfigProblem(
                     keyPath: "s3.secretAccessKey",
                     message:
-                        "is required: static credentials are the only way presignd signs (set PRESIGN_S3_SECRET_ACCESS_KEY or PRESIGN_S3_SECRET_ACCESS_KEY_FILE; or AWS_SECRET_ACCESS_KEY)"
+                        "is required: \(why) (set PRESIGN_S3_SECRET_ACCESS_KEY or PRESIGN_S3_SECRET_ACCESS_KEY_FILE; or AWS_SECRET_ACCESS_KEY)"
                 ),
             ])
-        #expect(problems(load(["--check-config"], credentials: [:])) == problems(result))
+        #expect(problems(load(["--check-config"], environment: staticOnly, credentials: [:])) == problems(result))
     }
 
     @Test func aFileOverridesOnlyTheKeysItGives() throws {

@@ -1,8 +1,8 @@
 import Config
 import Crypto
 
-/// An S3 key pair (AWS's documented example), which every configuration needs
-/// (`ConfigValidator.requireStaticCredentials`): `load` adds it unless told otherwise.
+/// An S3 key pair (AWS's documented example), so that configurations sign with static keys as most
+/// tests expect: `load` adds it unless told otherwise.
 let exampleCredentials = [
     "PRESIGN_S3_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
     "PRESIGN_S3_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",

@@ -108,4 +108,63 @@ import Testing
         #expect(counts.withLock { $0.signed } == 600)
         #expect(counts.withLock { $0.mismatched } == 0)
     }
+
+    /// A holder of `id`'s credentials expiring at `expiration`, minimum lifetime 60 s.
+    static func holder(_ id: String, expiration: Int64?) throws -> RotatingPresigner {
+        RotatingPresigner(
+            try Presigner(
+                credentials: credentials(id, expiration: expiration), region: "us-east-1", endpoint: endpoint,
+                addressing: .path), minimumLifetimeSeconds: 60)
+    }
+
+    @Test func itsSigningMethodsClampToTheCredentialsAndRefuseBelowTheMinimum() throws {
+        let rotating = try Self.holder("ASIA1", expiration: Self.now + 300)
+        let request = PresignRequest(method: "PUT", bucket: "uploads", key: "a.jpg", expires: 600)
+        let url = try rotating.presign(request, now: Self.now)
+        #expect(url.expiresAt == Self.now + 300 && url.url.contains("&X-Amz-Expires=300&"))
+        // The clamped URL is exactly the one the presigner gives for that lifetime.
+        var clamped = request
+        clamped.expires = 300
+        #expect(try rotating.current.presign(clamped, now: Self.now).url == url.url)
+        // Long enough left: nothing changes.
+        #expect(try rotating.presign(request, now: Self.now - 400).url.contains("&X-Amz-Expires=600&"))
+        // A short request is never refused while the credentials outlive it.
+        var short = request
+        short.expires = 30
+        #expect(try rotating.presign(short, now: Self.now + 260).expiresAt == Self.now + 290)
+        // 59 s left and 600 asked: refused, and counted.
+        #expect(throws: SigV4Error.credentialsExpiring(secondsLeft: 59)) {
+            try rotating.presign(request, now: Self.now + 241)
+        }
+        #expect(throws: SigV4Error.credentialsExpiring(secondsLeft: 0)) {
+            try rotating.presign(request, now: Self.now + 301)
+        }
+        #expect(rotating.refusalCount == 2)
+        let part = try rotating.presignUploadPart(
+            bucket: "uploads", key: "a.bin", uploadId: "u-1", partNumber: 2, expires: 3600, now: Self.now)
+        #expect(part.expiresAt == Self.now + 300 && part.url.contains("X-Amz-Security-Token=token-ASIA1&"))
+        let post = try rotating.presignPost(
+            PresignPostRequest(bucket: "uploads", key: .exact("a.bin"), contentType: "video/mp4", expires: 900),
+            now: Self.now)
+        #expect(post.expiresAt == Self.now + 300)
+        #expect(post.fields.contains { $0.name == "x-amz-security-token" && $0.value == "token-ASIA1" })
+        // Header signing works until the credentials expire, then stops.
+        let head = try rotating.signHeaders(method: "HEAD", bucket: "uploads", key: "a.jpg", now: Self.now + 299)
+        #expect(head.headers.contains { $0.name == "X-Amz-Security-Token" && $0.value == "token-ASIA1" })
+        #expect(throws: SigV4Error.credentialsExpiring(secondsLeft: 0)) {
+            try rotating.signHeaders(method: "HEAD", bucket: "uploads", key: "a.jpg", now: Self.now + 300)
+        }
+    }
+
+    @Test func longTermKeysSignExactlyAsThePresignerDoes() throws {
+        let rotating = try Self.holder("AKIA1", expiration: nil)
+        let request = PresignRequest(method: "PUT", bucket: "uploads", key: "a.jpg", expires: 604_800)
+        #expect(
+            try rotating.presign(request, now: Self.now).url == rotating.current.presign(request, now: Self.now).url)
+        #expect(try rotating.presign(request, now: 4_102_444_800).expiresAt == 4_102_444_800 + 604_800)
+        #expect(rotating.refusalCount == 0)
+        // A rotation to temporary credentials starts clamping.
+        try rotating.rotate(to: Self.credentials("ASIA9", expiration: Self.now + 120))
+        #expect(try rotating.presign(request, now: Self.now).expiresAt == Self.now + 120)
+    }
 }

@@ -44,8 +44,11 @@ public final class ServerProcess: @unchecked Sendable {
             process.executableURL = ServerProcess.binary
             process.arguments = arguments
         }
+        // AWS_EC2_METADATA_DISABLED: a server whose credential chain falls through never asks the
+        // real instance metadata service (169.254.169.254); a test may override it for a loopback stand-in.
         var env: [String: String] = [
             "PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2",
+            "AWS_EC2_METADATA_DISABLED": "true",
         ]
         // Sanitizer settings reach the child, so a sanitized test build checks the server too.
         for k in ["TSAN_OPTIONS", "ASAN_OPTIONS"] {

@@ -7,26 +7,27 @@ import Synchronization
 
 /// A scripted HTTP/1.1 stand-in for a credentials service (STS, a container agent, IMDS) on
 /// 127.0.0.1 and an ephemeral port. Each request is answered with what `script` returns for it and
-/// its index (0-based, over all connections). Blocking sockets, one thread per connection.
-final class StandInServer: Sendable {
+/// its index (0-based, over all connections). Blocking sockets, one thread per connection. (Also the
+/// credentials stand-in of the App end-to-end tests.)
+public final class StandInServer: Sendable {
     /// One request as received.
-    struct Request: Sendable {
+    public struct Request: Sendable {
         /// `GET`, `PUT`, `POST`.
-        var method: String
+        public var method: String
         /// The request target.
-        var target: String
+        public var target: String
         /// Header fields in order.
-        var headers: [(name: String, value: String)]
+        public var headers: [(name: String, value: String)]
         /// The body (by `Content-Length`).
-        var body: String
+        public var body: String
 
         /// The first value of `name`, case-insensitive.
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
 
         /// The body as `application/x-www-form-urlencoded` pairs, percent-decoded.
-        var form: [String: String] {
+        public var form: [String: String] {
             var pairs: [String: String] = [:]
             for pair in body.split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -38,7 +39,7 @@ final class StandInServer: Sendable {
     }
 
     /// What to do with one request.
-    enum Reply: Sendable {
+    public enum Reply: Sendable {
         /// Answer with this status, these extra headers and this body (keep-alive).
         case respond(Int, headers: [(String, String)] = [], body: String = "")
         /// Never answer (until the client gives up or the server stops).
@@ -49,14 +50,14 @@ final class StandInServer: Sendable {
 
     /// What the server saw.
     private struct Record {
-        var requests: [Request] = []
+        public var requests: [Request] = []
         var clientSockets: Set<Int32> = []
         var stopped = false
         var listenerOpen = true
     }
 
     /// The port it listens on.
-    let port: Int
+    public let port: Int
     /// The listening socket.
     private let listener: Int32
     /// The script.
@@ -65,13 +66,13 @@ final class StandInServer: Sendable {
     private let record = Mutex(Record())
 
     /// `http://127.0.0.1:<port>`.
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Requests received so far, in order.
-    var requests: [Request] { record.withLock { $0.requests } }
+    public var requests: [Request] { record.withLock { $0.requests } }
 
     /// Starts a stand-in answering with `script`.
-    init(script: @escaping @Sendable (_ index: Int, _ request: Request) -> Reply) throws {
+    public init(script: @escaping @Sendable (_ index: Int, _ request: Request) -> Reply) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw StandInError.socket(errno) }
         var one: Int32 = 1
@@ -100,12 +101,12 @@ final class StandInServer: Sendable {
     }
 
     /// A stand-in that answers the `replies` in order (the last one again once they run out).
-    convenience init(replies: [Reply]) throws {
+    public convenience init(replies: [Reply]) throws {
         try self.init { index, _ in replies[min(index, replies.count - 1)] }
     }
 
     /// Stops accepting and shuts every open connection down.
-    func stop() {
+    public func stop() {
         record.withLock { state in
             state.stopped = true
             if state.listenerOpen { shutdown(listener, Int32(SHUT_RDWR)) }
@@ -114,12 +115,12 @@ final class StandInServer: Sendable {
     }
 
     /// A JSON body's reply.
-    static func json(_ status: Int, _ body: String) -> Reply {
+    public static func json(_ status: Int, _ body: String) -> Reply {
         .respond(status, headers: [("Content-Type", "application/json")], body: body)
     }
 
     /// An XML body's reply.
-    static func xml(_ status: Int, _ body: String) -> Reply {
+    public static func xml(_ status: Int, _ body: String) -> Reply {
         .respond(status, headers: [("Content-Type", "text/xml")], body: body)
     }
 
@@ -223,7 +224,7 @@ final class StandInServer: Sendable {
 }
 
 /// A stand-in's setup failure.
-enum StandInError: Error {
+public enum StandInError: Error {
     /// A socket call failed with this errno.
     case socket(Int32)
 }
