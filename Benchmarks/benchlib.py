@@ -35,14 +35,14 @@ def parse_latency(text, label):
 
 
 def http_json(port, method, path, body=None, headers=None, timeout=30):
-    """One request to presignd on 127.0.0.1:port: (status, parsed JSON body or None)."""
+    """One request to presignd on 127.0.0.1:port as the dev default user: (status, parsed JSON or None)."""
     import http.client
     import json
 
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         data = None if body is None else json.dumps(body).encode()
-        h = {"X-User-Id": "42", **(headers or {})}
+        h = dict(headers or {})  # no X-User-Id: the dev default user, as wrk's requests are
         if data is not None:
             h["Content-Type"] = "application/json"
         c.request(method, path, body=data, headers=h)
