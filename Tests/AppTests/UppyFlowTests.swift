@@ -323,6 +323,10 @@ struct UppyFlowTests {
         for list in ["", "1,,2", "1,1", "0", "a", "1,10001", " 1", (1...1001).map(String.init).joined(separator: ",")] {
             cases.append(("GET", "\(base)/batch?\(k)&partNumbers=\(Self.q(list))", nil))
         }
+        // The completion body has its own limit (1 MiB by default): over it, the server's own 413.
+        let huge = try Self.call(
+            server, "POST", "\(base)/complete?\(k)", body: String(repeating: " ", count: 1_048_577))
+        #expect(huge.status == 413)
         for (method, path, body) in cases {
             let r = try Self.call(server, method, path, body: body)
             #expect(r.status == 400, "\(method) \(path.prefix(120)) \(body ?? ""): \(r.status) \(r.text)")
