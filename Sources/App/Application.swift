@@ -66,12 +66,23 @@ public final class Application: Sendable {
         // POST /admin/explain, only when switched on (admin API keys only).
         let explainRoutes =
             config.explain.enabled
-            ? ExplainService(config: config, signer: { [signer = signers.configured] in signer.current }, gate: gate, env: env)
-                .routes() : []
+            ? ExplainService(
+                config: config, signer: { [signer = signers.configured] in signer.current }, gate: gate, env: env
+            ).routes() : []
+        var apiRoutes = presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes
+        if config.uppy.enabled {
+            let uppy = MultipartService(
+                config: config, presign: presign, images: images, storage: storage,
+                completeStorage: Application.makeCompleteStorage(config, signers: signers, env: env),
+                ownership: ownership, intents: intentWriter, gate: gate, env: env)
+            apiRoutes += uppy.routes()
+            janitor.multipart = MultipartJanitor(
+                storage: storage, prefixes: MultipartJanitor.prefixes(of: config.types),
+                abortAfterSeconds: config.uppy.abortAfterSeconds, maxAborts: config.uppy.janitorMaxAborts,
+                nowMillis: env.nowMillis, log: log)
+        }
         (server, metricsServer) = try Application.makeServers(
-            config,
-            apiRoutes: try compat.routes(
-                besides: presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes),
+            config, apiRoutes: CORSPolicy(config.cors).apply(try compat.routes(besides: apiRoutes)),
             opsRoutes: ops.routes(), log: log)
         metricsBox.set(server.metrics)
         Application.registerMetrics(

@@ -71,6 +71,7 @@ struct ConfigValidator {
         validateLimits()
         validateTLS()
         validateCompat()
+        validateUppy()
     }
 
     /// The `server` section.

@@ -25,6 +25,10 @@ public struct PresigndConfig: Sendable, Equatable {
     public var explain: ExplainConfig = ExplainConfig()
     /// Compatibility routes (apps' own paths and envelopes); off by default.
     public var compat = CompatConfig()
+    /// Uppy Companion's S3 routes (multipart uploads, presigned POST).
+    public var uppy = UppyConfig()
+    /// Browser origins allowed to call the API.
+    public var cors = CORSConfig()
 
     /// A configuration from its sections; unvalidated (use `ConfigLoader` for checked values).
     public init(

@@ -192,8 +192,8 @@ import Testing
                 ConfigProblem(
                     keyPath: "logs",
                     message:
-                        "unknown key (sections are server, tls, log, auth, limits, s3, presign, types, records, explain, compat)"
-                ),
+                        "unknown key (sections are server, tls, log, auth, limits, s3, presign, types, records, explain, "
+                        + "compat, uppy, cors)"),
                 ConfigProblem(keyPath: "log.accessLog", message: #"must be true or false (got "yes")"#),
                 ConfigProblem(
                     keyPath: "types.PROFILE.maxbytes",
