@@ -46,7 +46,8 @@ final class ImagesService: Sendable {
     /// and with it the content check.
     init(
         config: PresigndConfig, store: any RecordStore, committer: GroupCommitter, ownership: ImageKeyOwnership,
-        storage: (any ObjectStorage)?, readSigner: RotatingPresigner, gate: Gate, env: AppEnvironment, log: LogSink? = nil
+        storage: (any ObjectStorage)?, readSigner: RotatingPresigner, gate: Gate, env: AppEnvironment,
+        log: LogSink? = nil
     ) {
         self.store = store
         self.committer = committer

@@ -60,6 +60,9 @@ extension MultipartService {
                         contentLength: 0...c.type.config.maxBytes, successActionStatus: 201, expires: lifetime),
                     now: now / 1000)
             } catch {
+                if case .credentialsExpiring(let left) = error {
+                    throw CompanionError(APIError.credentialsUnavailable(secondsLeft: left))
+                }
                 throw CompanionError(APIError.signingFailed)
             }
             w.key("method")

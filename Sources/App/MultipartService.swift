@@ -339,6 +339,9 @@ final class MultipartService: Sendable {
                 now: now / 1000
             ).url
         } catch {
+            if case .credentialsExpiring(let left) = error {
+                throw CompanionError(APIError.credentialsUnavailable(secondsLeft: left))
+            }
             throw CompanionError(APIError.signingFailed)
         }
     }

@@ -81,7 +81,8 @@ extension PresignService {
             errors.add(fields.type ?? "type", "unknown type")
         } else if let type, type.config.requiresChatroomId {
             // This body has no chatroomId, and the type's rule is `required`: GET /presigned-url takes one.
-            errors.add(fields.type ?? "type", "type \(typeName) requires a chatroomId: issue it with GET /presigned-url")
+            errors.add(
+                fields.type ?? "type", "type \(typeName) requires a chatroomId: issue it with GET /presigned-url")
         }
 
         var contentType: String?

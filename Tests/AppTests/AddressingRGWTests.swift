@@ -47,7 +47,7 @@ struct AddressingRGWTests {
             virtualHosted
             ? "http://\(s3.bucket).localhost:\(port)/\(key)?" : "http://localhost:\(port)/\(s3.bucket)/\(key)?"
         #expect(url.hasPrefix(expected), "\(url)")
-        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(uuid.utf8)
+        let jpeg: [UInt8] = TestImages.jpeg(width: 4, height: 3, tail: Array(uuid.utf8))
         #expect(try Self.put(url, port: port, contentType: "image/png", body: jpeg) == 403, "the signature holds")
         #expect(try Self.put(url, port: port, contentType: "image/jpeg", body: jpeg) == 200)
         // The server's own signed HEAD goes the same way (bucket.localhost through s3.connectHost).

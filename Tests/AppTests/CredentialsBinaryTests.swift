@@ -110,7 +110,8 @@ struct CredentialsBinaryTests {
         let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
         #expect(
             try ClientPFlowTests.put(
-                s3, target: target, contentType: "image/jpeg", body: [0xFF, 0xD8, 0xFF, 0xE0] + Array(uuid.utf8))
+                s3, target: target, contentType: "image/jpeg",
+                body: TestImages.jpeg(width: 4, height: 3, tail: Array(uuid.utf8)))
                 == 200)
         let (status, code) = try StorageFaultTests.confirm(server, uuid)
         #expect(status == 201, "\(code ?? "")")

@@ -141,10 +141,6 @@ import Testing
                 "compat.routes[0].types[0]"
             ),
             (
-                #"{"name":"a","method":"POST","path":"/x","operation":"issueByKey","type":"CHAT","success":{"body":{}}}"#,
-                "compat.routes[0].type"
-            ),
-            (
                 #"{"name":"a","method":"POST","path":"/x","operation":"issueByKey","keyForm":"objectKey","success":{"body":{}}}"#,
                 "compat.routes[0].keyForm"
             ),
@@ -168,6 +164,19 @@ import Testing
     func routeProblems(route: String, keyPath: String) {
         let result = Self.withRoutes("[\(route)]")
         #expect(keyPaths(result).contains(keyPath), "\(problems(result))")
+    }
+
+    /// A type whose chatroomId is `required` cannot be issued by key (a body names no chatroomId); the
+    /// default chat-room types make one up, so they can.
+    @Test func issueByKeyRefusesATypeThatRequiresAChatroomId() {
+        let route =
+            #"{"name":"a","method":"POST","path":"/x","operation":"issueByKey","type":"CHAT","success":{"body":{}}}"#
+        let required = load(
+            ["--config", "/c.json"],
+            files: ["/c.json": #"{"types":{"CHAT":{"chatroomId":"required"}},"compat":{"routes":[\#(route)]}}"#])
+        #expect(keyPaths(required).contains("compat.routes[0].type"), "\(problems(required))")
+        let serverMade = Self.withRoutes("[\(route)]")
+        #expect(!keyPaths(serverMade).contains("compat.routes[0].type"), "\(problems(serverMade))")
     }
 
     @Test func twoRoutesOnOneMethodAndPathAreAProblem() {
