@@ -18,6 +18,7 @@ import json
 import os
 import threading
 import urllib.parse
+import zlib
 from collections import defaultdict
 
 import schemathesis
@@ -28,7 +29,22 @@ ISSUE_ROUTES = {"/presigned-url", "/v1/storage/presigned-url"}
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 # Uploads larger than this are skipped (a signed size may be up to 20 MiB).
 MAX_UPLOAD_BYTES = 64 * 1024
-PNG_HEAD = b"\x89PNG\r\n\x1a\n"
+
+
+def _png(length=None):
+    """A 1x1 PNG (signature, IHDR, IDAT, IEND) padded after IEND to `length` bytes (unpadded when None):
+    an image the content check at confirmation accepts (docs/content-check.md); None when `length` is
+    too short for one."""
+    def chunk(kind, data):
+        typed = kind + data
+        return len(data).to_bytes(4, "big") + typed + (zlib.crc32(typed) & 0xFFFFFFFF).to_bytes(4, "big")
+    image = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", (1).to_bytes(4, "big") * 2 + bytes([8, 6, 0, 0, 0]))
+             + chunk(b"IDAT", bytes([0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])) + chunk(b"IEND", b""))
+    if length is None:
+        return image
+    if length < len(image):
+        return None
+    return image + b"\0" * (length - len(image))
 
 _lock = threading.Lock()
 _statuses = defaultdict(lambda: defaultdict(int))
@@ -108,12 +124,16 @@ def _upload_for(case, response):
         with _lock:
             _uploads["skipped (digest signed)"] += 1
         return
-    length = int(signed.get(names.get("content-length", ""), "8"))
-    if length > MAX_UPLOAD_BYTES:
+    length = int(signed.get(names.get("content-length", ""), "0")) or None
+    if length is not None and length > MAX_UPLOAD_BYTES:
         with _lock:
             _uploads["skipped (too large to send)"] += 1
         return
-    body = (PNG_HEAD * (length // len(PNG_HEAD) + 1))[:length]
+    body = _png(length)
+    if body is None:
+        with _lock:
+            _uploads["skipped (too small for an image)"] += 1
+        return
     headers = dict(signed)
     headers.pop(names.get("content-length", ""), None)
     kind = "image"
