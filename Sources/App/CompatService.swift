@@ -331,7 +331,7 @@ final class CompatService: Sendable {
         -> Response
     {
         var v = Envelope.Values()
-        v.url = images.readURL(for: record.objectKey)
+        v.url = images.readURL(for: record.objectKey, expires: r.config.readUrlExpiresSeconds)
         v.key = record.objectKey
         v.imageKey = record.imageKey
         v.id = record.id

@@ -57,12 +57,13 @@ extension ImagesService {
         w.endObject()
     }
 
-    /// A CDN URL when configured, else a fresh signed GET.
-    func readURL(for key: String) -> String? {
+    /// A CDN URL when configured, else a fresh signed GET valid `expires` seconds (default
+    /// `presign.readUrlExpiresSeconds`).
+    func readURL(for key: String, expires: Int? = nil) -> String? {
         if let cdnBaseUrl { return cdnBaseUrl + "/" + key }
         let now = env.nowMillis() / 1000
         return try? readSigner.presign(
-            PresignRequest(method: "GET", bucket: bucket, key: key, expires: readUrlExpires), now: now
+            PresignRequest(method: "GET", bucket: bucket, key: key, expires: expires ?? readUrlExpires), now: now
         ).url
     }
 }

@@ -87,6 +87,9 @@ public struct CompatRouteConfig: Sendable, Equatable {
     public var contentTypeField: String = "contentType"
     /// Issuing: the URL lifetime, instead of the type's.
     public var expiresSeconds: Int?
+    /// Confirm/replace: the lifetime of the signed read URL in `{url}`, instead of
+    /// `presign.readUrlExpiresSeconds` (client B's server signs its read URLs for 10 minutes).
+    public var readUrlExpiresSeconds: Int?
     /// Confirm/replace: the upload types the key's upload may be of (empty: any).
     public var types: [String] = []
     /// The path parameters kept as the record's metadata (nil: all of them).

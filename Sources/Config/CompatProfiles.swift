@@ -35,7 +35,7 @@ public enum CompatProfiles {
 
     /// Client B's server: the signed URL in its envelope (900 s, content-type and host signed, the
     /// UUID lower-cased), the quest's image saved with `POST` and edited with `PATCH` on
-    /// `/api/v1/quests/{questId}/active`; every error `{"success":false,"message":…,"data":null}` with
+    /// `/api/v1/quests/{questId}/active` (its read URL signed for 10 minutes); every error `{"success":false,"message":…,"data":null}` with
     /// the HTTP status.
     static let clientB = #"""
         [
@@ -60,6 +60,7 @@ public enum CompatProfiles {
             "keyForm": "uuid",
             "slot": "quest:{questId}",
             "metadata": ["questId"],
+            "readUrlExpiresSeconds": 600,
             "success": {"status": 200, "body": {"success": true, "message": "OK",
               "data": {"questId": "{param.questId}", "imageKey": "{imageKey}", "imageUrl": "{url}"}}},
             "errors": {
@@ -76,6 +77,7 @@ public enum CompatProfiles {
             "keyForm": "uuid",
             "slot": "quest:{questId}",
             "metadata": ["questId"],
+            "readUrlExpiresSeconds": 600,
             "success": {"status": 200, "body": {"success": true, "message": "OK",
               "data": {"questId": "{param.questId}", "imageKey": "{imageKey}", "imageUrl": "{url}"}}},
             "errors": {

@@ -7,7 +7,8 @@ enum CompatRouteParser {
     /// The members a route object may have.
     static let fieldNames = [
         "name", "method", "path", "operation", "type", "typeField", "extField", "keyField", "keyForm", "keyPrefix",
-        "contentTypeField", "expiresSeconds", "types", "metadata", "slot", "deletePrevious", "success", "errors",
+        "contentTypeField", "expiresSeconds", "readUrlExpiresSeconds", "types", "metadata", "slot", "deletePrevious",
+        "success", "errors",
     ]
 
     /// The routes of `value` (an array), reporting every problem under `path`.
@@ -102,6 +103,13 @@ enum CompatRouteParser {
         if let s = string("contentTypeField") { route.contentTypeField = s }
         if let v = object["expiresSeconds"] {
             if let n = v.intValue { route.expiresSeconds = n } else { report("expiresSeconds", "must be an integer") }
+        }
+        if let v = object["readUrlExpiresSeconds"] {
+            if let n = v.intValue {
+                route.readUrlExpiresSeconds = n
+            } else {
+                report("readUrlExpiresSeconds", "must be an integer")
+            }
         }
         if let list = strings("types") { route.types = list }
         route.metadata = strings("metadata")

@@ -56,6 +56,9 @@ extension ConfigValidator {
             report("\(path).path", "is a native route of presignd", got: ConfigText.quoted(r.path))
         }
         if let e = r.expiresSeconds { check("\(path).expiresSeconds", e, in: 1...Self.maxExpiresSeconds) }
+        if let e = r.readUrlExpiresSeconds {
+            check("\(path).readUrlExpiresSeconds", e, in: 1...Self.maxExpiresSeconds)
+        }
         switch r.operation {
         case .issueByType:
             if (r.type == nil) == (r.typeField == nil) {

@@ -302,6 +302,29 @@ struct CompatFlowTests {
         #expect(try Self.decode(BError.self, moved).success == false)
     }
 
+    @Test("client B without a CDN: its read URL is a signed GET for 10 minutes that RGW serves")
+    func clientBReadURLLastsTenMinutes() throws {
+        let (server, s3) = try Self.start(.sqlite, profiles: "clientB", extra: ["PRESIGN_PRESIGN_CDN_BASE_URL": ""])
+        defer { server.stop() }
+        let jpeg = try Self.fixture("jpeg-baseline-64x48.jpg")
+        let key = try Self.uploadLikeB(server, s3, user: "7", bytes: jpeg)
+        let saved = try Self.send(
+            server, "POST", "/api/v1/quests/12/active", user: "7", body: #"{"imageKey":"\#(key)"}"#)
+        #expect(saved.status == 200, "\(saved.text)")
+        let url = try Self.decode(BEnvelope<BQuestImage>.self, saved).data.imageUrl
+        #expect(url.contains("X-Amz-Expires=600&"), "\(url)")
+        // The native record keeps presign.readUrlExpiresSeconds (3600 by default).
+        let native = try Self.records(server, user: "7").first?["url"]?.stringValue ?? ""
+        #expect(native.contains("X-Amz-Expires=3600&"), "\(native)")
+        let (host, port) = s3.hostPort
+        let target = String(url[try #require(url.range(of: "\(host):\(port)")).upperBound...])
+        let c = try RawClient(port: port, host: host)
+        c.send("GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n")
+        let got = try #require(c.readResponse())
+        #expect(got.status == 200)
+        #expect(got.body == jpeg)
+    }
+
     @Test("client B: every error is its envelope with the HTTP status", arguments: Backend.allCases)
     func clientBErrors(backend: Backend) throws {
         let (server, s3) = try Self.start(backend, profiles: "clientB")
