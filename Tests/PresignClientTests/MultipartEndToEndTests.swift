@@ -1,0 +1,142 @@
+import Foundation
+import PresignClient
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Multipart uploads through the server's /s3/multipart routes (Uppy Companion's shapes) and RGW,
+/// with a fault proxy in front of RGW as the server's public endpoint.
+@Suite("PresignClient end to end: multipart through the server's /s3 routes and RGW", .serialized)
+struct MultipartEndToEndTests {
+    static let mib = 1_048_576
+
+    /// Environment for the /s3 routes on the server (the upload type they use by default).
+    static let extra: [String: String] = [:]
+
+    /// Reads back the completed object through the record the server made (POST /images is idempotent
+    /// for the caller, so it returns that record or makes it).
+    static func readBack(_ client: PresignClient, key: String) async throws -> Data {
+        let record = try await client.confirm(imageKey: key)
+        let (status, body) = try await E2E.download(try #require(record.url))
+        #expect(status == 200)
+        return body
+    }
+
+    @Test("20 MiB in 4 parts with one part PUT failing once (500 from the fault proxy): retried, completed, identical")
+    func partFailsOnce() async throws {
+        let s3 = try E2E.s3()
+        let faults = try FaultProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
+        defer { faults.close() }
+        let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.extra)
+        defer { server.stop() }
+        let client = E2E.client(server)
+        let (file, data) = try E2E.file(
+            20 * Self.mib, in: dir, name: "video.jpg", prefix: try E2E.fixture("jpeg-baseline-64x48.jpg"))
+        // The second request through the proxy (a part PUT: the server's own calls go to RGW directly).
+        faults.setRules([FaultProxy.Rule(.numbers([2]), .status(500, code: "InternalError"))])
+        var uploader = MultipartUploader(
+            client: client, options: MultipartOptions(partSize: 5 * Self.mib, concurrency: 2))
+        uploader.random = { 0 }
+        let r = try await uploader.upload(fileAt: file, contentType: "image/jpeg")
+        #expect(faults.faultCount == 1)
+        #expect(r.retries == 1)
+        #expect(r.partCount == 4)
+        #expect(faults.requestCount == 5)
+        let body = try await Self.readBack(client, key: r.key)
+        #expect(body.count == data.count)
+        #expect(body == data)
+    }
+
+    /// Starts the CLI on a multipart upload whose part PUTs the proxy holds for `stallMs` each, waits
+    /// until its state file shows a part done, and kills it with SIGKILL. Returns the state it left.
+    static func killMidUpload(
+        server: ServerProcess, file: URL, stateDir: String, faults: FaultProxy
+    ) throws -> MultipartState {
+        faults.setRules([FaultProxy.Rule(.method("PUT"), .stall(milliseconds: 700))])
+        let cli = try CLIProcess([
+            "--server", "http://127.0.0.1:\(server.port)", "--user-id", "42", "--multipart-threshold", "1",
+            "--part-size", "5", "--concurrency", "1", "--state-dir", stateDir, "--progress", "none", file.path,
+        ])
+        var state: MultipartState?
+        while cli.process.isRunning {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDir)) ?? []
+            if let name = names.first(where: { $0.hasSuffix(".json") }),
+                let s = MultipartState.load(URL(fileURLWithPath: stateDir + "/" + name)), !s.etags.isEmpty
+            {
+                state = s
+                break
+            }
+            usleep(5_000)
+        }
+        kill(cli.process.processIdentifier, SIGKILL)
+        _ = cli.wait()
+        #expect(cli.process.terminationReason == .uncaughtSignal, "the CLI ended before it was killed: \(cli.stderr)")
+        faults.setRules([])
+        return try #require(state, "no part was recorded in the state file: \(cli.stderr)")
+    }
+
+    @Test("resume after kill -9: the second run sends only the parts the server does not list")
+    func resumeAfterKill() async throws {
+        let s3 = try E2E.s3()
+        let faults = try FaultProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
+        defer { faults.close() }
+        let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.extra)
+        defer { server.stop() }
+        let (file, data) = try E2E.file(
+            20 * Self.mib, in: dir, name: "clip.jpg", prefix: try E2E.fixture("jpeg-baseline-64x48.jpg"))
+        let stateDir = dir + "/state"
+        let left = try Self.killMidUpload(server: server, file: file, stateDir: stateDir, faults: faults)
+        let done = left.etags.count
+        #expect(done >= 1 && done < 4)
+
+        let resumed = try CLIProcess.run([
+            "--server", "http://127.0.0.1:\(server.port)", "--user-id", "42", "--multipart-threshold", "1",
+            "--part-size", "5", "--concurrency", "2", "--state-dir", stateDir, "--json", "--resume", file.path,
+        ])
+        #expect(resumed.process.terminationStatus == 0, "stderr: \(resumed.stderr)")
+        let out = try #require(resumed.jsonLines.first, "stdout: \(resumed.stdout)")
+        #expect(out["key"] as? String == left.upload.key)
+        #expect(out["uploadId"] as? String == left.upload.uploadId)
+        let partsResumed = try #require(out["partsResumed"] as? Int)
+        #expect(partsResumed >= done)
+        #expect(out["partsUploaded"] as? Int == 4 - partsResumed)
+        #expect(out["restarts"] as? Int == 0)
+        #expect(out["recordId"] is String)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: stateDir)) ?? []).isEmpty)
+        let body = try await Self.readBack(E2E.client(server), key: left.upload.key)
+        #expect(body == data)
+    }
+
+    @Test("restart: the upload was aborted on the server after the kill; --resume starts again with a new key")
+    func restartAfterAbort() async throws {
+        let s3 = try E2E.s3()
+        let faults = try FaultProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
+        defer { faults.close() }
+        let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.extra)
+        defer { server.stop() }
+        let client = E2E.client(server)
+        let (file, data) = try E2E.file(
+            12 * Self.mib, in: dir, name: "gone.jpg", prefix: try E2E.fixture("jpeg-baseline-64x48.jpg"))
+        let stateDir = dir + "/state"
+        let left = try Self.killMidUpload(server: server, file: file, stateDir: stateDir, faults: faults)
+        try await client.abortMultipart(left.upload)
+        await #expect(throws: PresignClientError.self) { _ = try await client.listParts(left.upload) }
+
+        let again = try CLIProcess.run([
+            "--server", "http://127.0.0.1:\(server.port)", "--user-id", "42", "--multipart-threshold", "1",
+            "--part-size", "5", "--state-dir", stateDir, "--json", "--resume", file.path,
+        ])
+        #expect(again.process.terminationStatus == 0, "stderr: \(again.stderr)")
+        let out = try #require(again.jsonLines.first, "stdout: \(again.stdout)")
+        #expect(out["restarts"] as? Int == 1)
+        #expect(out["partsResumed"] as? Int == 0)
+        let key = try #require(out["key"] as? String)
+        #expect(key != left.upload.key)
+        #expect(out["uploadId"] as? String != left.upload.uploadId)
+        let body = try await Self.readBack(client, key: key)
+        #expect(body == data)
+    }
+}
