@@ -73,7 +73,9 @@ extension PresignClient {
     public func completeMultipart(_ upload: MultipartUpload, parts: [(number: Int, etag: String)]) async throws
         -> CompletedUpload
     {
-        let list = parts.sorted { $0.number < $1.number }.map { ["PartNumber": $0.number, "ETag": $0.etag] as [String: Any] }
+        let list = parts.sorted { $0.number < $1.number }.map {
+            ["PartNumber": $0.number, "ETag": $0.etag] as [String: Any]
+        }
         let (data, _) = try await call(
             "POST", mp("/\(Self.queryValue(upload.uploadId))/complete?\(keyQuery(upload.key))"),
             json: ["parts": list])

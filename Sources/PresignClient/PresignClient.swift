@@ -182,22 +182,35 @@ public final class PresignClient: Sendable {
     }
 
     /// Uploads `data` with the ticket's method, URL and headers.
-    public func upload(_ data: Data, with ticket: UploadTicket, progress: ProgressHandler? = nil) async throws
-        -> UploadResponse
-    {
+    ///
+    /// `contentType` is sent only when the ticket names no Content-Type (the GET form signs `host` only,
+    /// so the caller says what it uploads); the ticket's own headers always win.
+    public func upload(
+        _ data: Data, with ticket: UploadTicket, contentType: String? = nil, progress: ProgressHandler? = nil
+    ) async throws -> UploadResponse {
         let r = try Self.storageRequest(
-            method: ticket.method, url: ticket.url, headers: ticket.headers, contentLength: Int64(data.count))
+            method: ticket.method, url: ticket.url, headers: Self.headers(ticket, contentType),
+            contentLength: Int64(data.count))
         return try await put(r, body: .data(data), progress: progress)
     }
 
     /// Uploads the file at `file` from the file (never read into memory: `uploadTask(fromFile:)`).
-    public func upload(fileAt file: URL, with ticket: UploadTicket, progress: ProgressHandler? = nil) async throws
-        -> UploadResponse
-    {
+    public func upload(
+        fileAt file: URL, with ticket: UploadTicket, contentType: String? = nil, progress: ProgressHandler? = nil
+    ) async throws -> UploadResponse {
         let size = try Self.fileSize(file)
         let r = try Self.storageRequest(
-            method: ticket.method, url: ticket.url, headers: ticket.headers, contentLength: size)
+            method: ticket.method, url: ticket.url, headers: Self.headers(ticket, contentType), contentLength: size)
         return try await put(r, body: .file(file), progress: progress)
+    }
+
+    /// The ticket's headers, plus `contentType` when the ticket has no Content-Type of its own.
+    static func headers(_ ticket: UploadTicket, _ contentType: String?) -> [String: String] {
+        var h = ticket.headers
+        if let contentType, !h.keys.contains(where: { $0.lowercased() == "content-type" }) {
+            h["Content-Type"] = contentType
+        }
+        return h
     }
 
     func put(_ request: URLRequest, body: Transport.Body, progress: ProgressHandler?) async throws -> UploadResponse {

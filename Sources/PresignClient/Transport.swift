@@ -4,14 +4,27 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The one URLSession of a client and its delegate, which routes upload progress to the handler of
-/// each task. Tasks use completion handlers (so the same code runs on Darwin and on Linux's
-/// FoundationNetworking, whose async `upload(for:fromFile:)` and task delegates differ); cancellation
-/// of the Swift task cancels the URLSession task.
-final class Transport: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+/// The one URLSession of a client and its delegate, which keeps the state of each task: its
+/// continuation, the body received so far and its progress handler. Tasks are created without
+/// completion handlers and finished from the delegate: on Linux, FoundationNetworking reports upload
+/// progress (`didSendBodyData`) only to delegate-driven tasks, so the same code serves Darwin and Linux.
+/// Cancellation of the Swift task cancels the URLSession task.
+final class Transport: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let lock = NSLock()
-    private var handlers: [Int: ProgressHandler] = [:]
+    private var running: [Int: Running] = [:]
     private var sessionStorage: URLSession?
+
+    /// One task in flight.
+    private final class Running {
+        let continuation: CheckedContinuation<(Data, HTTPURLResponse), Error>
+        let progress: ProgressHandler?
+        var body = Data()
+
+        init(_ c: CheckedContinuation<(Data, HTTPURLResponse), Error>, _ p: ProgressHandler?) {
+            continuation = c
+            progress = p
+        }
+    }
 
     init(configuration: URLSessionConfiguration) {
         super.init()
@@ -22,14 +35,37 @@ final class Transport: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
 
     func invalidate() { session.finishTasksAndInvalidate() }
 
+    private func state(_ task: URLSessionTask) -> Running? {
+        lock.lock()
+        defer { lock.unlock() }
+        return running[task.taskIdentifier]
+    }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
+        state(task)?.progress?(TransferProgress(bytesSent: totalBytesSent, totalBytes: totalBytesExpectedToSend))
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         lock.lock()
-        let handler = handlers[task.taskIdentifier]
+        running[dataTask.taskIdentifier]?.body.append(data)
         lock.unlock()
-        handler?(TransferProgress(bytesSent: totalBytesSent, totalBytes: totalBytesExpectedToSend))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        lock.lock()
+        let r = running.removeValue(forKey: task.taskIdentifier)
+        lock.unlock()
+        guard let r else { return }
+        if let error {
+            r.continuation.resume(throwing: PresignClientError.from(error))
+        } else if let http = task.response as? HTTPURLResponse {
+            r.continuation.resume(returning: (r.body, http))
+        } else {
+            r.continuation.resume(throwing: PresignClientError.invalidResponse("no HTTP response"))
+        }
     }
 
     /// The body of an upload: bytes in memory or a file (sent from the file, never read into memory).
@@ -47,28 +83,17 @@ final class Transport: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
         try Task.checkCancellation()
         let box = TaskBox()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, HTTPURLResponse), Error>) in
-                let done: @Sendable (Data?, URLResponse?, Error?) -> Void = { [weak self] data, response, error in
-                    if let id = box.identifier { self?.forget(id) }
-                    if let error {
-                        continuation.resume(throwing: PresignClientError.from(error))
-                    } else if let http = response as? HTTPURLResponse {
-                        continuation.resume(returning: (data ?? Data(), http))
-                    } else {
-                        continuation.resume(throwing: PresignClientError.invalidResponse("no HTTP response"))
-                    }
-                }
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<(Data, HTTPURLResponse), Error>) in
                 let task: URLSessionTask
                 switch body {
-                case .none: task = session.dataTask(with: request, completionHandler: done)
-                case .data(let d): task = session.uploadTask(with: request, from: d, completionHandler: done)
-                case .file(let f): task = session.uploadTask(with: request, fromFile: f, completionHandler: done)
+                case .none: task = session.dataTask(with: request)
+                case .data(let d): task = session.uploadTask(with: request, from: d)
+                case .file(let f): task = session.uploadTask(with: request, fromFile: f)
                 }
-                if let progress {
-                    lock.lock()
-                    handlers[task.taskIdentifier] = progress
-                    lock.unlock()
-                }
+                lock.lock()
+                running[task.taskIdentifier] = Running(continuation, progress)
+                lock.unlock()
                 box.set(task)
                 task.resume()
             }
@@ -77,23 +102,11 @@ final class Transport: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
         }
     }
 
-    private func forget(_ id: Int) {
-        lock.lock()
-        handlers[id] = nil
-        lock.unlock()
-    }
-
     /// The task of one `send`, reachable from its cancellation handler (which may run first).
     final class TaskBox: @unchecked Sendable {
         private let lock = NSLock()
         private var task: URLSessionTask?
         private var cancelled = false
-
-        var identifier: Int? {
-            lock.lock()
-            defer { lock.unlock() }
-            return task?.taskIdentifier
-        }
 
         func set(_ t: URLSessionTask) {
             lock.lock()
@@ -123,7 +136,8 @@ public enum ExactURL {
         }
         guard url.absoluteString == string else {
             throw PresignClientError.invalidResponse(
-                "URL(string:) would change the presigned URL (\(url.absoluteString) for \(string)); refusing to send it")
+                "URL(string:) would change the presigned URL (\(url.absoluteString) for \(string)); refusing to send it"
+            )
         }
         return url
     }

@@ -97,7 +97,9 @@ struct Options: Equatable {
         if o.help { return o }
         guard o.server != nil else { throw UsageError(message: "--server URL is required") }
         guard !o.files.isEmpty else { throw UsageError(message: "no FILE given") }
-        if o.token != nil && o.tokenFile != nil { throw UsageError(message: "--token and --token-file exclude each other") }
+        if o.token != nil && o.tokenFile != nil {
+            throw UsageError(message: "--token and --token-file exclude each other")
+        }
         if o.form == "get" && o.type == nil { throw UsageError(message: "--form get needs --type (e.g. PROFILE)") }
         return o
     }

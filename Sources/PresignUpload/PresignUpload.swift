@@ -80,7 +80,7 @@ struct PresignUpload {
         }
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
         let started = Date()
-        let bar = ProgressBar(name: file.lastPathComponent, style: style)
+        let bar = ProgressBar(name: file.lastPathComponent, style: style, total: size)
         let progress: ProgressHandler = { p in bar.update((p.bytesSent, p.totalBytes)) }
         let contentType = o.contentType(for: path)
         var out: [String: Any] = ["file": path, "bytes": size]
@@ -114,11 +114,12 @@ struct PresignUpload {
             } else {
                 let ticket: UploadTicket
                 if o.form == "get" {
-                    ticket = try await client.uploadURL(type: o.type!, ext: (path as NSString).pathExtension.lowercased())
+                    ticket = try await client.uploadURL(
+                        type: o.type!, ext: (path as NSString).pathExtension.lowercased())
                 } else {
                     ticket = try await client.uploadURL(contentType: contentType, type: o.type, size: size)
                 }
-                _ = try await client.upload(fileAt: file, with: ticket, progress: progress)
+                _ = try await client.upload(fileAt: file, with: ticket, contentType: contentType, progress: progress)
                 bar.finish(ok: true)
                 let record = try await client.confirm(
                     imageKey: ticket.confirmKey, metadata: o.metadata.isEmpty ? nil : o.metadata)

@@ -15,9 +15,10 @@ final class ProgressBar: @unchecked Sendable {
     private var total: Int64 = 0
     private var finished = false
 
-    init(name: String, style: Style) {
+    init(name: String, style: Style, total: Int64) {
         self.name = name
         self.style = style
+        self.total = total
     }
 
     func update(_ p: (bytesSent: Int64, totalBytes: Int64)) {

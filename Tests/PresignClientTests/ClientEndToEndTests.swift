@@ -8,7 +8,8 @@ import Testing
 /// assert about storage requests is what really reached it.
 @Suite("PresignClient end to end: native routes against the real server and RGW", .serialized)
 struct ClientEndToEndTests {
-    @Test("GET form (client P): the URL that reaches RGW is byte for byte the URL received; confirm, read, list, delete")
+    @Test(
+        "GET form (client P): the URL that reaches RGW is byte for byte the URL received; confirm, read, list, delete")
     func getForm() async throws {
         let s3 = try E2E.s3()
         let proxy = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
@@ -23,7 +24,7 @@ struct ClientEndToEndTests {
         #expect(ticket.url.hasPrefix("http://127.0.0.1:\(proxy.port)/"))
         #expect(ticket.url.contains("X-Amz-Credential=\(s3.accessKey)%2F"))  // the seed's %2F
         let progress = ProgressLog()
-        let put = try await client.upload(png, with: ticket, progress: { progress.add($0) })
+        let put = try await client.upload(png, with: ticket, contentType: "image/png", progress: { progress.add($0) })
         #expect(put.status == 200)
         #expect(put.etag?.isEmpty == false)
 

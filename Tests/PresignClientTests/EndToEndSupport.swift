@@ -22,7 +22,8 @@ enum E2E {
         guard let endpoint = e["PRESIGN_TEST_S3_ENDPOINT"], let ak = e["PRESIGN_TEST_S3_ACCESS_KEY"],
             let sk = e["PRESIGN_TEST_S3_SECRET_KEY"]
         else {
-            throw TestFailure("PRESIGN_TEST_S3_* are not set: run the suite with scripts/test.sh, which starts Ceph RGW")
+            throw TestFailure(
+                "PRESIGN_TEST_S3_* are not set: run the suite with scripts/test.sh, which starts Ceph RGW")
         }
         return S3(
             endpoint: endpoint, accessKey: ak, secretKey: sk, bucket: e["PRESIGN_TEST_S3_BUCKET"] ?? "uploads",
@@ -76,7 +77,8 @@ enum E2E {
     }
 
     /// A file of `size` pseudo-random bytes (a JPEG header first, so type sniffing sees an image).
-    static func file(_ size: Int, in dir: String, name: String = "big.bin", prefix: Data = Data()) throws -> (URL, Data) {
+    static func file(_ size: Int, in dir: String, name: String = "big.bin", prefix: Data = Data()) throws -> (URL, Data)
+    {
         var g: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(size)
         var bytes = [UInt8](repeating: 0, count: size)
         for i in 0..<size {

@@ -165,7 +165,8 @@ struct MultipartUploaderTests {
         let stateURL = URL(fileURLWithPath: NSTemporaryDirectory() + "state-\(UUID().uuidString).json")
         try MultipartState(
             filePath: file.path, fileSize: Int64(bytes.count), fileModified: MultipartUploader.modificationTime(file),
-            partSize: 5 * Self.mib, upload: MultipartUpload(key: oldKey, uploadId: oldId, bucket: nil), etags: ["1": "x"]
+            partSize: 5 * Self.mib, upload: MultipartUpload(key: oldKey, uploadId: oldId, bucket: nil),
+            etags: ["1": "x"]
         ).save(stateURL)
         let r = try await Self.uploader(fake).upload(
             fileAt: file, contentType: "video/mp4", stateFile: stateURL, resume: true)
@@ -223,7 +224,8 @@ struct MultipartUploaderTests {
         #expect(urls[2]!.contains("%2F20260101%2F"))
         try await client.abortMultipart(up)
         #expect(fake.upload(up.uploadId) == nil)
-        await #expect(throws: PresignClientError.server(status: 404, code: "NO_SUCH_UPLOAD", message: "no such upload")) {
+        await #expect(throws: PresignClientError.server(status: 404, code: "NO_SUCH_UPLOAD", message: "no such upload"))
+        {
             _ = try await client.listParts(up)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PresignClient
 import Testing
+
+@testable import PresignClient
 
 @Suite("PresignClient: pure rules (back-off, failure actions, part plans, the exact URL)")
 struct PureLogicTests {
@@ -73,12 +74,15 @@ struct PureLogicTests {
     @Test("storage and server error bodies become typed errors with their codes")
     func errorBodies() {
         let s = StorageErrorBody.error(
-            status: 403, body: Data("<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>no</Message></Error>".utf8))
+            status: 403,
+            body: Data(
+                "<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>no</Message></Error>".utf8))
         #expect(s == .storage(status: 403, code: "SignatureDoesNotMatch", message: "no"))
         #expect(s.storageCode == "SignatureDoesNotMatch")
         #expect(s.status == 403)
         let j = ServerErrorBody.error(
-            status: 422, body: Data(#"{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{"type":"x"}}"#.utf8))
+            status: 422,
+            body: Data(#"{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{"type":"x"}}"#.utf8))
         #expect(j == .server(status: 422, code: "4220", message: "UNPROCESSABLE_CONTENT"))
         #expect(j.serverCode == "4220")
         let companion = ServerErrorBody.error(status: 400, body: Data(#"{"error":"bad part number"}"#.utf8))

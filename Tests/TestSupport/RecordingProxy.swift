@@ -100,7 +100,12 @@ public final class RecordingProxy: @unchecked Sendable {
         var buffer: [UInt8] = []
         while true {
             guard let (head, bytes) = Self.readMessage(client, &buffer, isResponse: false, method: "") else { return }
-            let lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            var lines: [String] = []
+            var start = 0
+            for i in 0..<max(0, head.count - 1) where head[i] == 13 && head[i + 1] == 10 {
+                if i > start { lines.append(String(decoding: head[start..<i], as: UTF8.self)) }
+                start = i + 2
+            }
             let requestLine = lines.first?.split(separator: " ", omittingEmptySubsequences: false) ?? []
             guard requestLine.count == 3 else { return }
             var entry = Seen(
@@ -146,14 +151,22 @@ public final class RecordingProxy: @unchecked Sendable {
             if end == nil && !fill(fd, &buffer) { return nil }
         }
         let head = Array(buffer[..<end!])
-        let text = String(decoding: head, as: UTF8.self).lowercased()
-        if text.contains("\r\ntransfer-encoding:") { return nil }
+        // Header lines split on CRLF as bytes (a Swift String holds "\r\n" as one Character).
+        var lines: [String] = []
+        var start = 0
+        for i in 0..<max(0, head.count - 1) where head[i] == 13 && head[i + 1] == 10 {
+            lines.append(String(decoding: head[start..<i], as: UTF8.self).lowercased())
+            start = i + 2
+        }
         var length = 0
-        if let r = text.range(of: "\r\ncontent-length:") {
-            length = Int(text[r.upperBound...].prefix { $0 != "\r" }.trimmingCharacters(in: .whitespaces)) ?? 0
+        for line in lines.dropFirst() {
+            if line.hasPrefix("transfer-encoding:") { return nil }
+            if line.hasPrefix("content-length:") {
+                length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+            }
         }
         if isResponse {
-            let status = Int(text.dropFirst(9).prefix(3)) ?? 0
+            let status = Int((lines.first ?? "").dropFirst(9).prefix(3)) ?? 0
             if method == "HEAD" || status == 204 || status == 304 { length = 0 }
         }
         while buffer.count < end! + length {
