@@ -48,9 +48,20 @@ public final class Application: Sendable {
         let ops = Application.makeOpsService(
             config.s3, store: store, storage: storage, metrics: metricsBox, env: env, log: log)
 
+        var apiRoutes = presign.routes() + images.routes() + OpenAPIService.routes()
+        if config.uppy.enabled {
+            let uppy = MultipartService(
+                config: config, presign: presign, images: images, storage: storage,
+                completeStorage: Application.makeCompleteStorage(config, signers: signers, env: env),
+                ownership: ownership, intents: intentWriter, gate: gate, env: env)
+            apiRoutes += uppy.routes()
+            janitor.multipart = MultipartJanitor(
+                storage: storage, prefixes: MultipartJanitor.prefixes(of: config.types),
+                abortAfterSeconds: config.uppy.abortAfterSeconds, maxAborts: config.uppy.janitorMaxAborts,
+                nowMillis: env.nowMillis, log: log)
+        }
         (server, metricsServer) = try Application.makeServers(
-            config, apiRoutes: presign.routes() + images.routes() + OpenAPIService.routes(), opsRoutes: ops.routes(),
-            log: log)
+            config, apiRoutes: CORSPolicy(config.cors).apply(apiRoutes), opsRoutes: ops.routes(), log: log)
         metricsBox.set(server.metrics)
         Application.registerMetrics(
             server.metrics, intents: intentWriter, store: store, gate: gate, committer: committer)

@@ -20,6 +20,8 @@ final class Janitor: @unchecked Sendable {
     private let lock = Monitor()
     private var stopping = false
     private var thread: PThread?
+    /// Aborts old multipart uploads after each pass (the Uppy routes), when they are on.
+    var multipart: MultipartJanitor?
 
     init(
         store: any RecordStore, storage: S3Client?, deleteObjects: Bool, batchSize: Int, intervalMs: Int,
@@ -43,6 +45,7 @@ final class Janitor: @unchecked Sendable {
                 }
                 if stop { return }
                 _ = sweep()
+                multipart?.sweep()
             }
         }
     }

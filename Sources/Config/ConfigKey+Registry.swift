@@ -87,6 +87,21 @@ extension ConfigKey {
             ConfigKey(
                 section: "records", name: "deleteUnconfirmedObjects", kind: .bool(\.records.deleteUnconfirmedObjects)),
             ConfigKey(section: "records", name: "busyTimeoutMs", kind: .int(\.records.busyTimeoutMs)),
+
+            ConfigKey(section: "uppy", name: "enabled", kind: .bool(\.uppy.enabled)),
+            ConfigKey(section: "uppy", name: "prefix", kind: .string(\.uppy.prefix)),
+            ConfigKey(section: "uppy", name: "defaultType", kind: .string(\.uppy.defaultType)),
+            ConfigKey(section: "uppy", name: "urlExpiresSeconds", kind: .int(\.uppy.urlExpiresSeconds)),
+            ConfigKey(section: "uppy", name: "paramsMethod", kind: .choice(.of(\.uppy.paramsMethod))),
+            ConfigKey(section: "uppy", name: "abortAfterSeconds", kind: .int(\.uppy.abortAfterSeconds)),
+            ConfigKey(section: "uppy", name: "janitorMaxAborts", kind: .int(\.uppy.janitorMaxAborts)),
+            ConfigKey(section: "uppy", name: "completeTimeoutMs", kind: .int(\.uppy.completeTimeoutMs)),
+            ConfigKey(section: "uppy", name: "completeMaxBodyBytes", kind: .int(\.uppy.completeMaxBodyBytes)),
+
+            ConfigKey(section: "cors", name: "allowedOrigins", kind: .strings(\.cors.allowedOrigins)),
+            ConfigKey(section: "cors", name: "allowCredentials", kind: .bool(\.cors.allowCredentials)),
+            ConfigKey(section: "cors", name: "allowedHeaders", kind: .strings(\.cors.allowedHeaders)),
+            ConfigKey(section: "cors", name: "maxAgeSeconds", kind: .int(\.cors.maxAgeSeconds)),
         ]
     }
 

@@ -70,6 +70,7 @@ struct ConfigValidator {
         validateRecords()
         validateLimits()
         validateTLS()
+        validateUppy()
     }
 
     /// The `server` section.

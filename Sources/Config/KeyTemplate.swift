@@ -16,6 +16,8 @@ public struct KeyTemplate: Sendable, Equatable {
     /// The variables a template may use.
     public enum Variable: String, Sendable, CaseIterable {
         case userId, uuid, epochMillis, ext, chatroomId, imageKey
+        /// The uploaded file's name as a slug (`[a-z0-9_-]`), given only by the multipart routes.
+        case filename
     }
 
     /// The values of one rendering; nil where a variable has no value.
@@ -26,12 +28,14 @@ public struct KeyTemplate: Sendable, Equatable {
         public var ext: String?
         public var chatroomId: String?
         public var imageKey: String?
+        public var filename: String?
 
         /// Values for one key.
         public init(
             userId: String? = nil, uuid: String? = nil, epochMillis: Int64? = nil, ext: String? = nil,
-            chatroomId: String? = nil, imageKey: String? = nil
+            chatroomId: String? = nil, imageKey: String? = nil, filename: String? = nil
         ) {
+            self.filename = filename
             self.userId = userId
             self.uuid = uuid
             self.epochMillis = epochMillis
@@ -49,6 +53,7 @@ public struct KeyTemplate: Sendable, Equatable {
             case .ext: return ext
             case .chatroomId: return chatroomId
             case .imageKey: return imageKey
+            case .filename: return filename
             }
         }
     }
@@ -147,6 +152,14 @@ public struct KeyTemplate: Sendable, Equatable {
         if text.hasPrefix("/") { problems.append(.leadingSlash) }
         if text.hasSuffix("/") { problems.append(.trailingSlash) }
         return (parts, literals, problems)
+    }
+
+    /// The literal text before the first variable (`delete/profile/` of
+    /// `delete/profile/{userId}/…`; empty when the template starts with a variable): every key the
+    /// template renders starts with it.
+    public var literalPrefix: String {
+        guard case .literal(let range) = parts.first else { return "" }
+        return String(decoding: literals[range], as: UTF8.self)
     }
 
     /// True when the template uses `v`.

@@ -21,6 +21,10 @@ public struct PresigndConfig: Sendable, Equatable {
     public var types: [UploadTypeConfig]
     /// The database.
     public var records: RecordsConfig
+    /// Uppy Companion's S3 routes (multipart uploads, presigned POST).
+    public var uppy = UppyConfig()
+    /// Browser origins allowed to call the API.
+    public var cors = CORSConfig()
 
     /// A configuration from its sections; unvalidated (use `ConfigLoader` for checked values).
     public init(

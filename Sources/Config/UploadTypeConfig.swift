@@ -1,7 +1,7 @@
 /// One upload type (`PROFILE`, `IMAGE`, …): what may be uploaded and under which object key.
 ///
 /// Templates are made of lower-case literal characters `[a-z0-9/_.-]` and the variables
-/// `{userId}`, `{uuid}`, `{epochMillis}`, `{ext}`, `{chatroomId}` and `{imageKey}`.
+/// `{userId}`, `{uuid}`, `{epochMillis}`, `{ext}`, `{chatroomId}`, `{imageKey}` and `{filename}` (the multipart routes' file name as a slug).
 public struct UploadTypeConfig: Sendable, Equatable {
     /// The name clients send (`type=PROFILE`).
     public var name: String

@@ -1,0 +1,105 @@
+import Config
+import HTTPServer
+import JSON
+import Records
+import SigV4
+
+extension MultipartService {
+    // MARK: - GET /s3/params?filename=&type=&metadata[k]=v
+
+    /// A single-request browser upload: a presigned PUT (`uppy.paramsMethod = put`, the default:
+    /// its 200 carries the `ETag` header on every store) or a presigned POST whose policy pins the
+    /// key, the content type, `content-length-range` 0...the type's limit and `success_action_status`
+    /// 201, fields in Companion's order. Its intent is recorded under the key, so `POST /images` with
+    /// `imageKey` = the key confirms it. Signed on the event loop (pure computation).
+    func params(_ request: Request, caller: Caller) throws(CompanionError) -> Response {
+        var filename: String?
+        var contentType: String?
+        var metadata: [String: String] = [:]
+        let wellFormed = request.forEachQueryItem { name, value in
+            switch name {
+            case "filename": filename = value
+            case "type": contentType = value
+            default:
+                if name.hasPrefix("metadata["), name.hasSuffix("]"), name.count > 10 {
+                    metadata[String(name.dropFirst(9).dropLast())] = value
+                }
+            }
+        }
+        guard wellFormed else { throw .badRequest("s3: the query string is not valid percent-encoded UTF-8") }
+        let c = try newObject(filename: filename, contentType: contentType, metadata: metadata, caller: caller)
+        let now = env.nowMillis()
+        let lifetime = min(expires, c.type.config.expiresSeconds)
+        var w = JSONWriter(reservingCapacity: 2048)
+        w.beginObject()
+        switch paramsMethod {
+        case .put:
+            let url: PresignedURL
+            do throws(APIError) {
+                url = try PresignService.presignPut(
+                    presign.configured, bucket: presign.bucket, key: c.key, expires: lifetime,
+                    signedHeaders: [("content-type", c.contentType)], nowMillis: now)
+            } catch {
+                throw CompanionError(error)
+            }
+            w.key("method")
+            w.string("PUT")
+            w.key("url")
+            w.string(url.url)
+            w.key("headers")
+            w.beginObject()
+            w.key("content-type")
+            w.string(c.contentType)
+            w.endObject()
+        case .post:
+            let post: PresignedPost
+            do {
+                post = try presign.configured.presignPost(
+                    PresignPostRequest(
+                        bucket: presign.bucket, key: .exact(c.key), contentType: c.contentType,
+                        contentLength: 0...c.type.config.maxBytes, successActionStatus: 201, expires: lifetime),
+                    now: now / 1000)
+            } catch {
+                throw CompanionError(APIError.signingFailed)
+            }
+            w.key("method")
+            w.string("POST")
+            w.key("url")
+            w.string(post.url)
+            w.key("fields")
+            w.beginObject()
+            for (name, value) in MultipartService.companionOrder(post.fields) {
+                w.key(name)
+                w.string(value)
+            }
+            w.endObject()
+        }
+        w.key("expires")
+        w.int(lifetime)
+        w.key("key")
+        w.string(c.key)
+        w.endObject()
+        let kept = intents.enqueue(
+            UploadIntent(
+                ownerId: caller.userId, imageKey: c.key, objectKey: c.key, permanentKey: c.permanentKey,
+                type: c.type.config.name, contentType: c.contentType, allowedContentTypes: [c.contentType],
+                maxBytes: c.type.config.maxBytes, createdAtMs: now, expiresAtMs: now + Int64(lifetime) * 1000))
+        guard kept else { throw CompanionError(APIError.intentsBacklogged) }
+        return .companion(w.bytes)
+    }
+
+    /// The form fields in the order Companion's (`@aws-sdk/s3-presigned-post`) answer lists them:
+    /// `success_action_status`, `Content-Type`, the `x-amz-*` credential fields, `key`, `policy`,
+    /// `x-amz-signature`.
+    static func companionOrder(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        let order = [
+            "success_action_status", "content-type", "x-amz-algorithm", "x-amz-credential", "x-amz-date",
+            "x-amz-security-token", "key", "policy", "x-amz-signature",
+        ]
+        func rank(_ name: String) -> Int { order.firstIndex(of: name.lowercased()) ?? order.count }
+        return fields.enumerated().sorted { a, b in
+            let (ra, rb) = (rank(a.element.name), rank(b.element.name))
+            return ra != rb ? ra < rb : a.offset < b.offset
+        }.map(\.element)
+    }
+}
