@@ -19,11 +19,13 @@ public struct ListedPart: Sendable, Equatable, Codable {
     public var LastModified: String?
 }
 
-/// What completion answered.
+/// What completion answered: where the object is (`key` is its permanent key once promoted) and the
+/// record the server made for it (as `POST /images` makes it), when it sent one.
 public struct CompletedUpload: Sendable, Equatable, Codable {
     public var location: String?
     public var key: String
     public var bucket: String?
+    public var record: ImageRecord?
 }
 
 /// The Uppy-Companion-shaped multipart routes (under `configuration.multipartPrefix`, default `/s3`).

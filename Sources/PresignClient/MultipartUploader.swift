@@ -109,8 +109,10 @@ public struct MultipartResult: Sendable, Equatable {
     public var partsResumed: Int
     /// Times the upload started again with a new key and upload id.
     public var restarts: Int
-    /// Part attempts that failed and were tried again.
+    /// Part attempts (and route calls) that failed and were tried again.
     public var retries: Int
+    /// The record the server made at completion (nil when it sent none).
+    public var record: ImageRecord?
 }
 
 /// Uploads a file in parts through the multipart routes: parts read from the file by offset (one
@@ -183,7 +185,7 @@ public struct MultipartUploader: Sendable {
                 return MultipartResult(
                     key: completed.key, uploadId: upload.uploadId, location: completed.location, bytes: size,
                     partCount: plan.parts.count, partsUploaded: pending.count, partsResumed: resumed,
-                    restarts: restarts, retries: retries)
+                    restarts: restarts, retries: retries, record: completed.record)
             } catch let e as PresignClientError where options.classifier.action(for: e) == .restart {
                 guard restarts < options.maxRestarts else { throw PresignClientError.uploadGone(code: e.serverCode) }
                 restarts += 1

@@ -109,8 +109,7 @@ struct PresignUpload {
                 out["partsResumed"] = r.partsResumed
                 out["restarts"] = r.restarts
                 out["retries"] = r.retries
-                let record = try? await client.confirm(imageKey: r.key, metadata: o.metadata.isEmpty ? nil : o.metadata)
-                out["recordId"] = record?.id ?? NSNull()
+                out["recordId"] = r.record?.id ?? NSNull()
             } else {
                 let ticket: UploadTicket
                 if o.form == "get" {

@@ -8,27 +8,26 @@ import Testing
 #endif
 
 /// Multipart uploads through the server's /s3/multipart routes (Uppy Companion's shapes) and RGW,
-/// with a fault proxy in front of RGW as the server's public endpoint.
+/// with a recording proxy (which also injects the faults) in front of RGW as the server's public endpoint.
 @Suite("PresignClient end to end: multipart through the server's /s3 routes and RGW", .serialized)
 struct MultipartEndToEndTests {
     static let mib = 1_048_576
 
-    /// Environment for the /s3 routes on the server (the upload type they use by default).
-    static let extra: [String: String] = [:]
+    /// The /s3 routes on (their default upload type, IMAGE, allows 20 MiB).
+    static let extra: [String: String] = ["PRESIGN_UPPY_ENABLED": "true"]
 
-    /// Reads back the completed object through the record the server made (POST /images is idempotent
-    /// for the caller, so it returns that record or makes it).
-    static func readBack(_ client: PresignClient, key: String) async throws -> Data {
-        let record = try await client.confirm(imageKey: key)
+    /// Reads back the completed object through the record the server made at completion.
+    static func readBack(_ client: PresignClient, recordId: String?) async throws -> Data {
+        let record = try await client.image(id: try #require(recordId))
         let (status, body) = try await E2E.download(try #require(record.url))
         #expect(status == 200)
         return body
     }
 
-    @Test("20 MiB in 4 parts with one part PUT failing once (500 from the fault proxy): retried, completed, identical")
+    @Test("20 MiB in 4 parts with one part PUT failing once (500 injected by the proxy): retried, completed, identical")
     func partFailsOnce() async throws {
         let s3 = try E2E.s3()
-        let faults = try FaultProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
+        let faults = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
         defer { faults.close() }
         let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.extra)
         defer { server.stop() }
@@ -36,16 +35,19 @@ struct MultipartEndToEndTests {
         let (file, data) = try E2E.file(
             20 * Self.mib, in: dir, name: "video.jpg", prefix: try E2E.fixture("jpeg-baseline-64x48.jpg"))
         // The second request through the proxy (a part PUT: the server's own calls go to RGW directly).
-        faults.setRules([FaultProxy.Rule(.numbers([2]), .status(500, code: "InternalError"))])
+        faults.inject { number, _ in number == 2 ? .status(500, code: "InternalError") : nil }
         var uploader = MultipartUploader(
             client: client, options: MultipartOptions(partSize: 5 * Self.mib, concurrency: 2))
         uploader.random = { 0 }
         let r = try await uploader.upload(fileAt: file, contentType: "image/jpeg")
-        #expect(faults.faultCount == 1)
+        #expect(faults.injectedCount == 1)
         #expect(r.retries == 1)
         #expect(r.partCount == 4)
-        #expect(faults.requestCount == 5)
-        let body = try await Self.readBack(client, key: r.key)
+        let puts = faults.requests.filter { $0.method == "PUT" }
+        #expect(puts.count == 5)
+        #expect(puts.filter { $0.status == 200 }.count == 4)
+        #expect(Set(puts.map { $0.target }).count == 4)  // the failed part was sent again to the same URL
+        let body = try await Self.readBack(client, recordId: r.record?.id)
         #expect(body.count == data.count)
         #expect(body == data)
     }
@@ -53,9 +55,9 @@ struct MultipartEndToEndTests {
     /// Starts the CLI on a multipart upload whose part PUTs the proxy holds for `stallMs` each, waits
     /// until its state file shows a part done, and kills it with SIGKILL. Returns the state it left.
     static func killMidUpload(
-        server: ServerProcess, file: URL, stateDir: String, faults: FaultProxy
+        server: ServerProcess, file: URL, stateDir: String, faults: RecordingProxy
     ) throws -> MultipartState {
-        faults.setRules([FaultProxy.Rule(.method("PUT"), .stall(milliseconds: 700))])
+        faults.inject { _, method in method == "PUT" ? .stall(milliseconds: 700) : nil }
         let cli = try CLIProcess([
             "--server", "http://127.0.0.1:\(server.port)", "--user-id", "42", "--multipart-threshold", "1",
             "--part-size", "5", "--concurrency", "1", "--state-dir", stateDir, "--progress", "none", file.path,
@@ -74,14 +76,14 @@ struct MultipartEndToEndTests {
         kill(cli.process.processIdentifier, SIGKILL)
         _ = cli.wait()
         #expect(cli.process.terminationReason == .uncaughtSignal, "the CLI ended before it was killed: \(cli.stderr)")
-        faults.setRules([])
+        faults.inject { _, _ in nil }
         return try #require(state, "no part was recorded in the state file: \(cli.stderr)")
     }
 
     @Test("resume after kill -9: the second run sends only the parts the server does not list")
     func resumeAfterKill() async throws {
         let s3 = try E2E.s3()
-        let faults = try FaultProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
+        let faults = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
         defer { faults.close() }
         let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.extra)
         defer { server.stop() }
@@ -98,7 +100,6 @@ struct MultipartEndToEndTests {
         ])
         #expect(resumed.process.terminationStatus == 0, "stderr: \(resumed.stderr)")
         let out = try #require(resumed.jsonLines.first, "stdout: \(resumed.stdout)")
-        #expect(out["key"] as? String == left.upload.key)
         #expect(out["uploadId"] as? String == left.upload.uploadId)
         let partsResumed = try #require(out["partsResumed"] as? Int)
         #expect(partsResumed >= done)
@@ -106,14 +107,14 @@ struct MultipartEndToEndTests {
         #expect(out["restarts"] as? Int == 0)
         #expect(out["recordId"] is String)
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: stateDir)) ?? []).isEmpty)
-        let body = try await Self.readBack(E2E.client(server), key: left.upload.key)
+        let body = try await Self.readBack(E2E.client(server), recordId: out["recordId"] as? String)
         #expect(body == data)
     }
 
     @Test("restart: the upload was aborted on the server after the kill; --resume starts again with a new key")
     func restartAfterAbort() async throws {
         let s3 = try E2E.s3()
-        let faults = try FaultProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
+        let faults = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
         defer { faults.close() }
         let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.extra)
         defer { server.stop() }
@@ -136,7 +137,7 @@ struct MultipartEndToEndTests {
         let key = try #require(out["key"] as? String)
         #expect(key != left.upload.key)
         #expect(out["uploadId"] as? String != left.upload.uploadId)
-        let body = try await Self.readBack(client, key: key)
+        let body = try await Self.readBack(client, recordId: out["recordId"] as? String)
         #expect(body == data)
     }
 }

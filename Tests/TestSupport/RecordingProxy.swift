@@ -8,7 +8,8 @@ import Foundation
 /// (byte for byte, as the client sent them) and passes requests and responses through unchanged: the
 /// witness that what reached storage is exactly what a client was given. Put it in front of RGW (or
 /// of a FaultProxy) and make it the server's `s3.publicEndpoint`. Requests must be framed by
-/// Content-Length; each is forwarded on a fresh upstream connection.
+/// Content-Length (the body may come after the head, as URLSession sends it); each is forwarded on a
+/// fresh upstream connection. `inject` can fail or hold chosen requests.
 public final class RecordingProxy: @unchecked Sendable {
     /// One request as it arrived.
     public struct Seen: Sendable, Equatable {
@@ -24,8 +25,20 @@ public final class RecordingProxy: @unchecked Sendable {
         public var status: Int
     }
 
+    /// What a request may get instead of being forwarded at once (for tests that also need a fault
+    /// while they watch the bytes: FaultProxy reads request bodies only when they come with the head).
+    public enum Injection: Sendable, Equatable {
+        /// An S3 XML error answer (`<Error><Code>code</Code>`), the connection kept.
+        case status(Int, code: String)
+        /// Held for `milliseconds` after the whole request was read, then forwarded.
+        case stall(milliseconds: Int)
+    }
+
     /// The port the proxy listens on (127.0.0.1).
     public let port: Int
+    private var rule: @Sendable (_ number: Int, _ method: String) -> Injection? = { _, _ in nil }
+    private var count = 0
+    private var injected = 0
     private let upstreamHost: String
     private let upstreamPort: Int
     private let listenFd: Int32
@@ -70,6 +83,21 @@ public final class RecordingProxy: @unchecked Sendable {
         return seen
     }
 
+    /// Sets the rule that picks injections by request number (from 1, across connections) and method;
+    /// nil forwards the request.
+    public func inject(_ newRule: @escaping @Sendable (_ number: Int, _ method: String) -> Injection?) {
+        lock.lock()
+        rule = newRule
+        lock.unlock()
+    }
+
+    /// Requests that got an injection so far.
+    public var injectedCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return injected
+    }
+
     /// Stops accepting; connections in progress end on their own.
     public func close() {
         lock.lock()
@@ -111,7 +139,25 @@ public final class RecordingProxy: @unchecked Sendable {
             var entry = Seen(
                 method: String(requestLine[0]), target: String(requestLine[1]), headerLines: Array(lines.dropFirst()),
                 bodyLength: bytes.count - head.count, status: 0)
-            let response = forward(bytes, method: entry.method)
+            lock.lock()
+            count += 1
+            let injection = rule(count, entry.method)
+            if injection != nil { injected += 1 }
+            lock.unlock()
+            var response: [UInt8]?
+            switch injection {
+            case .status(let status, let code)?:
+                let body =
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>injected by the recording proxy</Message></Error>"
+                response = Array(
+                    ("HTTP/1.1 \(status) Injected\r\nContent-Type: application/xml\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+                        + body).utf8)
+            case .stall(let ms)?:
+                usleep(UInt32(ms) * 1000)
+                response = forward(bytes, method: entry.method)
+            case nil:
+                response = forward(bytes, method: entry.method)
+            }
             if let response {
                 entry.status = Int(String(decoding: response.prefix(12).dropFirst(9), as: UTF8.self)) ?? 0
             }
