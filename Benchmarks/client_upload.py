@@ -77,9 +77,18 @@ def start_server(bin_dir, work):
         "PRESIGN_S3_ENDPOINT": env("S3_ENDPOINT"), "PRESIGN_S3_ACCESS_KEY_ID": env("S3_ACCESS_KEY"),
         "PRESIGN_S3_SECRET_ACCESS_KEY": env("S3_SECRET_KEY"), "PRESIGN_S3_BUCKET": env("S3_BUCKET", "uploads"),
         "PRESIGN_S3_REGION": env("S3_REGION", "us-east-1"), "PRESIGN_LIMITS_ENABLED": "false",
+        "PRESIGN_UPPY_ENABLED": "true",
     })
+    # The embedded types plus BENCH (the default type of the /s3 routes), large enough for the file.
+    with open(os.path.join(ROOT, "Sources", "Config", "presignd.json")) as f:
+        types = json.load(f)["types"]
+    types["BENCH"] = dict(types["IMAGE"], maxBytes=4 << 30)
+    config = os.path.join(work, "presignd.json")
+    with open(config, "w") as f:
+        json.dump({"types": types, "uppy": {"defaultType": "BENCH"}}, f)
     log = open(os.path.join(work, "presignd.log"), "w+")
-    proc = subprocess.Popen([os.path.join(bin_dir, "presignd")], env=e, stderr=log, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen([os.path.join(bin_dir, "presignd"), "--config", config], env=e, stderr=log,
+                            stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         log.seek(0)
@@ -104,8 +113,12 @@ def main():
     aws = aws_binary()
     work = tempfile.mkdtemp(prefix="presign-client-bench-")
     path = os.path.join(work, "bench.jpg")
+    # A real JPEG first (the server checks the content at completion), random bytes after it.
+    with open(os.path.join(ROOT, "Tests", "ImageProbeTests", "Fixtures", "jpeg-baseline-64x48.jpg"), "rb") as f:
+        head = f.read()
     with open(path, "wb") as f:
-        for _ in range(size):
+        f.write(head + os.urandom((1 << 20) - len(head)))
+        for _ in range(size - 1):
             f.write(os.urandom(1 << 20))
     awscfg = os.path.join(work, "aws-config")
     with open(awscfg, "w") as f:

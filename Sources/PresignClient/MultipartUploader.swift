@@ -375,3 +375,38 @@ final class ProgressTracker: @unchecked Sendable {
         handler(TransferProgress(bytesSent: sent, totalBytes: total))
     }
 }
+
+/// What `PresignClient.uploadFile` did: one PUT or a multipart upload, and the record.
+public struct FileUploadOutcome: Sendable, Equatable {
+    /// Where the object is (its permanent key once promoted).
+    public var key: String
+    /// The record the server made (nil only if a multipart completion sent none).
+    public var record: ImageRecord?
+    /// The multipart upload's details, nil for a single PUT.
+    public var multipart: MultipartResult?
+}
+
+extension PresignClient {
+    /// Uploads a file the way its size asks for: up to `options.threshold` one PUT from the file (POST
+    /// form) confirmed with `POST /images`; above it in parts through the multipart routes (resumable
+    /// with `stateFile` and `resume`), the record made by the server at completion.
+    public func uploadFile(
+        _ file: URL, contentType: String, type: String? = nil, metadata: [String: String] = [:],
+        options: MultipartOptions = MultipartOptions(), stateFile: URL? = nil, resume: Bool = false,
+        progress: ProgressHandler? = nil
+    ) async throws -> FileUploadOutcome {
+        let size = try Self.fileSize(file)
+        if size <= options.threshold {
+            let record = try await uploadAndConfirm(
+                fileAt: file, contentType: contentType, type: type, metadata: metadata.isEmpty ? nil : metadata,
+                progress: progress)
+            return FileUploadOutcome(key: record.key, record: record, multipart: nil)
+        }
+        var meta = metadata
+        if let type { meta["uploadType"] = type }
+        let r = try await MultipartUploader(client: self, options: options).upload(
+            fileAt: file, contentType: contentType, metadata: meta, stateFile: stateFile, resume: resume,
+            progress: progress)
+        return FileUploadOutcome(key: r.key, record: r.record, multipart: r)
+    }
+}

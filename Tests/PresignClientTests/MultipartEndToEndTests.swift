@@ -52,6 +52,25 @@ struct MultipartEndToEndTests {
         #expect(body == data)
     }
 
+    @Test("uploadFile picks by size: a small file in one PUT (confirmed), a larger one in parts (recorded at completion)")
+    func uploadFileBySize() async throws {
+        let s3 = try E2E.s3()
+        let (server, dir) = try E2E.server(s3, publicPort: nil, extra: Self.extra)
+        defer { server.stop() }
+        let client = E2E.client(server)
+        let jpeg = try E2E.fixture("jpeg-baseline-64x48.jpg")
+        let (small, smallData) = try E2E.file(jpeg.count + 1000, in: dir, name: "small.jpg", prefix: jpeg)
+        let (large, largeData) = try E2E.file(11 * Self.mib, in: dir, name: "large.jpg", prefix: jpeg)
+        let options = MultipartOptions(threshold: 5 * Int64(Self.mib), partSize: 5 * Self.mib, concurrency: 3)
+        let one = try await client.uploadFile(small, contentType: "image/jpeg", options: options)
+        #expect(one.multipart == nil)
+        #expect(try await Self.readBack(client, recordId: one.record?.id) == smallData)
+        let parts = try await client.uploadFile(large, contentType: "image/jpeg", options: options)
+        #expect(parts.multipart?.partCount == 3)
+        #expect(parts.record?.size == Int64(largeData.count))
+        #expect(try await Self.readBack(client, recordId: parts.record?.id) == largeData)
+    }
+
     /// Starts the CLI on a multipart upload whose part PUTs the proxy holds for `stallMs` each, waits
     /// until its state file shows a part done, and kills it with SIGKILL. Returns the state it left.
     static func killMidUpload(
