@@ -52,7 +52,7 @@ struct MultipartEndToEndTests {
         #expect(body == data)
     }
 
-    @Test("uploadFile picks by size: a small file in one PUT (confirmed), a larger one in parts (recorded at completion)")
+    @Test("uploadFile picks by size: a small file in one PUT (confirmed), a larger one in parts (recorded)")
     func uploadFileBySize() async throws {
         let s3 = try E2E.s3()
         let (server, dir) = try E2E.server(s3, publicPort: nil, extra: Self.extra)
