@@ -52,6 +52,35 @@ struct MultipartEndToEndTests {
         #expect(body == data)
     }
 
+    @Test("a part URL that expired on the way (403 from RGW) is signed again and the part sent again")
+    func expiredPartURLIsResigned() async throws {
+        let s3 = try E2E.s3()
+        let proxy = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
+        defer { proxy.close() }
+        // Part URLs live 2 s; the proxy holds the first PUT 3.5 s before RGW sees it.
+        var extra = Self.extra
+        extra["PRESIGN_UPPY_URL_EXPIRES_SECONDS"] = "2"
+        let (server, dir) = try E2E.server(s3, publicPort: proxy.port, extra: extra)
+        defer { server.stop() }
+        let client = E2E.client(server)
+        let (file, data) = try E2E.file(
+            5 * Self.mib + 4096, in: dir, name: "late.jpg", prefix: try E2E.fixture("jpeg-baseline-64x48.jpg"))
+        proxy.inject { number, _ in number == 1 ? .stall(milliseconds: 3500) : nil }
+        var uploader = MultipartUploader(
+            client: client, options: MultipartOptions(partSize: 5 * Self.mib, concurrency: 1))
+        uploader.random = { 0 }
+        let r = try await uploader.upload(fileAt: file, contentType: "image/jpeg")
+        let puts = proxy.requests.filter { $0.method == "PUT" }
+        try #require(puts.count == 3)
+        #expect(puts[0].status == 403)
+        #expect(puts[1].status == 200)
+        #expect(puts[0].target != puts[1].target)  // a new URL for the same part
+        #expect(puts[0].target.contains("partNumber=1"))
+        #expect(puts[1].target.contains("partNumber=1"))
+        #expect(r.retries == 1)
+        #expect(try await Self.readBack(client, recordId: r.record?.id) == data)
+    }
+
     @Test("uploadFile picks by size: a small file in one PUT (confirmed), a larger one in parts (recorded)")
     func uploadFileBySize() async throws {
         let s3 = try E2E.s3()
