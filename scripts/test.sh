@@ -49,6 +49,8 @@ export PRESIGN_TEST_S3_BUCKET=$S3_BUCKET
 export PRESIGN_TEST_S3_REGION=$S3_REGION
 export PRESIGN_TEST_S3_TLS_ENDPOINT=$S3_TLS_ENDPOINT
 export PRESIGN_TEST_S3_CA_FILE=$S3_CA_FILE
+# The bucket CORS rule browser uploads need (docs/operations.md), for the origin the Uppy tests use.
+bash scripts/rgw-cors.sh "https://app.example.test" >&2
 
 log "starting PostgreSQL 15 on 127.0.0.1:$PG_PORT"
 pg_env=$(bash scripts/start-postgres.sh) || { log "ERROR: PostgreSQL did not start (see above)"; exit 1; }

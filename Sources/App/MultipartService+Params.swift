@@ -79,11 +79,14 @@ extension MultipartService {
         w.key("key")
         w.string(c.key)
         w.endObject()
-        let kept = intents.enqueue(
-            UploadIntent(
-                ownerId: caller.userId, imageKey: c.key, objectKey: c.key, permanentKey: c.permanentKey,
-                type: c.type.config.name, contentType: c.contentType, allowedContentTypes: [c.contentType],
-                maxBytes: c.type.config.maxBytes, createdAtMs: now, expiresAtMs: now + Int64(lifetime) * 1000))
+        // HEAD answers GET's headers without the URL, so it records no intent.
+        let kept =
+            request.head.method == .HEAD
+            || intents.enqueue(
+                UploadIntent(
+                    ownerId: caller.userId, imageKey: c.key, objectKey: c.key, permanentKey: c.permanentKey,
+                    type: c.type.config.name, contentType: c.contentType, allowedContentTypes: [c.contentType],
+                    maxBytes: c.type.config.maxBytes, createdAtMs: now, expiresAtMs: now + Int64(lifetime) * 1000))
         guard kept else { throw CompanionError(APIError.intentsBacklogged) }
         return .companion(w.bytes)
     }

@@ -169,16 +169,20 @@ final class MultipartService: Sendable {
     }
 
     /// The intent of the caller's upload `ref`, else `NO_SUCH_UPLOAD` (never issued, another
-    /// caller's, or expired).
+    /// caller's, or expired). Only the intent is read (the writer's queue, then the store), not the
+    /// records: a completed upload is gone from storage, so its part URLs, listing and abort are
+    /// answered `NO_SUCH_UPLOAD` by storage anyway, and part signing (one request per part) stays
+    /// one lookup.
     func ownedIntent(_ ref: UploadRef, caller: Caller) throws(CompanionError) -> UploadIntent {
-        let holder: ImageKeyOwnership.Holder
+        let found: UploadIntent?
         do {
-            holder = try ownership.holder(of: ref.pairKey)
+            found = try ownership.intents.intent(imageKey: ref.pairKey)
         } catch {
             throw CompanionError(APIError.storeUnavailable)
         }
-        guard case .intent(let intent) = holder, intent.ownerId == caller.userId, intent.expiresAtMs > env.nowMillis()
-        else { throw .noSuchUpload }
+        guard let intent = found, intent.ownerId == caller.userId, intent.expiresAtMs > env.nowMillis() else {
+            throw .noSuchUpload
+        }
         return intent
     }
 

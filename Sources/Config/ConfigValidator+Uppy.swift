@@ -5,7 +5,7 @@ extension ConfigValidator {
         if let reason = Self.prefixProblem(uppy.prefix) {
             report("uppy.prefix", "must be a path such as /s3: \(reason)", got: ConfigText.quoted(uppy.prefix))
         }
-        if config.type(named: uppy.defaultType) == nil {
+        if uppy.enabled, config.type(named: uppy.defaultType) == nil {
             report("uppy.defaultType", "must name a type in types", got: ConfigText.quoted(uppy.defaultType))
         }
         check("uppy.urlExpiresSeconds", uppy.urlExpiresSeconds, in: 1...Self.maxExpiresSeconds)

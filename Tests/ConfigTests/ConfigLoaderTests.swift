@@ -180,7 +180,9 @@ import Testing
                 ConfigProblem(keyPath: "server.port", message: "must be an integer (got 1.5)"),
                 ConfigProblem(
                     keyPath: "logs",
-                    message: "unknown key (sections are server, tls, log, auth, limits, s3, presign, types, records)"),
+                    message:
+                        "unknown key (sections are server, tls, log, auth, limits, s3, presign, types, records, uppy, "
+                        + "cors)"),
                 ConfigProblem(keyPath: "log.accessLog", message: #"must be true or false (got "yes")"#),
                 ConfigProblem(
                     keyPath: "types.PROFILE.maxbytes",

@@ -151,7 +151,7 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
             ("Uploads/{uuid}", "has a literal character outside a-z 0-9 / _ . - (got \"Uploads/{uuid}\")"),
             (
                 "a/{uuid}/{nope}",
-                "uses unknown variable {nope} (known: {userId} {uuid} {epochMillis} {ext} {chatroomId} {imageKey}) (got \"a/{uuid}/{nope}\")"
+                "uses unknown variable {nope} (known: {userId} {uuid} {epochMillis} {ext} {chatroomId} {imageKey} {filename}) (got \"a/{uuid}/{nope}\")"
             ),
             ("a/{uuid", "has a { without } (got \"a/{uuid\")"),
             ("a/../{uuid}", "must not contain .. (got \"a/../{uuid}\")"),

@@ -91,3 +91,35 @@ final class TestServerForMetrics: @unchecked Sendable {
         server.wait()
     }
 }
+
+extension RouterTests {
+    @Test("OPTIONS is an ordinary method: 405 with Allow until a route answers it (CORS preflights)")
+    func optionsRoutes() {
+        var r = router()
+        guard case .methodNotAllowed(let allow) = r.match(method: .OPTIONS, path: "/images/x") else {
+            Issue.record("OPTIONS without a route must be 405")
+            return
+        }
+        #expect(allow == ["GET", "HEAD", "DELETE"])
+        r.add(Route(.OPTIONS, "/images/{id}") { _ in .respond(Response(status: 204)) })
+        if case .found(let route, let p) = r.match(method: .OPTIONS, path: "/images/x") {
+            #expect(route.method == .OPTIONS)
+            #expect(p.first?.value == "x")
+        } else {
+            Issue.record("OPTIONS /images/{id} not found")
+        }
+        // The first template that matches a path wins: a literal segment must be added before a parameter.
+        r.add(Route(.GET, "/u/{id}/batch") { _ in .respond(Response(status: 200)) })
+        r.add(Route(.GET, "/u/{id}/{n}") { _ in .respond(Response(status: 200)) })
+        if case .found(let route, _) = r.match(method: .GET, path: "/u/a/batch") {
+            #expect(route.template == "/u/{id}/batch")
+        } else {
+            Issue.record("batch not found")
+        }
+        if case .found(let route, _) = r.match(method: .GET, path: "/u/a/7") {
+            #expect(route.template == "/u/{id}/{n}")
+        } else {
+            Issue.record("part not found")
+        }
+    }
+}
