@@ -4,13 +4,16 @@ import PackageDescription
 
 let package = Package(
     name: "presignd",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "presignd", targets: ["presignd"]),
         .library(name: "HTTP1", targets: ["HTTP1"]),
         .library(name: "SigV4", targets: ["SigV4"]),
         .library(name: "JSON", targets: ["JSON"]),
         .library(name: "ImageProbe", targets: ["ImageProbe"]),
+        // The client side (Foundation and URLSession only; never a server module): docs/client.md
+        .library(name: "PresignClient", targets: ["PresignClient"]),
+        .executable(name: "presign-upload", targets: ["PresignUpload"]),
     ],
     targets: [
         // C shims and system libraries
@@ -52,6 +55,11 @@ let package = Package(
             name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "System", "CLinux"]),
         .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto", "System"]),
 
+        // The client library for apps and its command-line uploader (scripts/check-modules.py keeps
+        // them off every server module).
+        .target(name: "PresignClient"),
+        .executableTarget(name: "PresignUpload", dependencies: ["PresignClient"]),
+
         // Tests (Swift Testing), with shared helpers to drive the real binary over sockets
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Store calls only tests make (PutObject, HeadBucket), kept out of the server's module.
@@ -74,6 +82,7 @@ let package = Package(
             name: "CloudCredentialsTests",
             dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "System", "CLinux", "TestSupport"]),
+        .testTarget(name: "PresignClientTests", dependencies: ["PresignClient", "TestSupport"]),
         .testTarget(
             name: "AppTests",
             dependencies: [

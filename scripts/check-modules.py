@@ -17,6 +17,10 @@ Layers, lowest first (a module may use only modules of lower layers):
   5 App
   6 presignd PresignBench          executables
 Test targets (Tests/) may import any module they declare; only the "declared" rule applies to them.
+The client side (CLIENT: PresignClient, the library apps link, and PresignUpload, its command-line
+uploader) stands outside the layers: it may declare and import only client modules and the toolchain
+(Foundation, FoundationNetworking, Dispatch, the C library), never a server module, so that it builds
+for iOS and macOS as well as Linux; and no server module may depend on it.
 
 Usage: check-modules.py [--root DIR] | --self-test (checks that crafted bad trees fail).
 """
@@ -35,10 +39,13 @@ LAYERS = [
     ["App"],
     ["presignd", "PresignBench"],
 ]
+# The client side: these may use each other (in this order: a module only those before it) and the
+# toolchain, nothing else.
+CLIENT = ["PresignClient", "PresignUpload"]
 # Modules of the toolchain and the platform, importable without a declaration.
 TOOLCHAIN = {
     "Swift", "Glibc", "Darwin", "Musl", "Foundation", "FoundationEssentials", "Dispatch", "Synchronization",
-    "Testing", "XCTest", "_Concurrency", "PackageDescription",
+    "Testing", "XCTest", "_Concurrency", "PackageDescription", "FoundationNetworking",
 }
 TARGET_RE = re.compile(r"\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*\"([^\"]+)\"")
 IMPORT_RE = re.compile(
@@ -122,6 +129,12 @@ def check(root):
         problems.append("cycle of dependencies: " + " -> ".join(cycle))
     for name, (kind, deps, folder) in sorted(targets.items()):
         is_test = kind == "testTarget" or folder.startswith("Tests/")
+        if name in CLIENT:
+            problems.extend(check_client(root, name, deps, folder))
+            continue
+        if not is_test and any(dep in CLIENT for dep in deps):
+            problems.append(f"{name}: declares a client module ({', '.join(d for d in deps if d in CLIENT)}): "
+                            "the server must not depend on the client")
         if not is_test and name not in layer:
             problems.append(f"{name}: not placed in a layer (add it to LAYERS in scripts/check-modules.py)")
             continue
@@ -142,6 +155,26 @@ def check(root):
                 problems.append(f"{where}: imports {module}, which {name} does not declare in Package.swift")
             elif not is_test and module in layer and not below(layer, module, name):
                 problems.append(f"{where}: imports {module} (layer {layer[module]}) from layer {layer[name]}: not below it")
+    return problems
+
+
+def check_client(root, name, deps, folder):
+    """The client rule: only earlier client modules and the toolchain, declared or imported."""
+    allowed = set(CLIENT[:CLIENT.index(name)])
+    problems = []
+    for dep in deps:
+        if dep not in allowed:
+            problems.append(f"{name}: declares {dep}: the client may use only {sorted(allowed) or 'the toolchain'}"
+                            " (never a server module: it must build for iOS and macOS)")
+    for path, module in imports_of(os.path.join(root, folder)):
+        if module in TOOLCHAIN or module == name:
+            continue
+        where = os.path.relpath(path, root)
+        if module not in allowed:
+            problems.append(f"{where}: imports {module}: the client may import only the toolchain and "
+                            f"{sorted(allowed) or 'nothing else'} (never a server module)")
+        elif module not in deps:
+            problems.append(f"{where}: imports {module}, which {name} does not declare in Package.swift")
     return problems
 
 
@@ -174,6 +207,22 @@ def self_test():
         "unplaced module": (
             dict(good, **{"Package.swift": good["Package.swift"] + '.target(name: "Stray"),\n'}),
             "not placed in a layer",
+        ),
+        "client imports a server module": (
+            dict(good, **{
+                "Package.swift": good["Package.swift"] + '.target(name: "PresignClient"),\n',
+                "Sources/PresignClient/C.swift": "import Foundation\nimport Crypto\n",
+            }),
+            "the client may import only",
+        ),
+        "client declares a server module": (
+            dict(good, **{"Package.swift": good["Package.swift"] + '.target(name: "PresignClient", dependencies: ["System"]),\n'}),
+            "the client may use only",
+        ),
+        "server depends on the client": (
+            dict(good, **{"Package.swift": '.target(name: "System", dependencies: ["PresignClient"]),\n'
+                          '.target(name: "PresignClient"),\n'}),
+            "must not depend on the client",
         ),
         "test imports undeclared": (
             dict(good, **{"Tests/CryptoTests/U.swift": "import System\n"}), "does not declare",

@@ -1,0 +1,103 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A multipart upload as the server created it.
+public struct MultipartUpload: Sendable, Equatable, Codable {
+    public var key: String
+    public var uploadId: String
+    public var bucket: String?
+}
+
+/// One part as the server lists it (`ListParts`).
+public struct ListedPart: Sendable, Equatable, Codable {
+    public var PartNumber: Int
+    public var ETag: String
+    public var Size: Int64?
+    public var LastModified: String?
+}
+
+/// What completion answered: where the object is (`key` is its permanent key once promoted) and the
+/// record the server made for it (as `POST /images` makes it), when it sent one.
+public struct CompletedUpload: Sendable, Equatable, Codable {
+    public var location: String?
+    public var key: String
+    public var bucket: String?
+    public var record: ImageRecord?
+}
+
+/// The Uppy-Companion-shaped multipart routes (under `configuration.multipartPrefix`, default `/s3`).
+extension PresignClient {
+    private func mp(_ rest: String) -> String { configuration.multipartPrefix + "/multipart" + rest }
+    private func keyQuery(_ key: String) -> String { "key=" + Self.queryValue(key) }
+
+    /// `POST /s3/multipart {filename, type, metadata}`: a new upload (its key and upload id).
+    public func createMultipart(filename: String, contentType: String, metadata: [String: String] = [:])
+        async throws -> MultipartUpload
+    {
+        let (data, _) = try await call(
+            "POST", mp(""), json: ["filename": filename, "type": contentType, "metadata": metadata])
+        return try decode(MultipartUpload.self, data)
+    }
+
+    /// `GET /s3/multipart/{uploadId}/{partNumber}?key=`: a presigned UploadPart URL.
+    public func signPart(_ upload: MultipartUpload, partNumber: Int) async throws -> String {
+        let (data, _) = try await call(
+            "GET", mp("/\(Self.queryValue(upload.uploadId))/\(partNumber)?\(keyQuery(upload.key))"))
+        struct Answer: Decodable { var url: String }
+        return try decode(Answer.self, data).url
+    }
+
+    /// `GET /s3/multipart/{uploadId}/batch?key=&partNumbers=1,2,3`: several part URLs at once.
+    public func signParts(_ upload: MultipartUpload, partNumbers: [Int]) async throws -> [Int: String] {
+        let numbers = partNumbers.map(String.init).joined(separator: ",")
+        let (data, _) = try await call(
+            "GET",
+            mp("/\(Self.queryValue(upload.uploadId))/batch?\(keyQuery(upload.key))&partNumbers=\(numbers)"))
+        struct Answer: Decodable { var presignedUrls: [String: String] }
+        let a = try decode(Answer.self, data)
+        var out: [Int: String] = [:]
+        for (k, v) in a.presignedUrls {
+            if let n = Int(k) { out[n] = v }
+        }
+        return out
+    }
+
+    /// `GET /s3/multipart/{uploadId}?key=`: the parts storage holds (every page).
+    public func listParts(_ upload: MultipartUpload) async throws -> [ListedPart] {
+        let (data, _) = try await call("GET", mp("/\(Self.queryValue(upload.uploadId))?\(keyQuery(upload.key))"))
+        return try decode([ListedPart].self, data)
+    }
+
+    /// `POST /s3/multipart/{uploadId}/complete?key= {parts}`: completes the upload.
+    public func completeMultipart(_ upload: MultipartUpload, parts: [(number: Int, etag: String)]) async throws
+        -> CompletedUpload
+    {
+        let list = parts.sorted { $0.number < $1.number }.map {
+            ["PartNumber": $0.number, "ETag": $0.etag] as [String: Any]
+        }
+        let (data, _) = try await call(
+            "POST", mp("/\(Self.queryValue(upload.uploadId))/complete?\(keyQuery(upload.key))"),
+            json: ["parts": list])
+        return try decode(CompletedUpload.self, data)
+    }
+
+    /// `DELETE /s3/multipart/{uploadId}?key=`: aborts the upload.
+    public func abortMultipart(_ upload: MultipartUpload) async throws {
+        _ = try await call("DELETE", mp("/\(Self.queryValue(upload.uploadId))?\(keyQuery(upload.key))"))
+    }
+
+    /// PUTs one part (bytes in memory) to its presigned URL; returns the part's ETag from the response
+    /// headers (an answer without one is an error: completion needs it).
+    public func uploadPart(_ data: Data, url: String, progress: ProgressHandler? = nil) async throws -> String {
+        let r = try Self.storageRequest(method: "PUT", url: url, headers: [:], contentLength: Int64(data.count))
+        let response = try await put(r, body: .data(data), progress: progress)
+        guard let etag = response.etag, !etag.isEmpty else {
+            throw PresignClientError.invalidResponse(
+                "storage sent no ETag header for a part (a bucket CORS rule must expose ETag to browsers)")
+        }
+        return etag
+    }
+}

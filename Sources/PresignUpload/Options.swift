@@ -1,0 +1,159 @@
+import Foundation
+
+/// The command line, parsed. Pure: no I/O but reading a token file.
+struct Options: Equatable {
+    var server: URL?
+    var token: String?
+    var tokenFile: String?
+    var type: String?
+    var form = "post"
+    var contentType: String?
+    var userId: String?
+    var headers: [String: String] = [:]
+    var metadata: [String: String] = [:]
+    var json = false
+    var resume = false
+    var stateDir: String?
+    var partSizeMiB = 8
+    var concurrency = 4
+    var thresholdMiB: Int64 = 100
+    var maxAttempts = 5
+    var progress: ProgressMode = .auto
+    var files: [String] = []
+    var help = false
+
+    enum ProgressMode: String, Equatable { case auto, bar, lines, none }
+
+    struct UsageError: Error, Equatable { var message: String }
+
+    static func parse(_ args: [String]) throws -> Options {
+        var o = Options()
+        var i = 0
+        func value(_ name: String) throws -> String {
+            i += 1
+            guard i < args.count else { throw UsageError(message: "\(name) needs a value") }
+            return args[i]
+        }
+        func int(_ name: String, min: Int) throws -> Int {
+            let v = try value(name)
+            guard let n = Int(v), n >= min else { throw UsageError(message: "\(name): \(v) is not a number ≥ \(min)") }
+            return n
+        }
+        var onlyFiles = false
+        while i < args.count {
+            let a = args[i]
+            if onlyFiles || !a.hasPrefix("-") || a == "-" {
+                o.files.append(a)
+                i += 1
+                continue
+            }
+            switch a {
+            case "--": onlyFiles = true
+            case "-h", "--help": o.help = true
+            case "--server":
+                let v = try value(a)
+                guard let u = URL(string: v), let scheme = u.scheme, ["http", "https"].contains(scheme), u.host != nil
+                else { throw UsageError(message: "--server: \(v) is not an http(s) URL") }
+                o.server = u
+            case "--token": o.token = try value(a)
+            case "--token-file": o.tokenFile = try value(a)
+            case "--type": o.type = try value(a)
+            case "--form":
+                let v = try value(a)
+                guard v == "get" || v == "post" else { throw UsageError(message: "--form is get or post") }
+                o.form = v
+            case "--content-type": o.contentType = try value(a)
+            case "--user-id": o.userId = try value(a)
+            case "--header", "-H":
+                let v = try value(a)
+                guard let colon = v.firstIndex(of: ":"), colon != v.startIndex else {
+                    throw UsageError(message: "--header wants 'Name: value'")
+                }
+                o.headers[String(v[..<colon])] = v[v.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            case "--meta":
+                let v = try value(a)
+                guard let eq = v.firstIndex(of: "="), eq != v.startIndex else {
+                    throw UsageError(message: "--meta wants key=value")
+                }
+                o.metadata[String(v[..<eq])] = String(v[v.index(after: eq)...])
+            case "--json": o.json = true
+            case "--resume": o.resume = true
+            case "--state-dir": o.stateDir = try value(a)
+            case "--part-size": o.partSizeMiB = try int(a, min: 5)
+            case "--concurrency": o.concurrency = try int(a, min: 1)
+            case "--multipart-threshold": o.thresholdMiB = Int64(try int(a, min: 0))
+            case "--max-attempts": o.maxAttempts = try int(a, min: 1)
+            case "--progress":
+                let v = try value(a)
+                guard let m = ProgressMode(rawValue: v) else {
+                    throw UsageError(message: "--progress is auto, bar, lines or none")
+                }
+                o.progress = m
+            case "--no-progress": o.progress = .none
+            default: throw UsageError(message: "unknown option \(a)")
+            }
+            i += 1
+        }
+        if o.help { return o }
+        guard o.server != nil else { throw UsageError(message: "--server URL is required") }
+        guard !o.files.isEmpty else { throw UsageError(message: "no FILE given") }
+        if o.token != nil && o.tokenFile != nil {
+            throw UsageError(message: "--token and --token-file exclude each other")
+        }
+        if o.form == "get" && o.type == nil { throw UsageError(message: "--form get needs --type (e.g. PROFILE)") }
+        return o
+    }
+
+    /// The content type for a file: `--content-type`, else from its extension.
+    func contentType(for path: String) -> String {
+        if let contentType { return contentType }
+        switch (path as NSString).pathExtension.lowercased() {
+        case "jpg", "jpeg": return "image/jpeg"
+        case "png": return "image/png"
+        case "heic": return "image/heic"
+        case "webp": return "image/webp"
+        case "gif": return "image/gif"
+        case "mp4": return "video/mp4"
+        case "mov": return "video/quicktime"
+        default: return "application/octet-stream"
+        }
+    }
+
+    static let help = """
+        presign-upload: upload files through a presignd server (presigned PUT URLs, multipart for large files)
+
+        Usage: presign-upload --server URL [--token TOKEN | --token-file F] [--type PROFILE] [options] FILE...
+
+        Files up to --multipart-threshold go in one PUT (POST /presigned-url, or GET with --form get) and are
+        confirmed with POST /images; larger files go in parts through the /s3/multipart routes.
+
+        Options:
+          --server URL            the presignd server (required), e.g. http://127.0.0.1:8080
+          --token TOKEN           sent as Authorization: Bearer TOKEN (auth.mode = jwt)
+          --token-file F          the token read from a file (whitespace trimmed)
+          --user-id ID            sent as X-User-Id (auth.mode = dev; the header auth.devUserHeader names)
+          -H, --header 'N: V'     one more header for the server (repeatable; never sent to storage)
+          --type TYPE             the upload type (PROFILE, FEED, IMAGE, ...; POST form: optional)
+          --form post|get         the issue route: POST /presigned-url (default) or GET ?type=&ext=
+          --content-type T        instead of the type guessed from the file's extension
+          --meta key=value        metadata stored with the record (repeatable)
+          --json                  one JSON object per file on stdout: file, key, recordId, bytes, seconds, ...
+          --resume                continue an interrupted multipart upload from its state file
+          --state-dir DIR         where multipart state files live (default .presign-upload in the current dir)
+          --multipart-threshold M files larger than M MiB go in parts (default 100)
+          --part-size M           MiB per part (default 8, at least 5)
+          --concurrency N         parts in flight (default 4); memory stays near N × part size
+          --max-attempts N        attempts per part before giving up (default 5)
+          --progress MODE         auto (bar on a terminal, lines otherwise), bar, lines or none
+          -h, --help              this text
+
+        Exit codes: 0 done; 1 another failure (a file that cannot be read); 2 usage; 3 network (no answer);
+        4 the server refused (its code is printed); 5 the storage refused the upload (its XML code is printed).
+
+        Examples:
+          presign-upload --server http://127.0.0.1:8080 --user-id 42 photo.jpg
+          presign-upload --server https://api.example.com --token-file ~/.token --type PROFILE --form get me.png
+          presign-upload --server http://127.0.0.1:8080 --user-id 42 --json --part-size 16 --concurrency 6 video.mp4
+          presign-upload --server http://127.0.0.1:8080 --user-id 42 --resume video.mp4   # after an interruption
+        """
+}

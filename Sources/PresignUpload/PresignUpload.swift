@@ -1,0 +1,173 @@
+import Foundation
+import PresignClient
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `presign-upload`: the command-line uploader (see `Options.help` and docs/client.md).
+@main
+struct PresignUpload {
+    static func main() async {
+        let args = Array(CommandLine.arguments.dropFirst())
+        let options: Options
+        do {
+            options = try Options.parse(args)
+        } catch let e as Options.UsageError {
+            fail("presign-upload: \(e.message) (see --help)")
+            exit(2)
+        } catch {
+            exit(2)
+        }
+        if options.help {
+            print(Options.help)
+            exit(0)
+        }
+        exit(await run(options))
+    }
+
+    static func fail(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+
+    /// The exit code for an error: 3 network, 4 server refusal, 5 storage refusal, 1 anything else.
+    static func exitCode(_ e: PresignClientError) -> Int32 {
+        switch e {
+        case .network: return 3
+        case .server, .uploadGone: return 4
+        case .storage: return 5
+        case .cancelled, .file, .invalidResponse: return 1
+        }
+    }
+
+    static func run(_ o: Options) async -> Int32 {
+        var token = o.token
+        if let f = o.tokenFile {
+            guard let text = try? String(contentsOfFile: (f as NSString).expandingTildeInPath, encoding: .utf8) else {
+                fail("presign-upload: cannot read the token file \(f)")
+                return 2
+            }
+            token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        var headers = o.headers
+        if let u = o.userId { headers["X-User-Id"] = u }
+        let client = PresignClient(
+            configuration: .init(serverURL: o.server!, bearerToken: token, headers: headers))
+        let style: ProgressBar.Style
+        switch o.progress {
+        case .none: style = .none
+        case .bar: style = .bar
+        case .lines: style = .lines
+        case .auto: style = isatty(STDERR_FILENO) == 1 ? .bar : .lines
+        }
+        for path in o.files {
+            let code = await uploadOne(path, client: client, options: o, style: style)
+            if code != 0 { return code }
+        }
+        return 0
+    }
+
+    static func uploadOne(_ path: String, client: PresignClient, options o: Options, style: ProgressBar.Style) async
+        -> Int32
+    {
+        let file = URL(fileURLWithPath: path)
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDir), !isDir.boolValue,
+            let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+        else {
+            fail("presign-upload: \(path): no such file")
+            return 1
+        }
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        let started = Date()
+        let bar = ProgressBar(name: file.lastPathComponent, style: style, total: size)
+        let progress: ProgressHandler = { p in bar.update((p.bytesSent, p.totalBytes)) }
+        let contentType = o.contentType(for: path)
+        var out: [String: Any] = ["file": path, "bytes": size]
+        do {
+            if size > o.thresholdMiB * 1_048_576 {
+                var metadata = o.metadata
+                if let t = o.type { metadata["uploadType"] = t }
+                let stateFile = try stateFile(for: file, options: o)
+                if !o.resume, let old = MultipartState.load(stateFile) {
+                    try? await client.abortMultipart(old.upload)  // a new run replaces the old upload
+                }
+                let uploader = MultipartUploader(
+                    client: client,
+                    options: MultipartOptions(
+                        threshold: o.thresholdMiB * 1_048_576, partSize: o.partSizeMiB * 1_048_576,
+                        concurrency: o.concurrency, retry: RetryPolicy(maxAttempts: o.maxAttempts)))
+                let r = try await uploader.upload(
+                    fileAt: file, contentType: contentType, metadata: metadata, stateFile: stateFile, resume: o.resume,
+                    progress: progress)
+                bar.finish(ok: true)
+                out["key"] = r.key
+                out["uploadId"] = r.uploadId
+                out["multipart"] = true
+                out["parts"] = r.partCount
+                out["partsUploaded"] = r.partsUploaded
+                out["partsResumed"] = r.partsResumed
+                out["restarts"] = r.restarts
+                out["retries"] = r.retries
+                out["recordId"] = r.record?.id ?? NSNull()
+            } else {
+                let ticket: UploadTicket
+                if o.form == "get" {
+                    ticket = try await client.uploadURL(
+                        type: o.type!, ext: (path as NSString).pathExtension.lowercased())
+                } else {
+                    ticket = try await client.uploadURL(contentType: contentType, type: o.type, size: size)
+                }
+                _ = try await client.upload(fileAt: file, with: ticket, contentType: contentType, progress: progress)
+                bar.finish(ok: true)
+                let record = try await client.confirm(
+                    imageKey: ticket.confirmKey, metadata: o.metadata.isEmpty ? nil : o.metadata)
+                out["key"] = record.key
+                out["recordId"] = record.id
+                out["multipart"] = false
+            }
+            out["seconds"] = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
+            if o.json {
+                printJSON(out)
+            } else {
+                print("\(path): uploaded \(size) bytes as \(out["key"]!) (record \(out["recordId"]!))")
+            }
+            return 0
+        } catch {
+            bar.finish(ok: false)
+            let e = error as? PresignClientError ?? .file(String(describing: error))
+            let code = exitCode(e)
+            fail("presign-upload: \(path): \(e)")
+            if o.json {
+                out["error"] = e.description
+                out["exitCode"] = Int(code)
+                if let s = e.status { out["status"] = s }
+                if let c = e.serverCode { out["serverCode"] = c }
+                if let c = e.storageCode { out["storageCode"] = c }
+                printJSON(out)
+            }
+            return code
+        }
+    }
+
+    /// `<state-dir>/<name>-<hash of the absolute path>.json`.
+    static func stateFile(for file: URL, options o: Options) throws -> URL {
+        let dir = URL(fileURLWithPath: o.stateDir ?? ".presign-upload")
+        do {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        } catch {
+            throw PresignClientError.file("cannot create the state directory \(dir.path)")
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in file.standardizedFileURL.path.utf8 {
+            hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3
+        }
+        let safe = String(file.lastPathComponent.map { $0.isLetter || $0.isNumber || $0 == "." ? $0 : "_" })
+        return dir.appendingPathComponent("\(safe)-\(String(hash, radix: 16)).json")
+    }
+
+    static func printJSON(_ object: [String: Any]) {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import PresignClient
+import TestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The real services, from the environment scripts/test.sh exports (the tests fail, not skip, without them).
+enum E2E {
+    struct S3: Sendable {
+        let endpoint: String
+        let accessKey: String
+        let secretKey: String
+        let bucket: String
+        let region: String
+        var port: Int { Int(endpoint.split(separator: ":").last ?? "80") ?? 80 }
+    }
+
+    static func s3() throws -> S3 {
+        let e = ProcessInfo.processInfo.environment
+        guard let endpoint = e["PRESIGN_TEST_S3_ENDPOINT"], let ak = e["PRESIGN_TEST_S3_ACCESS_KEY"],
+            let sk = e["PRESIGN_TEST_S3_SECRET_KEY"]
+        else {
+            throw TestFailure(
+                "PRESIGN_TEST_S3_* are not set: run the suite with scripts/test.sh, which starts Ceph RGW")
+        }
+        return S3(
+            endpoint: endpoint, accessKey: ak, secretKey: sk, bucket: e["PRESIGN_TEST_S3_BUCKET"] ?? "uploads",
+            region: e["PRESIGN_TEST_S3_REGION"] ?? "us-east-1")
+    }
+
+    static func tempDir() -> String {
+        let path = NSTemporaryDirectory() + "presign-client-test-" + UUID().uuidString.lowercased()
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// The real server, signing for RGW and writing `publicPort` (a proxy in front of RGW) into the URLs.
+    static func server(_ s3: S3, publicPort: Int?, extra: [String: String] = [:]) throws -> (ServerProcess, String) {
+        let dir = tempDir()
+        var env: [String: String] = [
+            "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3",
+            "PRESIGN_S3_ACCESS_KEY_ID": s3.accessKey,
+            "PRESIGN_S3_SECRET_ACCESS_KEY": s3.secretKey,
+            "PRESIGN_S3_ENDPOINT": s3.endpoint,
+            "PRESIGN_S3_BUCKET": s3.bucket,
+            "PRESIGN_S3_REGION": s3.region,
+            "PRESIGN_LIMITS_ENABLED": "false",
+        ]
+        if let publicPort { env["PRESIGN_S3_PUBLIC_ENDPOINT"] = "http://127.0.0.1:\(publicPort)" }
+        for (k, v) in extra { env[k] = v }
+        return (try ServerProcess(environment: env), dir)
+    }
+
+    static func client(_ server: ServerProcess, user: String = "42") -> PresignClient {
+        PresignClient(
+            configuration: .init(
+                serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, headers: ["X-User-Id": user]))
+    }
+
+    /// A fixture image of the ImageProbe tests (a real PNG / JPEG, so content checks pass).
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: ServerProcess.packageRoot.appendingPathComponent("Tests/ImageProbeTests/Fixtures/\(name)"))
+    }
+
+    /// Reads a URL (a record's signed GET) with a plain URLSession.
+    static func download(_ url: String) async throws -> (Int, Data) {
+        let (data, response) = try await URLSession(configuration: .ephemeral).data(from: try ExactURL.make(url))
+        return ((response as? HTTPURLResponse)?.statusCode ?? -1, data)
+    }
+
+    /// The path and query of a URL string (what an HTTP/1.1 client puts in its request line).
+    static func target(of url: String) -> String {
+        let afterScheme = url.range(of: "://").map { url[$0.upperBound...] } ?? url[...]
+        return String(afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...])
+    }
+
+    /// A file of `size` pseudo-random bytes (a JPEG header first, so type sniffing sees an image).
+    static func file(_ size: Int, in dir: String, name: String = "big.bin", prefix: Data = Data()) throws -> (URL, Data)
+    {
+        var g: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        for i in 0..<size {
+            g ^= g << 13
+            g ^= g >> 7
+            g ^= g << 17
+            bytes[i] = UInt8(truncatingIfNeeded: g)
+        }
+        var data = Data(bytes)
+        if !prefix.isEmpty { data.replaceSubrange(0..<min(prefix.count, size), with: prefix.prefix(size)) }
+        let url = URL(fileURLWithPath: dir + "/" + name)
+        try data.write(to: url)
+        return (url, data)
+    }
+
+    /// The presign-upload binary beside the test bundle (or in .build/debug).
+    static var cli: URL {
+        if let p = ProcessInfo.processInfo.environment["PRESIGN_UPLOAD_BINARY"] { return URL(fileURLWithPath: p) }
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("presign-upload")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return ServerProcess.packageRoot.appendingPathComponent(".build/debug/presign-upload")
+    }
+}
+
+/// The CLI run as a child process; its output collected by reader threads.
+final class CLIProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+    private let group = DispatchGroup()
+
+    init(_ arguments: [String], executable: URL = E2E.cli, environment: [String: String]? = nil) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let o = Pipe()
+        let e = Pipe()
+        process.standardOutput = o
+        process.standardError = e
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        for (pipe, isErr) in [(o, false), (e, true)] {
+            group.enter()
+            let handle = pipe.fileHandleForReading
+            Thread { [self] in
+                while true {
+                    let d = handle.availableData
+                    if d.isEmpty { break }
+                    lock.lock()
+                    if isErr { err.append(d) } else { out.append(d) }
+                    lock.unlock()
+                }
+                group.leave()
+            }.start()
+        }
+    }
+
+    /// Waits for the exit and the end of both outputs; returns the status.
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        group.wait()
+        return process.terminationStatus
+    }
+
+    var stdout: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    var stderr: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: err, as: UTF8.self)
+    }
+
+    /// The JSON objects printed on stdout, one a line.
+    var jsonLines: [[String: Any]] {
+        stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+
+    /// Runs the CLI to its end.
+    static func run(_ arguments: [String]) throws -> CLIProcess {
+        let p = try CLIProcess(arguments)
+        _ = p.wait()
+        return p
+    }
+}
