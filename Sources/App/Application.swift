@@ -304,6 +304,6 @@ public final class Application: Sendable {
             issue: .init(perUser: limiter(l.issuePerUserPerMinute), perAddress: limiter(l.issuePerAddressPerMinute)),
             confirm: .init(
                 perUser: limiter(l.confirmPerUserPerMinute), perAddress: limiter(l.confirmPerAddressPerMinute)),
-            trustForwardedFor: l.trustForwardedFor)
+            trustedProxies: l.trustForwardedFor ? l.trustedProxies.compactMap(AddressRange.init) : [])
     }
 }

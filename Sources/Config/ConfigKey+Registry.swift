@@ -47,6 +47,7 @@ extension ConfigKey {
                 section: "limits", name: "confirmPerAddressPerMinute", kind: .int(\.limits.confirmPerAddressPerMinute)),
             ConfigKey(section: "limits", name: "burst", kind: .int(\.limits.burst)),
             ConfigKey(section: "limits", name: "trustForwardedFor", kind: .bool(\.limits.trustForwardedFor)),
+            ConfigKey(section: "limits", name: "trustedProxies", kind: .strings(\.limits.trustedProxies)),
 
             ConfigKey(section: "s3", name: "endpoint", kind: .string(\.s3.endpoint)),
             ConfigKey(section: "s3", name: "publicEndpoint", kind: .optionalString(\.s3.publicEndpoint)),
