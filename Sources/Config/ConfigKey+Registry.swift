@@ -85,6 +85,7 @@ extension ConfigKey {
             ConfigKey(section: "records", name: "janitorIntervalMs", kind: .int(\.records.janitorIntervalMs)),
             ConfigKey(section: "records", name: "janitorBatchSize", kind: .int(\.records.janitorBatchSize)),
             ConfigKey(section: "records", name: "intentIndexCapacity", kind: .int(\.records.intentIndexCapacity)),
+            ConfigKey(section: "records", name: "intentQueueLimit", kind: .int(\.records.intentQueueLimit)),
             ConfigKey(
                 section: "records", name: "deleteUnconfirmedObjects", kind: .bool(\.records.deleteUnconfirmedObjects)),
             ConfigKey(section: "records", name: "busyTimeoutMs", kind: .int(\.records.busyTimeoutMs)),
