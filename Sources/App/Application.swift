@@ -54,6 +54,7 @@ public final class Application: Sendable {
         metricsBox.set(server.metrics)
         Application.registerMetrics(
             server.metrics, intents: intentWriter, store: store, gate: gate, committer: committer)
+        Application.registerJanitorMetrics(server.metrics, janitor)
     }
 
     /// The three signers of the configured credentials: client P's URLs (path-style, public endpoint),
@@ -235,6 +236,22 @@ public final class Application: Sendable {
         ) { gate.limitedConfirm.load(ordering: .relaxed) }
         metrics.register(name: "presignd_record_batches_total", help: "Group-commit transactions of records.") {
             committer.batchesCommitted
+        }
+    }
+
+    /// The janitor's counters.
+    static func registerJanitorMetrics(_ metrics: ServerMetrics, _ janitor: Janitor) {
+        metrics.register(name: "presignd_janitor_sweeps_total", help: "Janitor sweeps finished.") {
+            janitor.sweeps.load(ordering: .relaxed)
+        }
+        metrics.register(
+            name: "presignd_janitor_failed_sweeps_total", help: "Janitor sweeps stopped by an error (retried later)."
+        ) { janitor.failedSweeps.load(ordering: .relaxed) }
+        metrics.register(name: "presignd_janitor_intents_removed_total", help: "Expired intents removed.") {
+            janitor.intentsRemoved.load(ordering: .relaxed)
+        }
+        metrics.register(name: "presignd_janitor_objects_deleted_total", help: "Objects the janitor deleted.") {
+            janitor.objectsDeleted.load(ordering: .relaxed)
         }
     }
 
