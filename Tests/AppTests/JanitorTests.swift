@@ -8,6 +8,10 @@ import System
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @testable import App
 @testable import ObjectStore
 
@@ -180,5 +184,61 @@ struct JanitorTests {
         #expect(stopped["sweeps"]?.intValue == after, "the thread is gone: its last sweep is counted in the line")
         janitor.stop()
         #expect(try log.entries("janitor stopped").count == 1, "a second stop is a no-op")
+    }
+
+    @Test("kill -9 during a sweep: the next server's sweep finishes the work")
+    func killNineDuringSweep() throws {
+        let s3 = try TestEnvironment.s3()
+        let (host, port) = s3.hostPort
+        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        defer { proxy.close() }
+        let (env, dir) = TestEnvironment.serverEnvironment(
+            s3: s3,
+            extra: [
+                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
+                "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
+                "PRESIGN_RECORDS_JANITOR_BATCH_SIZE": "4",
+            ])
+        let url = "sqlite:\(dir)/presignd.sqlite3"
+        let direct = try Self.client(s3, endpoint: s3.endpoint)
+        let intents: [UploadIntent]
+        do {
+            let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
+            try store.migrate()
+            intents = try Self.promotedButUnrecorded(
+                6, now: Int64(Date().timeIntervalSince1970 * 1000), store: store, storage: direct)
+        }
+        // The sweep's first DELETE is held at the proxy; once it is there, the server is killed.
+        proxy.setRules([.init(.method("DELETE"), .stall(milliseconds: 120_000))])
+        let first = try ServerProcess(environment: env)
+        var waited = 0
+        while proxy.faultCount == 0 && waited < 60_000 {
+            usleep(1_000)
+            waited += 1
+        }
+        #expect(proxy.faultCount >= 1, "a sweep reached storage")
+        first.signal(SIGKILL)
+        #expect(first.waitForExit() != nil)
+        do {
+            let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
+            for i in intents { #expect(try store.intent(imageKey: i.imageKey) != nil, "not removed before its objects") }
+        }
+        // The proxy forwards everything now; a new server's janitor finishes the work.
+        proxy.setRules([])
+        let second = try ServerProcess(environment: env)
+        defer { second.stop() }
+        #expect(second.waitForLine(containing: #""msg":"janitor swept""#, timeoutMs: 60_000) != nil, "\(second.stderr)")
+        var removed = 0
+        for _ in 0..<6000 where removed < intents.count {
+            removed = try RateLimitBinaryTests.metric(second, "presignd_janitor_intents_removed_total") ?? 0
+            if removed < intents.count { usleep(10_000) }
+        }
+        #expect(removed == intents.count)
+        let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
+        for i in intents {
+            #expect(try store.intent(imageKey: i.imageKey) == nil)
+            #expect(try direct.head(key: i.objectKey) == nil)
+            #expect(try direct.head(key: i.permanentKey!) == nil)
+        }
     }
 }
