@@ -130,7 +130,8 @@ public final class Application: Sendable {
     static func makeIntentWriter(_ records: RecordsConfig, store: any RecordStore, log: LogSink) -> IntentWriter {
         IntentWriter(
             store: store, batchSize: records.intentBatchSize, flushIntervalMs: records.intentFlushMs,
-            maxPending: records.intentQueueLimit, onError: { error in log.error("intent batch not stored", ["error": "\(error)"]) })
+            maxPending: records.intentQueueLimit,
+            onError: { error in log.error("intent batch not stored", ["error": "\(error)"]) })
     }
 
     /// Step 5: `/healthz`, `/readyz` (the store, and one probe of the bucket for storage and its clock)

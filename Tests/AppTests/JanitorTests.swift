@@ -8,12 +8,12 @@ import System
 import TestSupport
 import Testing
 
+@testable import App
+@testable import ObjectStore
+
 #if canImport(Glibc)
     import Glibc
 #endif
-
-@testable import App
-@testable import ObjectStore
 
 /// The janitor: expired, never-confirmed intents are removed in bounded batches, with their objects when
 /// configured; confirmed ones and fresh ones stay.
@@ -221,7 +221,9 @@ struct JanitorTests {
         #expect(first.waitForExit() != nil)
         do {
             let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
-            for i in intents { #expect(try store.intent(imageKey: i.imageKey) != nil, "not removed before its objects") }
+            for i in intents {
+                #expect(try store.intent(imageKey: i.imageKey) != nil, "not removed before its objects")
+            }
         }
         // The proxy forwards everything now; a new server's janitor finishes the work.
         proxy.setRules([])

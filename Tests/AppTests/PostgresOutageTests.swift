@@ -1,6 +1,6 @@
+import Crypto
 import Foundation
 import JSON
-import Crypto
 import ObjectStore
 import ObjectStoreTestSupport
 import Records
@@ -251,7 +251,8 @@ struct PostgresOutageTests {
     /// An S3 client for RGW, to check objects.
     static func storage(_ s3: TestEnvironment.S3) throws -> S3Client {
         let signer = try Presigner(
-            credentials: Credentials(accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
+            credentials: Credentials(
+                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
             region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
         return S3Client(
             options: ObjectStoreOptions(endpoint: try Endpoint(parsing: s3.endpoint), bucket: s3.bucket),

@@ -4,7 +4,8 @@ import Testing
 /// The `limits` and `tls` sections.
 @Suite struct LimitsTLSConfigTests {
     @Test func limitsFromTheFileAndTheEnvironment() throws {
-        let file = #"{"limits":{"enabled":false,"issuePerUserPerMinute":30,"burst":1,"trustForwardedFor":true,"trustedProxies":["10.0.0.0/8"]}}"#
+        let file =
+            #"{"limits":{"enabled":false,"issuePerUserPerMinute":30,"burst":1,"trustForwardedFor":true,"trustedProxies":["10.0.0.0/8"]}}"#
         let environment = [
             "PRESIGN_LIMITS_CONFIRM_PER_ADDRESS_PER_MINUTE": "9000", "PRESIGN_LIMITS_BURST": "60",
             "PRESIGN_LIMITS_TRUSTED_PROXIES": "10.0.0.0/8, ::1",
@@ -24,8 +25,10 @@ import Testing
         let trust = ["PRESIGN_LIMITS_TRUST_FORWARDED_FOR": "true"]
         #expect(keyPaths(load(environment: trust)) == ["limits.trustedProxies"])
         #expect(
-            problems(load(environment: trust.merging(["PRESIGN_LIMITS_TRUSTED_PROXIES": "127.0.0.1,10.1.0.0/16"]) { $1 }))
-                .isEmpty)
+            problems(
+                load(environment: trust.merging(["PRESIGN_LIMITS_TRUSTED_PROXIES": "127.0.0.1,10.1.0.0/16"]) { $1 })
+            )
+            .isEmpty)
         let bad = problems(load(environment: ["PRESIGN_LIMITS_TRUSTED_PROXIES": "10.0.0.0/33,proxy.local"]))
         #expect(
             bad.map(\.description) == [
@@ -46,7 +49,10 @@ import Testing
         #expect(r.contains(a) == inside)
     }
 
-    @Test(arguments: ["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.4/", "1.2.3.4/x", "::1::2", "12345::", ":1", "1.2.3.4/-1", "1:2:3:4:5:6:7:8:9", "fe80::1%eth0"])
+    @Test(arguments: [
+        "", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.4/", "1.2.3.4/x", "::1::2", "12345::", ":1",
+        "1.2.3.4/-1", "1:2:3:4:5:6:7:8:9", "fe80::1%eth0",
+    ])
     func addressRangesRefused(_ text: String) {
         #expect(AddressRange(text) == nil)
     }

@@ -21,7 +21,8 @@ public final class PostgresCluster: @unchecked Sendable {
         var chosen: Int?
         for _ in 0..<50 {
             let candidate = Int.random(in: ports)
-            if PostgresCluster.isFree(candidate) && !FileManager.default.fileExists(atPath: "/tmp/presignd-pg-\(candidate)")
+            if PostgresCluster.isFree(candidate)
+                && !FileManager.default.fileExists(atPath: "/tmp/presignd-pg-\(candidate)")
             {
                 chosen = candidate
                 break
