@@ -62,6 +62,11 @@ public final class PostgresCluster: @unchecked Sendable {
     public func destroy() {
         guard FileManager.default.fileExists(atPath: stateDir) else { return }
         _ = PostgresCluster.script("stop-postgres.sh", [], port: port)
+        // stop-postgres.sh removes the state dir; if a straggler kept it (a file written as it went),
+        // remove what is left, ours by its marker.
+        if FileManager.default.fileExists(atPath: stateDir + "/.presignd-postgres") {
+            try? FileManager.default.removeItem(atPath: stateDir)
+        }
     }
 
     private func control(_ action: String) throws {
