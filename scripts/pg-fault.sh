@@ -40,12 +40,18 @@ case "${1:-}" in
     as_pg "$PGBIN/pg_ctl" -D "$DATA" -w -t 60 -m fast stop </dev/null >/dev/null ;;
   start)
     # After a kill -9 the old backends hold the shared memory until they notice: pg_ctl start refuses
-    # ("pre-existing shared memory block is still in use") until then, so try again for a while.
+    # ("pre-existing shared memory block is still in use") until then, so try again for a while. A
+    # start that timed out while the server kept coming up counts once the server answers.
+    out=$D/log/pg-fault-start.out
     for _ in $(seq 1 300); do
-      if as_pg "$PGBIN/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 start </dev/null >/dev/null 2>&1; then exit 0; fi
+      if ours_pid >/dev/null && "$PGBIN/pg_isready" -q -h "$D/run" -p "$PG_PORT" -d postgres -U postgres; then exit 0; fi
+      if ! ours_pid >/dev/null; then
+        as_pg "$PGBIN/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 start </dev/null >"$out" 2>&1 && exit 0
+      fi
       sleep 0.1
     done
-    log "ERROR: pg_ctl start failed (log in $LOG)"; exit 1 ;;
+    log "ERROR: pg_ctl start failed: $(tail -n 5 "$out" 2>/dev/null | tr '\n' ' ') log: $(tail -n 5 "$LOG" 2>/dev/null | tr '\n' ' ')"
+    exit 1 ;;
   kill9)
     pid=$(ours_pid) || { log "not running"; exit 1; }
     kill -KILL "$pid" ;;

@@ -202,8 +202,10 @@ struct PostgresOutageTests {
         case .restartFast: try cluster.restartFast()
         case .restartImmediate: try cluster.restartImmediate()
         case .stopFor20Seconds:
-            try cluster.stop()
+            // Intents issued while the server shuts down count as issued during the outage too (the
+            // queue may fill before the stop returns on a loaded machine).
             down.set()
+            try cluster.stop()
             #expect(Self.waitForDatabase(port, "unavailable"), "/readyz: database unavailable")
             #expect(Self.until { outcomes.issuedDuringOutage > 0 }, "client P's URLs are issued while intents wait")
             #expect(Self.until { outcomes.confirm503 > 0 }, "confirmations answer 503 STORE_UNAVAILABLE")
