@@ -92,6 +92,7 @@ public final class Application: Sendable {
             help: "Uploads refused at confirmation because their bytes are no image of an allowed format."
         ) { images.contentRefusals.load(ordering: .relaxed) }
         credentials.registerMetrics(server.metrics, refusals: { [signers] in signers.refusalCount })
+        Application.registerJanitorMetrics(server.metrics, janitor)
     }
 
     /// The three signers of the current credentials: client P's URLs (path-style, public endpoint),
@@ -194,6 +195,7 @@ public final class Application: Sendable {
     static func makeIntentWriter(_ records: RecordsConfig, store: any RecordStore, log: LogSink) -> IntentWriter {
         IntentWriter(
             store: store, batchSize: records.intentBatchSize, flushIntervalMs: records.intentFlushMs,
+            maxPending: records.intentQueueLimit,
             onError: { error in log.error("intent batch not stored", ["error": "\(error)"]) })
     }
 
@@ -304,6 +306,22 @@ public final class Application: Sendable {
         }
     }
 
+    /// The janitor's counters.
+    static func registerJanitorMetrics(_ metrics: ServerMetrics, _ janitor: Janitor) {
+        metrics.register(name: "presignd_janitor_sweeps_total", help: "Janitor sweeps finished.") {
+            janitor.sweeps.load(ordering: .relaxed)
+        }
+        metrics.register(
+            name: "presignd_janitor_failed_sweeps_total", help: "Janitor sweeps stopped by an error (retried later)."
+        ) { janitor.failedSweeps.load(ordering: .relaxed) }
+        metrics.register(name: "presignd_janitor_intents_removed_total", help: "Expired intents removed.") {
+            janitor.intentsRemoved.load(ordering: .relaxed)
+        }
+        metrics.register(name: "presignd_janitor_objects_deleted_total", help: "Objects the janitor deleted.") {
+            janitor.objectsDeleted.load(ordering: .relaxed)
+        }
+    }
+
     /// Starts serving.
     public func start() {
         server.start()
@@ -372,6 +390,6 @@ public final class Application: Sendable {
             issue: .init(perUser: limiter(l.issuePerUserPerMinute), perAddress: limiter(l.issuePerAddressPerMinute)),
             confirm: .init(
                 perUser: limiter(l.confirmPerUserPerMinute), perAddress: limiter(l.confirmPerAddressPerMinute)),
-            trustForwardedFor: l.trustForwardedFor)
+            trustedProxies: l.trustForwardedFor ? l.trustedProxies.compactMap(AddressRange.init) : [])
     }
 }

@@ -1,3 +1,4 @@
+import Config
 import HTTPServer
 import Synchronization
 
@@ -20,22 +21,24 @@ public final class Gate: Sendable {
     private let callers: any CallerResolver
     private let issue: Limits?
     private let confirm: Limits?
-    private let trustForwardedFor: Bool
+    /// The proxies whose `X-Forwarded-For` counts; empty: the header never counts.
+    private let trustedProxies: [AddressRange]
     /// Requests refused with 429, by scope.
     let limitedIssue = Atomic<Int>(0)
     let limitedConfirm = Atomic<Int>(0)
 
     /// A gate with rate limits, or without (`limits` nil).
-    init(callers: any CallerResolver, issue: Limits?, confirm: Limits?, trustForwardedFor: Bool) {
+    /// `trustedProxies` empty: the client address is always the peer's.
+    init(callers: any CallerResolver, issue: Limits?, confirm: Limits?, trustedProxies: [AddressRange]) {
         self.callers = callers
         self.issue = issue
         self.confirm = confirm
-        self.trustForwardedFor = trustForwardedFor
+        self.trustedProxies = trustedProxies
     }
 
     /// A gate that only resolves the caller (no limits): for tests and `limits.enabled = false`.
     public convenience init(callers: any CallerResolver) {
-        self.init(callers: callers, issue: nil, confirm: nil, trustForwardedFor: false)
+        self.init(callers: callers, issue: nil, confirm: nil, trustedProxies: [])
     }
 
     /// The outcome of admitting a request.
@@ -140,14 +143,29 @@ public final class Gate: Sendable {
         return .rateLimited(retryAfterSeconds: seconds)
     }
 
-    /// The client's address: the peer's IP, or the last `X-Forwarded-For` hop when the proxy is trusted.
+    /// The client's address: the peer's IP; or, when the peer is a trusted proxy, the last
+    /// `X-Forwarded-For` hop (over every such header, in order) that is not a trusted proxy itself, the
+    /// first hop when all are. Hops left of the one a trusted proxy appended are the caller's own words and
+    /// cannot be chosen unless every hop right of them is trusted.
     func clientAddress(_ request: Request) -> String {
-        if trustForwardedFor, let xff = request.header("X-Forwarded-For"),
-            let last = xff.split(separator: ",").last?.trimmingSpaces(), !last.isEmpty
-        {
-            return String(last)
+        let peer = Gate.host(ofPeer: request.peer)
+        guard !trustedProxies.isEmpty, isTrusted(peer) else { return peer }
+        var hops: [Substring] = []
+        for header in request.head.headers.all("X-Forwarded-For") {
+            for hop in header.split(separator: ",") {
+                let trimmed = hop.trimmingSpaces()
+                if !trimmed.isEmpty { hops.append(trimmed) }
+            }
         }
-        return Gate.host(ofPeer: request.peer)
+        guard let first = hops.first else { return peer }
+        for hop in hops.reversed() where !isTrusted(String(hop)) { return String(hop) }
+        return String(first)
+    }
+
+    /// True when `address` parses and lies in a trusted proxy range.
+    private func isTrusted(_ address: String) -> Bool {
+        guard let bytes = AddressRange.parseAddress(address) else { return false }
+        return trustedProxies.contains { $0.contains(bytes) }
     }
 
     /// "1.2.3.4:5678" -> "1.2.3.4"; "[::1]:5678" -> "::1".

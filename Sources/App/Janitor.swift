@@ -1,12 +1,24 @@
 import HTTPServer
 import ObjectStore
 import Records
+import Synchronization
 import System
 
-/// Deletes expired, never-confirmed intents in bounded batches and, when configured, their objects.
+/// Deletes expired, never-confirmed intents in bounded batches, and the objects they leave behind.
 ///
 /// An intent is removed once its URL has been expired for `graceMs` (an upload that finished at the last
-/// second can still be confirmed meanwhile). Runs on its own thread every `intervalMs`.
+/// second can still be confirmed meanwhile). Before its intent goes, the janitor deletes the object at
+/// the intent's permanent key, if any: only a confirmation that promoted the upload (copy) and then
+/// failed to store its record can have put it there, and nothing else would ever find it. The uploaded
+/// object itself (at the upload key) is deleted only when `deleteObjects` is set
+/// (`records.deleteUnconfirmedObjects`; otherwise a bucket lifecycle rule is expected to expire it).
+///
+/// An intent is removed only after its objects are gone, so a failure anywhere (a storage error
+/// mid-batch, the database going away, a kill -9 of the process) leaves the intents not yet handled
+/// for the next sweep, which deletes again (a DELETE of a missing object succeeds) and finishes the
+/// work. Runs on its own thread every `intervalMs`; logs `janitor started`, `janitor stopped`, each
+/// sweep that removed something (`janitor swept`) and each that stopped on an error (`janitor pass
+/// stopped`); the counters below feed `/metrics`.
 final class Janitor: @unchecked Sendable {
     static let graceMs: Int64 = 5 * 60 * 1000
 
@@ -23,6 +35,15 @@ final class Janitor: @unchecked Sendable {
     /// Aborts old multipart uploads after each pass (the Uppy routes), when they are on.
     var multipart: MultipartJanitor?
 
+    /// Sweeps finished (with or without an error).
+    let sweeps = Atomic<Int>(0)
+    /// Sweeps that stopped on an error (their remaining intents wait for the next one).
+    let failedSweeps = Atomic<Int>(0)
+    /// Intents removed.
+    let intentsRemoved = Atomic<Int>(0)
+    /// Objects deleted (upload and permanent keys).
+    let objectsDeleted = Atomic<Int>(0)
+
     init(
         store: any RecordStore, storage: S3Client?, deleteObjects: Bool, batchSize: Int, intervalMs: Int,
         env: AppEnvironment, log: LogSink
@@ -37,6 +58,9 @@ final class Janitor: @unchecked Sendable {
     }
 
     func start() {
+        log.info(
+            "janitor started",
+            ["intervalMs": intervalMs, "batchSize": batchSize, "deleteUnconfirmedObjects": deleteObjects])
         thread = PThread(name: "presignd-janitor") { [self] in
             while true {
                 let stop = lock.withLock { () -> Bool in
@@ -50,31 +74,65 @@ final class Janitor: @unchecked Sendable {
         }
     }
 
+    /// Stops the thread (a sweep in progress finishes its current call first) and waits for it.
     func stop() {
         lock.withLock { stopping = true }
         lock.broadcast()
-        thread?.join()
+        guard let running = thread else { return }
+        running.join()
         thread = nil
+        log.info("janitor stopped", ["sweeps": sweeps.load(ordering: .relaxed)])
     }
 
     /// One pass: removes batches until none is left (or an error); returns how many intents were removed.
     @discardableResult
     func sweep() -> Int {
         var removed = 0
+        var deleted = 0
+        defer {
+            sweeps.add(1, ordering: .relaxed)
+            if removed > 0 { log.info("janitor swept", ["intentsRemoved": removed, "objectsDeleted": deleted]) }
+        }
         while true {
+            var done: [String] = []
             do {
                 let expired = try store.expiredIntents(nowMs: env.nowMillis() - Janitor.graceMs, limit: batchSize)
                 if expired.isEmpty { return removed }
-                if deleteObjects, let storage {
-                    for i in expired { try storage.delete(key: i.objectKey) }
+                for intent in expired {
+                    deleted += try deleteObjects(of: intent)
+                    done.append(intent.imageKey)
                 }
-                try store.deleteIntents(imageKeys: expired.map(\.imageKey))
-                removed += expired.count
+                try store.deleteIntents(imageKeys: done)
+                intentsRemoved.add(done.count, ordering: .relaxed)
+                removed += done.count
                 if expired.count < batchSize { return removed }
             } catch {
-                log.warn("janitor pass stopped", ["error": "\(error)"])
+                // The intents whose objects are gone may go now; the rest wait for the next sweep.
+                if !done.isEmpty, (try? store.deleteIntents(imageKeys: done)) != nil {
+                    intentsRemoved.add(done.count, ordering: .relaxed)
+                    removed += done.count
+                }
+                failedSweeps.add(1, ordering: .relaxed)
+                log.warn("janitor pass stopped", ["error": "\(error)", "intentsLeft": "for the next sweep"])
                 return removed
             }
         }
+    }
+
+    /// Deletes what `intent` may have left in storage: its permanent-key object always, its upload
+    /// when `deleteObjects`. Returns how many DELETEs were sent.
+    private func deleteObjects(of intent: UploadIntent) throws -> Int {
+        guard let storage else { return 0 }
+        var count = 0
+        if let permanent = intent.permanentKey {
+            try storage.delete(key: permanent)
+            count += 1
+        }
+        if deleteObjects {
+            try storage.delete(key: intent.objectKey)
+            count += 1
+        }
+        objectsDeleted.add(count, ordering: .relaxed)
+        return count
     }
 }

@@ -4,8 +4,12 @@ import Synchronization
 ///
 /// Each key's bucket holds at most `burst` tokens and refills at `perMinute` tokens a minute; a request
 /// takes one token or is refused with the seconds until one is back. Buckets live in 16 shards (one
-/// uncontended lock each); a shard that grows past its share of `maxKeys` drops the buckets that are full
-/// again, which is the same as forgetting them, so memory stays bounded under a flood of new keys.
+/// uncontended lock each) of at most `maxKeys / 16` buckets. Forgetting a bucket is the same as filling
+/// it, so only full buckets are ever forgotten: a shard that is full when a new key arrives drops its full
+/// buckets, and if every bucket left is still refilling (a flood of new callers, each having spent a
+/// token), the new key is refused (`limited`, until the first of them is full again) instead of an old,
+/// limited bucket being forgotten. A flood of new keys thus cannot reset anyone's limit, and memory
+/// stays bounded.
 public final class RateLimiter: Sendable {
     /// The verdict for one request.
     public enum Decision: Equatable, Sendable {
@@ -20,11 +24,18 @@ public final class RateLimiter: Sendable {
         var lastMs: Int64
     }
 
+    /// One shard's buckets, and until when it refuses new keys without looking (it was full of
+    /// refilling buckets, the first of which is full again at that time).
+    struct Table {
+        var buckets: [String: Bucket] = [:]
+        var refuseNewUntilMs: Int64 = .min
+    }
+
     private let perMs: Double
     private let burst: Double
     private let maxKeysPerShard: Int
     private final class Shard: Sendable {
-        let buckets = Mutex<[String: Bucket]>([:])
+        let table = Mutex(Table())
     }
 
     private let shards: [Shard]
@@ -46,8 +57,16 @@ public final class RateLimiter: Sendable {
         var h = Hasher()
         h.combine(key)
         let shard = shards[Int(UInt(bitPattern: h.finalize()) % 16)]
-        return shard.buckets.withLock { buckets -> Decision in
-            var b = buckets[key] ?? Bucket(tokens: burst, lastMs: t)
+        return shard.table.withLock { table -> Decision in
+            var b: Bucket
+            if let known = table.buckets[key] {
+                b = known
+            } else {
+                if table.buckets.count >= maxKeysPerShard, let wait = makeRoom(&table, now: t) {
+                    return .limited(retryAfterSeconds: max(1, Int((Double(wait) / 1000).rounded(.up))))
+                }
+                b = Bucket(tokens: burst, lastMs: t)
+            }
             if t > b.lastMs {
                 b.tokens = min(burst, b.tokens + Double(t - b.lastMs) * perMs)
                 b.lastMs = t
@@ -60,21 +79,28 @@ public final class RateLimiter: Sendable {
                 let waitMs = (1 - b.tokens) / perMs
                 decision = .limited(retryAfterSeconds: max(1, Int((waitMs / 1000).rounded(.up))))
             }
-            buckets[key] = b
-            if buckets.count > maxKeysPerShard { prune(&buckets, now: t) }
+            table.buckets[key] = b
             return decision
         }
     }
 
     /// Keys tracked now (for tests and metrics).
-    public var trackedKeys: Int { shards.reduce(0) { n, s in n + s.buckets.withLock { $0.count } } }
+    public var trackedKeys: Int { shards.reduce(0) { n, s in n + s.table.withLock { $0.buckets.count } } }
 
-    private func prune(_ buckets: inout [String: Bucket], now t: Int64) {
-        buckets = buckets.filter { _, b in b.tokens + Double(t - b.lastMs) * perMs < burst }
-        if buckets.count > maxKeysPerShard {
-            // Still too many busy keys: forget the half that were seen longest ago.
-            let keep = buckets.sorted { $0.value.lastMs > $1.value.lastMs }.prefix(maxKeysPerShard / 2)
-            buckets = Dictionary(uniqueKeysWithValues: keep.map { ($0.key, $0.value) })
+    /// Drops the full buckets of a full shard; nil when that made room, else the milliseconds until the
+    /// first remaining bucket is full (new keys are refused until then without another scan).
+    private func makeRoom(_ table: inout Table, now t: Int64) -> Int64? {
+        if t < table.refuseNewUntilMs { return table.refuseNewUntilMs - t }
+        var soonestFullMs = Double.infinity
+        table.buckets = table.buckets.filter { _, b in
+            let missing = burst - (b.tokens + Double(max(0, t - b.lastMs)) * perMs)
+            if missing <= 0 { return false }
+            soonestFullMs = min(soonestFullMs, missing / perMs)
+            return true
         }
+        guard table.buckets.count >= maxKeysPerShard else { return nil }
+        let wait = max(1, Int64(soonestFullMs.rounded(.up)))
+        table.refuseNewUntilMs = t + wait
+        return wait
     }
 }

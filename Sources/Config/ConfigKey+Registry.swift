@@ -47,6 +47,7 @@ extension ConfigKey {
                 section: "limits", name: "confirmPerAddressPerMinute", kind: .int(\.limits.confirmPerAddressPerMinute)),
             ConfigKey(section: "limits", name: "burst", kind: .int(\.limits.burst)),
             ConfigKey(section: "limits", name: "trustForwardedFor", kind: .bool(\.limits.trustForwardedFor)),
+            ConfigKey(section: "limits", name: "trustedProxies", kind: .strings(\.limits.trustedProxies)),
 
             ConfigKey(section: "s3", name: "endpoint", kind: .string(\.s3.endpoint)),
             ConfigKey(section: "s3", name: "publicEndpoint", kind: .optionalString(\.s3.publicEndpoint)),
@@ -98,6 +99,7 @@ extension ConfigKey {
             ConfigKey(section: "records", name: "janitorIntervalMs", kind: .int(\.records.janitorIntervalMs)),
             ConfigKey(section: "records", name: "janitorBatchSize", kind: .int(\.records.janitorBatchSize)),
             ConfigKey(section: "records", name: "intentIndexCapacity", kind: .int(\.records.intentIndexCapacity)),
+            ConfigKey(section: "records", name: "intentQueueLimit", kind: .int(\.records.intentQueueLimit)),
             ConfigKey(
                 section: "records", name: "deleteUnconfirmedObjects", kind: .bool(\.records.deleteUnconfirmedObjects)),
             ConfigKey(section: "records", name: "busyTimeoutMs", kind: .int(\.records.busyTimeoutMs)),

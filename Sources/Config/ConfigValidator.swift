@@ -158,5 +158,9 @@ struct ConfigValidator {
         check("records.janitorBatchSize", records.janitorBatchSize, in: 1...100_000)
         check("records.intentIndexCapacity", records.intentIndexCapacity, in: 0...100_000_000)
         check("records.busyTimeoutMs", records.busyTimeoutMs, in: 0...600_000)
+        check("records.intentQueueLimit", records.intentQueueLimit, in: 1...10_000_000)
+        if records.intentQueueLimit < records.intentBatchSize {
+            report("records.intentQueueLimit", "must be at least records.intentBatchSize (\(records.intentBatchSize))")
+        }
     }
 }

@@ -18,12 +18,16 @@ public struct LimitsConfig: Sendable, Equatable {
     /// Whether the client address is the last `X-Forwarded-For` hop (behind a trusted proxy)
     /// instead of the connection's peer address.
     public var trustForwardedFor: Bool
+    /// The proxies whose `X-Forwarded-For` is believed (addresses or CIDR blocks, see `AddressRange`):
+    /// the header counts only on a connection from one of them, and the client is the last hop that is
+    /// not one of them. Required (non-empty) when `trustForwardedFor` is true.
+    public var trustedProxies: [String]
 
     /// Limits; every argument defaults to the documented default.
     public init(
         enabled: Bool = true, issuePerUserPerMinute: Int = 120, issuePerAddressPerMinute: Int = 600,
         confirmPerUserPerMinute: Int = 600, confirmPerAddressPerMinute: Int = 3000, burst: Int = 10,
-        trustForwardedFor: Bool = false
+        trustForwardedFor: Bool = false, trustedProxies: [String] = []
     ) {
         self.enabled = enabled
         self.issuePerUserPerMinute = issuePerUserPerMinute
@@ -32,6 +36,7 @@ public struct LimitsConfig: Sendable, Equatable {
         self.confirmPerAddressPerMinute = confirmPerAddressPerMinute
         self.burst = burst
         self.trustForwardedFor = trustForwardedFor
+        self.trustedProxies = trustedProxies
     }
 
     /// The bucket capacity for a limit of `perMinute`: `burst` seconds of refill, rounded up, at least 1.

@@ -7,7 +7,7 @@ extension RecordsConfig: CustomStringConvertible, CustomReflectable {
         "RecordsConfig(url: \(maskedURL), intentBatchSize: \(intentBatchSize), intentFlushMs: \(intentFlushMs), "
             + "groupCommitMaxBatch: \(groupCommitMaxBatch), poolSize: \(poolSize), "
             + "janitorIntervalMs: \(janitorIntervalMs), janitorBatchSize: \(janitorBatchSize), "
-            + "intentIndexCapacity: \(intentIndexCapacity), "
+            + "intentIndexCapacity: \(intentIndexCapacity), intentQueueLimit: \(intentQueueLimit), "
             + "deleteUnconfirmedObjects: \(deleteUnconfirmedObjects), busyTimeoutMs: \(busyTimeoutMs))"
     }
 
@@ -19,7 +19,7 @@ extension RecordsConfig: CustomStringConvertible, CustomReflectable {
                 "url": maskedURL, "intentBatchSize": intentBatchSize, "intentFlushMs": intentFlushMs,
                 "groupCommitMaxBatch": groupCommitMaxBatch, "poolSize": poolSize,
                 "janitorIntervalMs": janitorIntervalMs, "janitorBatchSize": janitorBatchSize,
-                "intentIndexCapacity": intentIndexCapacity,
+                "intentIndexCapacity": intentIndexCapacity, "intentQueueLimit": intentQueueLimit,
                 "deleteUnconfirmedObjects": deleteUnconfirmedObjects, "busyTimeoutMs": busyTimeoutMs,
             ], displayStyle: .struct)
     }

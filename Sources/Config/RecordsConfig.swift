@@ -23,14 +23,17 @@ public struct RecordsConfig: Sendable, Equatable {
     public var deleteUnconfirmedObjects: Bool
     /// SQLite busy timeout, in milliseconds.
     public var busyTimeoutMs: Int
+    /// Most intents waiting for the database at once (during an outage); beyond, issuing answers 503.
+    public var intentQueueLimit: Int
 
     /// Records settings; every argument defaults to the documented default.
     public init(
         url: String = "sqlite:data/presignd.sqlite3", intentBatchSize: Int = 256, intentFlushMs: Int = 20,
         groupCommitMaxBatch: Int = 256, poolSize: Int = 8, janitorIntervalMs: Int = 60000,
         janitorBatchSize: Int = 500, deleteUnconfirmedObjects: Bool = false, busyTimeoutMs: Int = 5000,
-        intentIndexCapacity: Int = 1_000_000
+        intentIndexCapacity: Int = 1_000_000, intentQueueLimit: Int = 100_000
     ) {
+        self.intentQueueLimit = intentQueueLimit
         self.intentIndexCapacity = intentIndexCapacity
         self.url = url
         self.intentBatchSize = intentBatchSize

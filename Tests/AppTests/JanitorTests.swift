@@ -11,6 +11,10 @@ import Testing
 @testable import App
 @testable import ObjectStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The janitor: expired, never-confirmed intents are removed in bounded batches, with their objects when
 /// configured; confirmed ones and fresh ones stay.
 @Suite("Janitor")
@@ -60,5 +64,183 @@ struct JanitorTests {
         #expect(try storage.head(key: recent.objectKey) != nil)
         #expect(try storage.head(key: confirmed.objectKey) != nil, "a confirmed object is never touched")
         #expect(janitor.sweep() == 0)
+    }
+
+    /// An S3 client for RGW at `endpoint` (RGW itself, or a fault proxy in front of it), no retries.
+    static func client(_ s3: TestEnvironment.S3, endpoint: String) throws -> S3Client {
+        let signer = try Presigner(
+            credentials: Credentials(
+                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
+            region: s3.region, endpoint: Endpoint(parsing: endpoint), addressing: .path)
+        var options = ObjectStoreOptions(endpoint: try Endpoint(parsing: endpoint), bucket: s3.bucket)
+        options.maxRetries = 0
+        return S3Client(options: options, signer: signer, now: { Int64(Date().timeIntervalSince1970) })
+    }
+
+    /// Expired intents (past the grace period at `now`) of a type with a permanent key, each with an
+    /// object at its upload key and, as a confirmation that promoted it and then failed to store its
+    /// record leaves it, a copy at its permanent key.
+    static func promotedButUnrecorded(
+        _ count: Int, now: Int64, store: any RecordStore, storage: S3Client
+    ) throws -> [UploadIntent] {
+        let prefix = "janitor-\(UUID().uuidString.lowercased())"
+        let intents = (0..<count).map { n in
+            UploadIntent(
+                ownerId: "7", imageKey: "\(prefix)-\(n)", objectKey: "delete/\(prefix)/\(n).jpg",
+                permanentKey: "kept/\(prefix)/\(n).jpg", type: "PROFILE", contentType: "image/jpeg",
+                allowedContentTypes: ["image/jpeg"], maxBytes: 10, createdAtMs: now - Janitor.graceMs - 700_000,
+                expiresAtMs: now - Janitor.graceMs - 100_000 + Int64(n))
+        }
+        try store.putIntents(intents)
+        for i in intents {
+            try storage.put(key: i.objectKey, bytes: [1], contentType: "image/jpeg")
+            try storage.put(key: i.permanentKey!, bytes: [1], contentType: "image/jpeg")
+        }
+        return intents
+    }
+
+    @Test("deleteUnconfirmedObjects=false: uploads stay, but a promoted copy without a record is deleted")
+    func keepsUploadsDeletesOrphanedCopies() throws {
+        let s3 = try TestEnvironment.s3()
+        let dir = TestEnvironment.tempDir()
+        let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
+        try store.migrate()
+        let storage = try Self.client(s3, endpoint: s3.endpoint)
+        let now: Int64 = 2_000_000_000_000
+        let intents = try Self.promotedButUnrecorded(4, now: now, store: store, storage: storage)
+        let janitor = Janitor(
+            store: store, storage: storage, deleteObjects: false, batchSize: 3, intervalMs: 60_000,
+            env: AppEnvironment(nowMillis: { now }, newUUID: { UUID().uuidString.lowercased() }), log: LogSink(fd: 2))
+        #expect(janitor.sweep() == 4)
+        for i in intents {
+            #expect(try store.intent(imageKey: i.imageKey) == nil)
+            #expect(try storage.head(key: i.objectKey) != nil, "the upload is left to the bucket's lifecycle")
+            #expect(try storage.head(key: i.permanentKey!) == nil, "nothing else would ever find this copy")
+        }
+        #expect(janitor.objectsDeleted.load(ordering: .relaxed) == 4)
+    }
+
+    @Test("a storage delete failing mid-batch: the intents handled go, the rest are retried by the next sweep")
+    func deleteFailsMidBatch() throws {
+        let s3 = try TestEnvironment.s3()
+        let (host, port) = s3.hostPort
+        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        defer { proxy.close() }
+        let dir = TestEnvironment.tempDir()
+        let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
+        try store.migrate()
+        let direct = try Self.client(s3, endpoint: s3.endpoint)
+        let now: Int64 = 2_000_000_000_000
+        let intents = try Self.promotedButUnrecorded(5, now: now, store: store, storage: direct)
+        let log = CapturedLog()
+        let janitor = Janitor(
+            store: store, storage: try Self.client(s3, endpoint: "http://127.0.0.1:\(proxy.port)"),
+            deleteObjects: true, batchSize: 10, intervalMs: 60_000,
+            env: AppEnvironment(nowMillis: { now }, newUUID: { UUID().uuidString.lowercased() }), log: log.sink)
+        // Each intent takes two DELETEs (permanent copy, upload): the 5th request (intent 3's copy) fails.
+        proxy.setRules([.init(.numbers([5]), .status(500, code: "InternalError"))])
+        #expect(janitor.sweep() == 2, "intents 1 and 2 were finished before the failure")
+        #expect(proxy.faultCount == 1)
+        #expect(janitor.failedSweeps.load(ordering: .relaxed) == 1)
+        let stopped = try log.entries("janitor pass stopped")
+        #expect(stopped.count == 1)
+        #expect(stopped.first?["error"]?.stringValue?.contains("500") == true, "\(stopped)")
+        for (n, i) in intents.enumerated() {
+            let left = try store.intent(imageKey: i.imageKey) != nil
+            #expect(left == (n >= 2), "intent \(n) \(left ? "kept" : "removed")")
+        }
+        // Storage answers again: the next sweep finishes, and every object is gone.
+        #expect(janitor.sweep() == 3)
+        for i in intents {
+            #expect(try store.intent(imageKey: i.imageKey) == nil)
+            #expect(try direct.head(key: i.objectKey) == nil)
+            #expect(try direct.head(key: i.permanentKey!) == nil)
+        }
+        #expect(janitor.sweep() == 0)
+    }
+
+    @Test("the janitor's thread: started, sweeping on its interval, stopped and joined, each logged")
+    func threadStartAndStop() throws {
+        let dir = TestEnvironment.tempDir()
+        let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
+        try store.migrate()
+        let log = CapturedLog()
+        let janitor = Janitor(
+            store: store, storage: nil, deleteObjects: false, batchSize: 10, intervalMs: 1,
+            env: AppEnvironment(nowMillis: { 2_000_000_000_000 }, newUUID: { UUID().uuidString.lowercased() }),
+            log: log.sink)
+        janitor.start()
+        #expect(try log.entries("janitor started").first?["intervalMs"]?.intValue == 1)
+        // Its sweeps are counted as they finish: wait for three.
+        var waited = 0
+        while janitor.sweeps.load(ordering: .relaxed) < 3 && waited < 30_000 {
+            usleep(1_000)
+            waited += 1
+        }
+        #expect(janitor.sweeps.load(ordering: .relaxed) >= 3)
+        janitor.stop()  // returns once the thread has been joined
+        let after = janitor.sweeps.load(ordering: .relaxed)
+        let stopped = try #require(try log.entries("janitor stopped").first)
+        #expect(stopped["sweeps"]?.intValue == after, "the thread is gone: its last sweep is counted in the line")
+        janitor.stop()
+        #expect(try log.entries("janitor stopped").count == 1, "a second stop is a no-op")
+    }
+
+    @Test("kill -9 during a sweep: the next server's sweep finishes the work")
+    func killNineDuringSweep() throws {
+        let s3 = try TestEnvironment.s3()
+        let (host, port) = s3.hostPort
+        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        defer { proxy.close() }
+        let (env, dir) = TestEnvironment.serverEnvironment(
+            s3: s3,
+            extra: [
+                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
+                "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
+                "PRESIGN_RECORDS_JANITOR_BATCH_SIZE": "4",
+            ])
+        let url = "sqlite:\(dir)/presignd.sqlite3"
+        let direct = try Self.client(s3, endpoint: s3.endpoint)
+        let intents: [UploadIntent]
+        do {
+            let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
+            try store.migrate()
+            intents = try Self.promotedButUnrecorded(
+                6, now: Int64(Date().timeIntervalSince1970 * 1000), store: store, storage: direct)
+        }
+        // The sweep's first DELETE is held at the proxy; once it is there, the server is killed.
+        proxy.setRules([.init(.method("DELETE"), .stall(milliseconds: 120_000))])
+        let first = try ServerProcess(environment: env)
+        var waited = 0
+        while proxy.faultCount == 0 && waited < 60_000 {
+            usleep(1_000)
+            waited += 1
+        }
+        #expect(proxy.faultCount >= 1, "a sweep reached storage")
+        first.signal(SIGKILL)
+        #expect(first.waitForExit() != nil)
+        do {
+            let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
+            for i in intents {
+                #expect(try store.intent(imageKey: i.imageKey) != nil, "not removed before its objects")
+            }
+        }
+        // The proxy forwards everything now; a new server's janitor finishes the work.
+        proxy.setRules([])
+        let second = try ServerProcess(environment: env)
+        defer { second.stop() }
+        #expect(second.waitForLine(containing: #""msg":"janitor swept""#, timeoutMs: 60_000) != nil, "\(second.stderr)")
+        var removed = 0
+        for _ in 0..<6000 where removed < intents.count {
+            removed = try RateLimitBinaryTests.metric(second, "presignd_janitor_intents_removed_total") ?? 0
+            if removed < intents.count { usleep(10_000) }
+        }
+        #expect(removed == intents.count)
+        let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
+        for i in intents {
+            #expect(try store.intent(imageKey: i.imageKey) == nil)
+            #expect(try direct.head(key: i.objectKey) == nil)
+            #expect(try direct.head(key: i.permanentKey!) == nil)
+        }
     }
 }

@@ -4,15 +4,57 @@ import Testing
 /// The `limits` and `tls` sections.
 @Suite struct LimitsTLSConfigTests {
     @Test func limitsFromTheFileAndTheEnvironment() throws {
-        let file = #"{"limits":{"enabled":false,"issuePerUserPerMinute":30,"burst":1,"trustForwardedFor":true}}"#
-        let environment = ["PRESIGN_LIMITS_CONFIRM_PER_ADDRESS_PER_MINUTE": "9000", "PRESIGN_LIMITS_BURST": "60"]
+        let file =
+            #"{"limits":{"enabled":false,"issuePerUserPerMinute":30,"burst":1,"trustForwardedFor":true,"trustedProxies":["10.0.0.0/8"]}}"#
+        let environment = [
+            "PRESIGN_LIMITS_CONFIRM_PER_ADDRESS_PER_MINUTE": "9000", "PRESIGN_LIMITS_BURST": "60",
+            "PRESIGN_LIMITS_TRUSTED_PROXIES": "10.0.0.0/8, ::1",
+        ]
         let config = try #require(
             runConfig(load(["--config", "/p.json"], environment: environment, files: ["/p.json": file])))
         #expect(
             config.limits
                 == LimitsConfig(
                     enabled: false, issuePerUserPerMinute: 30, confirmPerAddressPerMinute: 9000, burst: 60,
-                    trustForwardedFor: true))
+                    trustForwardedFor: true, trustedProxies: ["10.0.0.0/8", "::1"]))
+    }
+
+    /// Trusting `X-Forwarded-For` without naming the proxies would let every caller choose its own address:
+    /// a problem for `--check-config`, as is an entry that is not an address or a CIDR block.
+    @Test func forwardedForNeedsTrustedProxies() {
+        let trust = ["PRESIGN_LIMITS_TRUST_FORWARDED_FOR": "true"]
+        #expect(keyPaths(load(environment: trust)) == ["limits.trustedProxies"])
+        #expect(
+            problems(
+                load(environment: trust.merging(["PRESIGN_LIMITS_TRUSTED_PROXIES": "127.0.0.1,10.1.0.0/16"]) { $1 })
+            )
+            .isEmpty)
+        let bad = problems(load(environment: ["PRESIGN_LIMITS_TRUSTED_PROXIES": "10.0.0.0/33,proxy.local"]))
+        #expect(
+            bad.map(\.description) == [
+                "limits.trustedProxies: entry 1 must be an IP address or a CIDR block (got \"10.0.0.0/33\" from PRESIGN_LIMITS_TRUSTED_PROXIES)",
+                "limits.trustedProxies: entry 2 must be an IP address or a CIDR block (got \"proxy.local\" from PRESIGN_LIMITS_TRUSTED_PROXIES)",
+            ])
+    }
+
+    @Test(arguments: [
+        ("10.0.0.0/8", "10.255.1.2", true), ("10.0.0.0/8", "11.0.0.1", false), ("192.168.1.7", "192.168.1.7", true),
+        ("192.168.1.7", "192.168.1.8", false), ("::1", "::1", true), ("fd00::/8", "fdab::1", true),
+        ("fd00::/8", "fe80::1", false), ("127.0.0.0/8", "::ffff:127.0.0.9", true), ("0.0.0.0/0", "8.8.8.8", true),
+        ("2001:db8::/32", "2001:db8:0:0:0:0:0:1", true), ("2001:db8::/32", "10.0.0.1", false),
+    ])
+    func addressRanges(_ range: String, _ address: String, _ inside: Bool) throws {
+        let r = try #require(AddressRange(range))
+        let a = try #require(AddressRange.parseAddress(address))
+        #expect(r.contains(a) == inside)
+    }
+
+    @Test(arguments: [
+        "", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.4/", "1.2.3.4/x", "::1::2", "12345::", ":1",
+        "1.2.3.4/-1", "1:2:3:4:5:6:7:8:9", "fe80::1%eth0",
+    ])
+    func addressRangesRefused(_ text: String) {
+        #expect(AddressRange(text) == nil)
     }
 
     /// A bucket holds `burst` seconds of its rate, rounded up, at least one request.

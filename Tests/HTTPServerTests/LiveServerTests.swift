@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import Synchronization
 import System
 import TestSupport
 import Testing
@@ -9,12 +10,21 @@ import Testing
     import Glibc
 #endif
 
+/// How many `/slow` handlers have begun.
+final class SlowCounter: Sendable {
+    let count = Atomic<Int>(0)
+}
+
 /// A server on 127.0.0.1, port 0, with test routes; stopped by `stop()`.
 final class TestServer: @unchecked Sendable {
     let server: HTTPServer
+    /// `/slow` requests whose handler has begun (on a worker), for tests that act while one is in flight.
+    let slowStarted: SlowCounter
     var port: Int { server.port }
 
     init(configure: (inout ServerOptions) -> Void = { _ in }) throws {
+        let started = SlowCounter()
+        slowStarted = started
         var router = Router()
         let ok = Array(#"{"status":"ok"}"#.utf8)
         router.add(Route(.GET, "/hello") { _ in .respond(.json(200, ok)) })
@@ -25,6 +35,7 @@ final class TestServer: @unchecked Sendable {
             Route(.GET, "/slow") { r in
                 let ms = Int(r.queryItems()?.first { $0.name == "ms" }?.value ?? "300") ?? 300
                 return .blocking {
+                    started.count.add(1, ordering: .relaxed)
                     usleep(UInt32(ms * 1000))
                     return .json(200, Array("slept \(ms)".utf8))
                 }
@@ -328,7 +339,8 @@ struct LiveServerTests {
         let c = try RawClient(port: s.port)
         let idle = try RawClient(port: s.port)
         c.send("GET /slow?ms=500 HTTP/1.1\r\nHost: a\r\n\r\n")
-        usleep(100_000)
+        // Stop only once the request is in its handler (the event, not a guess at how long that takes).
+        while s.slowStarted.count.load(ordering: .relaxed) == 0 { usleep(1_000) }
         let stopper = PThreadRunner { s.stop() }
         let r = try #require(c.readResponse())
         #expect(r.status == 200)
@@ -336,7 +348,9 @@ struct LiveServerTests {
         #expect(r.header("Connection") == "close")
         #expect(idle.isClosedByPeer())
         stopper.join()
-        #expect(throws: (any Error).self) { _ = try RawClient(port: s.port) }
+        #expect(throws: TestFailure.self, "connect is refused: nothing listens any more") {
+            _ = try RawClient(port: s.port)
+        }
     }
 
     @Test("no descriptor leaks: open connections return to zero after bad clients")

@@ -56,9 +56,10 @@ import Testing
             ("an unterminated Part", Array("<ListPartsResult><Part><PartNumber>1</PartNumber>".utf8), 0),
         ]
         for (name, body, marker) in bad {
-            #expect(throws: ObjectStoreError.self, "\(name)") {
+            let error = #expect(throws: ObjectStoreError.self, "\(name)") {
                 try MultipartXML.partsPage(body, maxParts: 2, after: marker)
             }
+            #expect(error?.caseName == "malformedResponse", "\(name): \(String(describing: error))")
         }
     }
 
@@ -78,7 +79,8 @@ import Testing
                 .init(key: "k&2", uploadId: "u2", initiated: 951_825_601),
             ])
         #expect(page.nextKeyMarker == "k&2" && page.nextUploadIdMarker == "u2" && page.isTruncated)
-        #expect(throws: ObjectStoreError.self) { try MultipartXML.uploadsPage(body, maxUploads: 1) }
+        let error = #expect(throws: ObjectStoreError.self) { try MultipartXML.uploadsPage(body, maxUploads: 1) }
+        #expect(error?.caseName == "malformedResponse", "\(String(describing: error))")
     }
 
     @Test("the Complete body escapes ETags and keeps the given order")

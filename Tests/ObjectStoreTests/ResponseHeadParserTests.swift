@@ -82,7 +82,8 @@ import Testing
     @Test(arguments: 0..<malformed.count)
     func rejectsMalformedHeads(_ index: Int) {
         let (source, text) = Self.malformed[index]
-        #expect(throws: ObjectStoreError.self, "\(source)") { try Self.parse(text) }
+        let error = #expect(throws: ObjectStoreError.self, "\(source)") { try Self.parse(text) }
+        #expect(error?.caseName == "malformedResponse", "\(source): \(String(describing: error))")
     }
 
     @Test func rejectsAHeadOverTheLimit() throws {

@@ -35,9 +35,10 @@ import Testing
         let server = try FakeServer { _, _ in .close }
         defer { server.stop() }
         let sleeps = SleepRecorder()
-        #expect(throws: ObjectStoreError.self) {
+        let error = #expect(throws: ObjectStoreError.self) {
             try S3ClientTests.client(server, sleeps: sleeps).createMultipartUpload(key: "k")
         }
+        #expect(error?.caseName == "connection", "\(String(describing: error))")
         #expect(server.requests.count == 1)
         #expect(sleeps.recorded.isEmpty)
     }

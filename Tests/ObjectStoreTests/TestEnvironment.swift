@@ -80,3 +80,19 @@ final class SleepRecorder: Sendable {
 func uniquePrefix(_ name: String) -> String {
     "objectstore-tests/\(name)-\(UUID().uuidString.lowercased())/"
 }
+
+extension ObjectStoreError {
+    /// The case's name (`connection`, `malformedResponse`, …), for tests that name the error they expect
+    /// without pinning its message.
+    var caseName: String {
+        switch self {
+        case .timeout: return "timeout"
+        case .connection: return "connection"
+        case .tls: return "tls"
+        case .status: return "status"
+        case .malformedResponse: return "malformedResponse"
+        case .signing: return "signing"
+        case .multipart: return "multipart"
+        }
+    }
+}

@@ -249,7 +249,41 @@ public final class FaultProxy: @unchecked Sendable {
         let end = headEnd!
         let head = Array(buffer[..<end])
         let text = String(decoding: head, as: UTF8.self).lowercased()
-        if text.contains("\r\ntransfer-encoding:") { return nil }
+        if text.contains("\r\ntransfer-encoding:") {
+            // Requests with a transfer coding are not handled; a chunked response (RGW's answer to a
+            // COPY) is passed on as it came, read through its last chunk.
+            guard isResponse, !headRequest, text.contains("chunked") else { return nil }
+            var at = end
+            while true {
+                var lineEnd: Int?
+                while lineEnd == nil {
+                    lineEnd = Self.findCRLF(buffer, from: at)
+                    if lineEnd == nil { guard fill(fd, &buffer) else { return nil } }
+                }
+                let sizeText = String(decoding: buffer[at..<lineEnd!], as: UTF8.self).prefix { $0 != ";" }
+                guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
+                at = lineEnd! + 2
+                if size == 0 {
+                    // Trailers (normally none), up to the blank line.
+                    while true {
+                        var trailerEnd: Int?
+                        while trailerEnd == nil {
+                            trailerEnd = Self.findCRLF(buffer, from: at)
+                            if trailerEnd == nil { guard fill(fd, &buffer) else { return nil } }
+                        }
+                        let blank = trailerEnd! == at
+                        at = trailerEnd! + 2
+                        if blank { break }
+                    }
+                    break
+                }
+                while buffer.count < at + size + 2 { guard fill(fd, &buffer) else { return nil } }
+                at += size + 2
+            }
+            let bytes = Array(buffer[..<at])
+            buffer.removeFirst(at)
+            return Message(head: head, bytes: bytes)
+        }
         var length = 0
         if let range = text.range(of: "\r\ncontent-length:") {
             // By bytes: in Swift "\r\n" is one Character, so a Character test for "\r" never stops at the line end.
@@ -265,6 +299,13 @@ public final class FaultProxy: @unchecked Sendable {
         let bytes = Array(buffer[..<(end + length)])
         buffer.removeFirst(end + length)
         return Message(head: head, bytes: bytes)
+    }
+
+    /// The index of the first CR LF at or after `from`.
+    private static func findCRLF(_ b: [UInt8], from: Int) -> Int? {
+        guard b.count >= from + 2 else { return nil }
+        for i in from...(b.count - 2) where b[i] == 13 && b[i + 1] == 10 { return i }
+        return nil
     }
 
     private static func findHeadEnd(_ b: [UInt8]) -> Int? {

@@ -1,0 +1,279 @@
+import Crypto
+import Foundation
+import JSON
+import ObjectStore
+import ObjectStoreTestSupport
+import Records
+import SigV4
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// PostgreSQL restarted (fast, immediate) and stopped for 20 s under confirmation load, against the real
+/// binary, RGW and a PostgreSQL cluster of the test's own (so the other PostgreSQL tests never see it go
+/// down). During the fault confirmations answer 503 STORE_UNAVAILABLE, `/readyz` says the database is
+/// unavailable, issuing goes on while intents can wait and then answers 503; afterwards the pool has
+/// reconnected by itself, every 201 is stored, every key converged to one record, and each record's
+/// object is in RGW with the recorded size.
+@Suite("PostgreSQL outages (binary, own cluster, RGW)", .serialized)
+struct PostgresOutageTests {
+    enum Fault: String, CaseIterable, Sendable, CustomStringConvertible {
+        case restartFast, restartImmediate, stopFor20Seconds
+        var description: String { rawValue }
+    }
+
+    /// What the writers saw, shared by their threads.
+    final class Outcomes: @unchecked Sendable {
+        private let lock = NSLock()
+        private var ids: [String: Set<String>] = [:]
+        private var created: [String: String] = [:]
+        private var retryable: Set<String> = []
+        private(set) var confirm503 = 0
+        private(set) var issue503 = 0
+        private(set) var issuedDuringOutage = 0
+        private(set) var problems: [String] = []
+        private var ackCount = 0
+
+        func locked<R>(_ body: () -> R) -> R {
+            lock.lock()
+            defer { lock.unlock() }
+            return body()
+        }
+        var acks: Int { locked { ackCount } }
+        var pendingRetries: [String] { locked { Array(retryable) } }
+        var allIds: [String: Set<String>] { locked { ids } }
+        var createdRecords: [String: String] { locked { created } }
+        func answered(_ key: String, id: String, created isNew: Bool) {
+            locked {
+                ids[key, default: []].insert(id)
+                retryable.remove(key)
+                if isNew {
+                    if let old = created[key] { problems.append("\(key): a second 201 (\(old), \(id))") }
+                    created[key] = id
+                    ackCount += 1
+                }
+            }
+        }
+        func retryLater(_ key: String) { locked { _ = retryable.insert(key) } }
+        func sawConfirm503() { locked { confirm503 += 1 } }
+        func sawIssue503() { locked { issue503 += 1 } }
+        func issuedWhileDown() { locked { issuedDuringOutage += 1 } }
+        func problem(_ p: String) { locked { problems.append(p) } }
+    }
+
+    static func request(
+        _ port: Int, _ method: String, _ path: String, body: String? = nil, user: String = "9"
+    ) -> RawClient.Response? {
+        guard let c = try? RawClient(port: port, timeoutMs: 30_000) else { return nil }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n"
+        if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+        c.send(head + "\r\n" + (body ?? ""))
+        return c.readResponse()
+    }
+
+    static func code(_ r: RawClient.Response) -> String? { try? JSONValue(parsing: r.body)["code"]?.stringValue }
+
+    /// One confirmation of `key`: true when it is settled (201 or 200), false when it should be retried.
+    static func confirm(_ port: Int, _ key: String, _ outcomes: Outcomes) -> Bool {
+        guard let r = request(port, "POST", "/images", body: #"{"imageKey":"\#(key)"}"#) else {
+            outcomes.problem("confirm \(key): no answer")
+            return false
+        }
+        switch r.status {
+        case 201, 200:
+            guard let id = try? JSONValue(parsing: r.body)["id"]?.stringValue else {
+                outcomes.problem("confirm \(key): \(r.status) without an id")
+                return false
+            }
+            outcomes.answered(key, id: id, created: r.status == 201)
+            return true
+        case 503:
+            if code(r) != "STORE_UNAVAILABLE" { outcomes.problem("confirm \(key): 503 \(r.text)") }
+            outcomes.sawConfirm503()
+            outcomes.retryLater(key)
+            return false
+        default:
+            outcomes.problem("confirm \(key): \(r.status) \(r.text)")
+            return false
+        }
+    }
+
+    /// Issue (client P's GET, which needs no database, and client B's POST, which asks the store who
+    /// holds the key, in turn), upload to RGW, confirm; until `stop`.
+    static func writer(
+        port: Int, s3: TestEnvironment.S3, outcomes: Outcomes, down: StopFlag, stop: @Sendable () -> Bool
+    ) {
+        var clientP = false
+        while !stop() {
+            clientP.toggle()
+            let uuid = UUID().uuidString.lowercased()
+            let issued =
+                clientP
+                ? request(port, "GET", "/presigned-url?type=PROFILE&ext=jpg")
+                : request(port, "POST", "/presigned-url", body: #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
+            guard let issued else {
+                outcomes.problem("issue: no answer")
+                return
+            }
+            if issued.status == 503 {
+                // Client B's key check needs the store; client P's URL is refused only when its intent could
+                // not wait (the queue is full), with Retry-After.
+                if code(issued) != "STORE_UNAVAILABLE" || (clientP && issued.header("Retry-After") == nil) {
+                    outcomes.problem("issue: 503 \(issued.text)")
+                }
+                if clientP { outcomes.sawIssue503() }
+                usleep(20_000)  // pacing only: the next attempt's answer is what counts
+                continue
+            }
+            let json = try? JSONValue(parsing: issued.body)
+            guard issued.status == 200, let url = json?[clientP ? "presignedUrl" : "signedUrl"]?.stringValue,
+                let key = json?[clientP ? "key" : "imageKey"]?.stringValue, let range = url.range(of: s3.endpoint)
+            else {
+                outcomes.problem("issue: \(issued.status) \(issued.text)")
+                return
+            }
+            if clientP && down.isSet { outcomes.issuedWhileDown() }
+            let target = String(url[range.upperBound...])
+            let put = try? ClientPFlowTests.put(
+                s3, target: target, contentType: "image/jpeg", body: [0xFF, 0xD8, 0xFF, 0xE0] + Array(uuid.utf8))
+            guard put == 200 else {
+                outcomes.problem("upload: \(put ?? -1)")
+                return
+            }
+            _ = confirm(port, key, outcomes)
+        }
+    }
+
+    /// Polls `/readyz` until its database check reads `value`.
+    static func waitForDatabase(_ port: Int, _ value: String, attempts: Int = 3000) -> Bool {
+        for _ in 0..<attempts {
+            if let r = request(port, "GET", "/readyz"),
+                (try? JSONValue(parsing: r.body)["checks"]?["database"]?.stringValue) == value
+            {
+                return true
+            }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// Waits until `condition` holds, checking every 10 ms, at most `attempts` times.
+    static func until(attempts: Int = 6000, _ condition: () -> Bool) -> Bool {
+        for _ in 0..<attempts {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    @Test("an outage under load: 503s while down, reconnection, every 201 stored once", arguments: Fault.allCases)
+    func outage(fault: Fault) throws {
+        let s3 = try TestEnvironment.s3()
+        let cluster = try PostgresCluster()
+        defer { cluster.destroy() }
+        let (env, _) = TestEnvironment.serverEnvironment(
+            s3: s3,
+            extra: [
+                "PRESIGN_RECORDS_URL": cluster.url, "PRESIGN_RECORDS_POOL_SIZE": "4",
+                "PRESIGN_RECORDS_INTENT_BATCH_SIZE": "8", "PRESIGN_RECORDS_INTENT_QUEUE_LIMIT": "40",
+            ])
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let port = server.port
+        let outcomes = Outcomes()
+        let stopFlag = StopFlag()
+        let down = StopFlag()
+        let group = DispatchGroup()
+        for _ in 0..<6 {
+            DispatchQueue.global().async(group: group) {
+                Self.writer(port: port, s3: s3, outcomes: outcomes, down: down, stop: { stopFlag.isSet })
+            }
+        }
+        defer {
+            stopFlag.set()
+            group.wait()
+        }
+        #expect(Self.until { outcomes.acks >= 20 }, "the load runs before the fault")
+
+        switch fault {
+        case .restartFast: try cluster.restartFast()
+        case .restartImmediate: try cluster.restartImmediate()
+        case .stopFor20Seconds:
+            // Intents issued while the server shuts down count as issued during the outage too (the
+            // queue may fill before the stop returns on a loaded machine).
+            down.set()
+            try cluster.stop()
+            #expect(Self.waitForDatabase(port, "unavailable"), "/readyz: database unavailable")
+            #expect(Self.until { outcomes.issuedDuringOutage > 0 }, "client P's URLs are issued while intents wait")
+            #expect(Self.until { outcomes.confirm503 > 0 }, "confirmations answer 503 STORE_UNAVAILABLE")
+            #expect(Self.until { outcomes.issue503 > 0 }, "issuing answers 503 once the intent queue is full")
+            #expect(server.waitForLine(containing: "intent batch not stored") != nil, "the outage is logged")
+            // The rest of the 20 seconds, the server stays up and answers.
+            let downSince = Date()
+            while Date().timeIntervalSince(downSince) < 20 {
+                #expect(Self.request(port, "GET", "/healthz")?.status == 200)
+                usleep(500_000)
+            }
+            try cluster.start()
+        }
+        // The pool reconnects by itself: the database is ready again and confirmations succeed again.
+        #expect(Self.waitForDatabase(port, "ok"), "/readyz: database ok again without a restart")
+        let acksAfterFault = outcomes.acks
+        #expect(Self.until { outcomes.acks >= acksAfterFault + 20 }, "confirmations succeed after the fault")
+        stopFlag.set()
+        group.wait()
+
+        // Every key that got a 503 converges when confirmed again: to one record, never a second one.
+        for key in outcomes.pendingRetries {
+            #expect(Self.until(attempts: 500) { Self.confirm(port, key, outcomes) }, "\(key) converges")
+        }
+        #expect(outcomes.problems.isEmpty, "\(outcomes.problems.prefix(10))")
+        for (key, ids) in outcomes.allIds { #expect(ids.count == 1, "\(key) answered with records \(ids)") }
+
+        // Every acknowledged record is stored, whole, with its object in RGW at the recorded size.
+        let store = try RecordStoreFactory.open(url: cluster.url, poolSize: 1, busyTimeoutMs: 5000)
+        let client = try Self.storage(s3)
+        for (key, id) in outcomes.createdRecords {
+            let record = try #require(try store.record(imageKey: key), "the record of \(key) (201 \(id))")
+            #expect(record.id == id && record.ownerId == "9")
+            let object = try client.head(key: record.objectKey)
+            #expect(object?.size == record.size && record.size > 0, "\(key): object \(String(describing: object))")
+        }
+        // Nothing the log wrote during the outage breaks its JSON lines (libpq messages carry quotes and
+        // newlines).
+        for line in server.stderr.split(separator: "\n") {
+            #expect((try? JSONValue(parsing: Array(line.utf8))) != nil, "not JSON: \(line)")
+        }
+        #expect(outcomes.acks >= 40)
+    }
+
+    /// An S3 client for RGW, to check objects.
+    static func storage(_ s3: TestEnvironment.S3) throws -> S3Client {
+        let signer = try Presigner(
+            credentials: Credentials(
+                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
+            region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
+        return S3Client(
+            options: ObjectStoreOptions(endpoint: try Endpoint(parsing: s3.endpoint), bucket: s3.bucket),
+            signer: signer, now: { Int64(Date().timeIntervalSince1970) })
+    }
+}
+
+/// A flag threads read and one sets.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
+    }
+}
