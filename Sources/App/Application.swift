@@ -320,6 +320,10 @@ public final class Application: Sendable {
         metrics.register(name: "presignd_janitor_objects_deleted_total", help: "Objects the janitor deleted.") {
             janitor.objectsDeleted.load(ordering: .relaxed)
         }
+        metrics.register(
+            name: "presignd_janitor_replaced_objects_deleted_total",
+            help: "Objects of replaced records the janitor deleted from the pending deletions."
+        ) { janitor.replacedDeleted.load(ordering: .relaxed) }
     }
 
     /// Starts serving.

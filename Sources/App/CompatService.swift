@@ -288,18 +288,21 @@ final class CompatService: Sendable {
     func fill(_ record: ImageRecord, slot: String, deletePrevious: Bool) throws -> ImageRecord {
         switch try store.fillSlot(record, slot: slot, deletePrevious: deletePrevious, nowMs: env.nowMillis()) {
         case .unchanged(let r): return r
-        case .filled(let r, _, let objectToDelete):
-            if let key = objectToDelete { deleteReplaced(key) }
+        case .filled(let r, let previous, let objectToDelete):
+            if let key = objectToDelete { deleteReplaced(key, imageKey: previous?.imageKey) }
             return r
         case .recordedByAnotherUser: throw APIError.recordedByAnotherUser
         case .inAnotherSlot: throw APIError.keyAlreadyRecorded
         }
     }
 
-    /// Deletes a replaced record's object, then its pending-deletion row.
-    func deleteReplaced(_ key: String) {
+    /// Deletes a replaced record's object, then its pending-deletion row. Its intent goes first, so the
+    /// replaced image key cannot be confirmed again (404 INTENT_NOT_FOUND) and record an object that
+    /// is about to be deleted.
+    func deleteReplaced(_ key: String, imageKey: String?) {
         guard let storage else { return }
         do {
+            if let imageKey { try store.deleteIntents(imageKeys: [imageKey]) }
             try storage.delete(key: key)
             try store.finishObjectDeletions([key])
         } catch {

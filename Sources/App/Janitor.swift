@@ -41,8 +41,10 @@ final class Janitor: @unchecked Sendable {
     let failedSweeps = Atomic<Int>(0)
     /// Intents removed.
     let intentsRemoved = Atomic<Int>(0)
-    /// Objects deleted (upload and permanent keys).
+    /// Objects deleted (upload and permanent keys, and replaced records' objects).
     let objectsDeleted = Atomic<Int>(0)
+    /// Replaced records' objects deleted from the pending deletions (`RecordStore.fillSlot`).
+    let replacedDeleted = Atomic<Int>(0)
 
     init(
         store: any RecordStore, storage: S3Client?, deleteObjects: Bool, batchSize: Int, intervalMs: Int,
@@ -69,6 +71,7 @@ final class Janitor: @unchecked Sendable {
                 }
                 if stop { return }
                 _ = sweep()
+                _ = sweepReplaced()
                 multipart?.sweep()
             }
         }
@@ -117,6 +120,35 @@ final class Janitor: @unchecked Sendable {
                 return removed
             }
         }
+    }
+
+    /// One pass over the pending deletions of replaced records' objects (what a replacement left when
+    /// its own delete failed or the process died after the new record was durable): deletes each object,
+    /// then its row, at most `batchSize` per pass. Returns how many were finished; a failure leaves the
+    /// rest for the next pass.
+    @discardableResult
+    func sweepReplaced() -> Int {
+        guard let storage else { return 0 }
+        var finished: [String] = []
+        defer {
+            if !finished.isEmpty {
+                replacedDeleted.add(finished.count, ordering: .relaxed)
+                objectsDeleted.add(finished.count, ordering: .relaxed)
+                log.info("janitor deleted replaced objects", ["objectsDeleted": finished.count])
+            }
+        }
+        do {
+            let keys = try store.pendingObjectDeletions(limit: batchSize)
+            for key in keys {
+                try storage.delete(key: key)
+                try store.finishObjectDeletions([key])
+                finished.append(key)
+            }
+        } catch {
+            failedSweeps.add(1, ordering: .relaxed)
+            log.warn("janitor pass stopped", ["error": "\(error)", "replacedLeft": "for the next sweep"])
+        }
+        return finished.count
     }
 
     /// Deletes what `intent` may have left in storage: its permanent-key object always, its upload

@@ -379,7 +379,9 @@ struct CompatFlowTests {
 
     // MARK: - A failed delete after the replacement
 
-    @Test("a replaced object storage will not delete: the record has moved, the key waits in the pending deletions")
+    @Test(
+        "a replaced object storage will not delete: the record moves, the key waits in the pending deletions, the janitor deletes it"
+    )
     func failedDeleteLeavesAPendingDeletion() throws {
         let s3 = try TestEnvironment.s3()
         let (host, port) = s3.hostPort
@@ -413,6 +415,22 @@ struct CompatFlowTests {
         #expect(try store.record(imageKey: first.lowercased()) == nil)
         #expect(try store.slotRecord(ownerId: "7", slot: "quest:5")?.imageKey == second.lowercased())
         #expect(try store.pendingObjectDeletions(limit: 10) == [first.lowercased()])
+
+        // The replaced key's intent went before the delete: it cannot be confirmed again.
+        // The next server's janitor finds the orphan in the pending deletions and deletes it.
+        let (next, _) = try Self.start(
+            .sqlite, profiles: "clientB",
+            extra: [
+                "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3", "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000",
+            ])
+        defer { next.stop() }
+        let again = try Self.send(
+            next, "POST", "/api/v1/quests/6/active", user: "7", body: #"{"imageKey":"\#(first)"}"#)
+        #expect(again.status == 404, "\(again.text)")
+        #expect(next.waitForLine(containing: "janitor deleted replaced objects") != nil)
+        #expect(try ClientPFlowTests.get(s3, key: first.lowercased()).0 == 404)
+        #expect(try ClientPFlowTests.get(s3, key: second.lowercased()).0 == 200)
+        #expect(try store.pendingObjectDeletions(limit: 10).isEmpty)
     }
 
     // MARK: - Off by default
