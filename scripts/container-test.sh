@@ -256,7 +256,8 @@ head, query = url.split("?", 1)
 pairs = dict(p.split("=", 1) for p in query.split("&"))
 order = ["X-Amz-Algorithm", "X-Amz-Date", "X-Amz-SignedHeaders", "X-Amz-Credential", "X-Amz-Expires", "X-Amz-Signature"]
 rebuilt = head + "?" + "&".join(k + "=" + pairs[k] for k in order)
-jpeg = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00" + bytes(range(256)) * 8 + b"\xff\xd9"
+# A real JPEG: the content check at confirmation reads its header (docs/content-check.md).
+jpeg = open("Tests/ImageProbeTests/Fixtures/jpeg-baseline-64x48.jpg", "rb").read()
 put = urllib.request.Request(rebuilt, data=jpeg, method="PUT", headers={"Content-Type": "image/jpeg"})
 with urllib.request.urlopen(put, timeout=10) as r:
     assert r.status == 200, r.status

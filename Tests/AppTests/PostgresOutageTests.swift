@@ -138,7 +138,8 @@ struct PostgresOutageTests {
             if clientP && down.isSet { outcomes.issuedWhileDown() }
             let target = String(url[range.upperBound...])
             let put = try? ClientPFlowTests.put(
-                s3, target: target, contentType: "image/jpeg", body: [0xFF, 0xD8, 0xFF, 0xE0] + Array(uuid.utf8))
+                s3, target: target, contentType: "image/jpeg",
+                body: TestImages.jpeg(width: 4, height: 3, tail: Array(uuid.utf8)))
             guard put == 200 else {
                 outcomes.problem("upload: \(put ?? -1)")
                 return
