@@ -1,8 +1,10 @@
 """Instruction counts of presignd's event loop under callgrind: N keep-alive requests from one client.
 
 Usage: python3 Benchmarks/callgrind_loop.py BINARY TAG PATH N (the loop is the thread with the most
-instructions; output files in /tmp/sm/cg-TAG.out-*)."""
-import glob, os, shutil, signal, socket, subprocess, sys, tempfile, time
+instructions; output files in /tmp/sm/cg-TAG.out-*). CG_ENV (a JSON object) adds or overrides
+presignd's environment, CG_ARGS (space-separated) adds command-line arguments, e.g. a --config file
+with compatibility routes."""
+import glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
 
 binary, tag, path, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 tmp = tempfile.mkdtemp(prefix="sm-cg-")
@@ -15,14 +17,16 @@ env = {
     "PRESIGN_S3_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
     "PRESIGN_S3_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:9", "PRESIGN_RECORDS_URL": f"sqlite:{tmp}/p.sqlite3",
-    "PRESIGN_LOG_ACCESS_LOG": "true", "PRESIGN_LIMITS_ENABLED": "false",
+    "PRESIGN_LOG_ACCESS_LOG": "true", "PRESIGN_LIMITS_ENABLED": "false", "AWS_EC2_METADATA_DISABLED": "true",
 }
+env.update(json.loads(os.environ.get("CG_ENV", "{}")))
+extra_args = os.environ.get("CG_ARGS", "").split()
 os.makedirs("/tmp/sm", exist_ok=True)
 out = f"/tmp/sm/cg-{tag}.out"
 for f in glob.glob(out + "*"):
     os.remove(f)
 log = open(os.path.join(tmp, "log"), "wb")
-p = subprocess.Popen(["valgrind", "--tool=callgrind", "--separate-threads=yes", f"--callgrind-out-file={out}", copy],
+p = subprocess.Popen(["valgrind", "--tool=callgrind", "--separate-threads=yes", f"--callgrind-out-file={out}", copy] + extra_args,
                      env=env, stdout=log, stderr=log)
 for _ in range(600):
     try:

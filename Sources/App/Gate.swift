@@ -114,6 +114,47 @@ public final class Gate: Sendable {
         }
     }
 
+    /// What a check decides: the answer now, on the event loop, or work for the worker pool.
+    enum Step<Work: Sendable> {
+        /// Answer at once (a refusal, or work cheap enough for the loop).
+        case now(Response)
+        /// Run `perform` with this on the worker pool.
+        case later(Work)
+    }
+
+    /// A handler that admits the caller, then lets `decide` answer on the event loop or hand work to
+    /// the worker pool (`perform`, whose failures are mapped as in `route(_:validate:perform:)`): for
+    /// routes whose usual case needs no blocking call (a part URL of an upload already checked).
+    func route<Work: Sendable>(
+        _ scope: Scope, decide: @escaping @Sendable (Caller, Request) throws(APIError) -> Step<Work>,
+        perform: @escaping @Sendable (Caller, Work) throws -> Response
+    ) -> Handler {
+        { [self] request in
+            admitting(request, scope) { caller in
+                let step: Step<Work>
+                do throws(APIError) {
+                    step = try decide(caller, request)
+                } catch {
+                    return .respond(Gate.answer(caller) { () throws(APIError) in throw error })
+                }
+                switch step {
+                case .now(let response):
+                    return .respond(Gate.answer(caller) { () throws(APIError) in response })
+                case .later(let work):
+                    return .blocking {
+                        Gate.answer(caller) { () throws(APIError) in
+                            do {
+                                return try perform(caller, work)
+                            } catch {
+                                throw APIError(error)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// `body(caller)` for an admitted caller, else the refusal.
     private func admitting(_ request: Request, _ scope: Scope, _ body: (Caller) -> HandlerResult) -> HandlerResult {
         switch admit(request, scope) {

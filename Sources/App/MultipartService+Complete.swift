@@ -51,6 +51,7 @@ extension MultipartService {
     }
 
     private func complete(_ c: Completion, intent: UploadIntent, caller: Caller) throws(CompanionError) -> Response {
+        owners.forget(c.ref.pairKey)
         let listed: [UploadedPart]
         do throws(ObjectStoreError) {
             listed = try storage.listParts(key: c.ref.key, uploadId: c.ref.uploadId)

@@ -39,6 +39,8 @@ final class MultipartService: Sendable {
     let uploadLifetimeMs: Int64
     let maxJsonBodyBytes: Int
     let completeMaxBodyBytes: Int
+    /// Uploads whose owner is known here: their part URLs are signed on the event loop.
+    let owners = UploadOwnerCache()
 
     /// The service; `completeStorage` is the same store with `uppy.completeTimeoutMs` as its timeout.
     init(
@@ -80,9 +82,28 @@ final class MultipartService: Sendable {
         let complete = route(
             .confirm, validate: { [self] (_, r) throws(CompanionError) in try completeRequest(r) },
             perform: { [self] (c, w) throws(CompanionError) in try self.complete(w, caller: c) })
-        let part = route(
-            .confirm, validate: { (_, r) throws(CompanionError) in try MultipartService.partRequest(r) },
-            perform: { [self] (c, w) throws(CompanionError) in try signPart(w, caller: c) })
+        // A part URL of an upload whose owner is known here is signed on the loop (pure computation);
+        // otherwise the store is asked on a worker.
+        let part = gate.route(
+            .confirm,
+            decide: { [self] (c, r) throws(APIError) -> Gate.Step<PartRequest> in
+                do throws(CompanionError) {
+                    let p = try MultipartService.partRequest(r)
+                    guard owners.owns(p.ref.pairKey, ownerId: c.userId, nowMs: env.nowMillis()) else {
+                        return .later(p)
+                    }
+                    return .now(try partAnswer(p))
+                } catch {
+                    return .now(error.response)
+                }
+            },
+            perform: { [self] c, p in
+                do throws(CompanionError) {
+                    return try signPart(p, caller: c)
+                } catch {
+                    return error.response
+                }
+            })
         let list = route(
             .confirm, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
             perform: { [self] (c, w) throws(CompanionError) in try listParts(w, caller: c) })
@@ -183,6 +204,7 @@ final class MultipartService: Sendable {
         guard let intent = found, intent.ownerId == caller.userId, intent.expiresAtMs > env.nowMillis() else {
             throw .noSuchUpload
         }
+        owners.remember(ref.pairKey, ownerId: intent.ownerId, expiresAtMs: intent.expiresAtMs)
         return intent
     }
 
@@ -281,6 +303,9 @@ final class MultipartService: Sendable {
             try? storage.abortMultipartUpload(key: c.key, uploadId: uploadId)
             throw CompanionError(APIError.intentsBacklogged)
         }
+        owners.remember(
+            MultipartService.pairKey(key: c.key, uploadId: uploadId), ownerId: caller.userId,
+            expiresAtMs: now + uploadLifetimeMs)
         var w = JSONWriter(reservingCapacity: 128 + c.key.utf8.count + uploadId.utf8.count)
         w.beginObject()
         w.key("key")
@@ -349,6 +374,11 @@ final class MultipartService: Sendable {
     /// On a worker (the intent may have to be read from the store): `{url, expires}`.
     func signPart(_ p: PartRequest, caller: Caller) throws(CompanionError) -> Response {
         _ = try ownedIntent(p.ref, caller: caller)
+        return try partAnswer(p)
+    }
+
+    /// `{url, expires}` of one part, for an upload whose owner was checked.
+    func partAnswer(_ p: PartRequest) throws(CompanionError) -> Response {
         let url = try partURL(p.ref, p.partNumber, now: env.nowMillis())
         var w = JSONWriter(reservingCapacity: url.utf8.count + 40)
         w.beginObject()
@@ -409,6 +439,7 @@ final class MultipartService: Sendable {
     /// On a worker: AbortMultipartUpload; `{}` with 200 (Uppy parses every answer as JSON).
     func abort(_ ref: UploadRef, caller: Caller) throws(CompanionError) -> Response {
         _ = try ownedIntent(ref, caller: caller)
+        owners.forget(ref.pairKey)
         do throws(ObjectStoreError) {
             try storage.abortMultipartUpload(key: ref.key, uploadId: ref.uploadId)
         } catch {
