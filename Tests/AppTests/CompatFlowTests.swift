@@ -302,6 +302,51 @@ struct CompatFlowTests {
         #expect(try Self.decode(BError.self, moved).success == false)
     }
 
+    /// Client B's older builds send `userId: <Int>` instead of a bearer token: dev mode with that header.
+    @Test("client B's older builds: the userId header in dev mode issues, saves and owns the record")
+    func clientBOlderBuildsWithUserIdHeader() throws {
+        let (server, s3) = try Self.start(
+            .sqlite, profiles: "clientB",
+            extra: ["PRESIGN_AUTH_MODE": "dev", "PRESIGN_AUTH_DEV_USER_HEADER": "userId"])
+        defer { server.stop() }
+        func send(_ method: String, _ target: String, _ body: String?, userId: String) throws -> RawClient.Response {
+            let c = try RawClient(port: server.port, timeoutMs: 15_000)
+            var req = "\(method) \(target) HTTP/1.1\r\nHost: api.example.test\r\nuserId: \(userId)\r\n"
+            if let body {
+                req += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            } else {
+                req += "\r\n"
+            }
+            c.send(req)
+            return try #require(c.readResponse())
+        }
+        let uuid = UUID().uuidString
+        let issued = try send(
+            "POST", "/api/v1/quests/images/signed-url", #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#,
+            userId: "31")
+        #expect(issued.status == 200, "\(issued.text)")
+        let url = try Self.decode(BEnvelope<BSignedURL>.self, issued).data.signedUrl
+        let target = String(url[try #require(url.range(of: s3.endpoint)).upperBound...])
+        let jpeg = try Self.fixture("jpeg-baseline-64x48.jpg")
+        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/jpeg", body: jpeg) == 200)
+        // Another user's header cannot save it; the issuing user's can.
+        let theirs = try send("POST", "/api/v1/quests/4/active", #"{"imageKey":"\#(uuid)"}"#, userId: "32")
+        #expect(theirs.status == 403, "\(theirs.text)")
+        let saved = try send("POST", "/api/v1/quests/4/active", #"{"imageKey":"\#(uuid)"}"#, userId: "31")
+        #expect(saved.status == 200, "\(saved.text)")
+        #expect(try Self.decode(BEnvelope<BQuestImage>.self, saved).data.imageKey == uuid.lowercased())
+        let mine = try send("GET", "/images", nil, userId: "31")
+        let items = try JSONValue(parsing: mine.body)["items"]?.arrayValue ?? []
+        #expect(items.count == 1)
+        #expect(items.first?["imageKey"]?.stringValue == uuid.lowercased())
+        // A header that is no user id is the envelope's 400.
+        let bad = try send(
+            "POST", "/api/v1/quests/images/signed-url", #"{"contentType":"image/jpeg","imageKey":"\#(UUID())"}"#,
+            userId: "x y")
+        #expect(bad.status == 400, "\(bad.text)")
+        #expect(try Self.decode(BError.self, bad).success == false)
+    }
+
     @Test("client B without a CDN: its read URL is a signed GET for 10 minutes that RGW serves")
     func clientBReadURLLastsTenMinutes() throws {
         let (server, s3) = try Self.start(.sqlite, profiles: "clientB", extra: ["PRESIGN_PRESIGN_CDN_BASE_URL": ""])
