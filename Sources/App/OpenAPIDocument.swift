@@ -286,6 +286,13 @@ enum OpenAPIDocument {
             NotFound:
               description: No such image, or not the caller's (IMAGE_NOT_FOUND).
               content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
+            UriTooLong:
+              description: A request target over 8 KiB (URI_TOO_LONG), on any route; the connection is closed.
+              content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
+            HeadersTooLarge:
+              description: A request head over 8 KiB or 100 field lines (HEADERS_TOO_LARGE), on any route; the
+                connection is closed.
+              content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
             Unavailable:
               description: >-
                 The records store (503 STORE_UNAVAILABLE; on the issue routes also when the intent queue is full
@@ -326,8 +333,10 @@ enum OpenAPIDocument {
                   links: { ConfirmIssuedKey: { $ref: '#/components/links/ConfirmIssuedKey' } }
                 '400': { $ref: '#/components/responses/BadRequest' }
                 '401': { $ref: '#/components/responses/Unauthorized' }
+                '414': { $ref: '#/components/responses/UriTooLong' }
                 '422': { $ref: '#/components/responses/Unprocessable' }
                 '429': { $ref: '#/components/responses/TooManyRequests' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
                 '503': { $ref: '#/components/responses/Unavailable' }
             post:
               operationId: issueForBody
@@ -350,9 +359,11 @@ enum OpenAPIDocument {
                 '401': { $ref: '#/components/responses/Unauthorized' }
                 '409': { $ref: '#/components/responses/Conflict' }
                 '413': { $ref: '#/components/responses/TooLarge' }
+                '414': { $ref: '#/components/responses/UriTooLong' }
                 '415': { $ref: '#/components/responses/UnsupportedMediaType' }
                 '422': { $ref: '#/components/responses/Unprocessable' }
                 '429': { $ref: '#/components/responses/TooManyRequests' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
                 '503': { $ref: '#/components/responses/Unavailable' }
           /v1/storage/presigned-url:
             get:
@@ -370,8 +381,10 @@ enum OpenAPIDocument {
                   links: { ConfirmIssuedKey: { $ref: '#/components/links/ConfirmIssuedKey' } }
                 '400': { $ref: '#/components/responses/BadRequest' }
                 '401': { $ref: '#/components/responses/Unauthorized' }
+                '414': { $ref: '#/components/responses/UriTooLong' }
                 '422': { $ref: '#/components/responses/Unprocessable' }
                 '429': { $ref: '#/components/responses/TooManyRequests' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
                 '503': { $ref: '#/components/responses/Unavailable' }
             post:
               operationId: issueForBodyV1
@@ -388,9 +401,11 @@ enum OpenAPIDocument {
                 '401': { $ref: '#/components/responses/Unauthorized' }
                 '409': { $ref: '#/components/responses/Conflict' }
                 '413': { $ref: '#/components/responses/TooLarge' }
+                '414': { $ref: '#/components/responses/UriTooLong' }
                 '415': { $ref: '#/components/responses/UnsupportedMediaType' }
                 '422': { $ref: '#/components/responses/Unprocessable' }
                 '429': { $ref: '#/components/responses/TooManyRequests' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
                 '503': { $ref: '#/components/responses/Unavailable' }
           /images:
             post:
@@ -409,14 +424,14 @@ enum OpenAPIDocument {
                 required: true
                 content: { application/json: { schema: { $ref: '#/components/schemas/ConfirmRequest' } } }
               responses:
-                '201':
-                  description: Recorded.
+                '200':
+                  description: Already recorded for this caller (idempotent repeat).
                   content: { application/json: { schema: { $ref: '#/components/schemas/Record' } } }
                   links:
                     ReadRecord: { $ref: '#/components/links/ReadRecord' }
                     DeleteRecord: { $ref: '#/components/links/DeleteRecord' }
-                '200':
-                  description: Already recorded for this caller (idempotent repeat).
+                '201':
+                  description: Recorded.
                   content: { application/json: { schema: { $ref: '#/components/schemas/Record' } } }
                   links:
                     ReadRecord: { $ref: '#/components/links/ReadRecord' }
@@ -434,6 +449,7 @@ enum OpenAPIDocument {
                   description: Recorded by another user (ALREADY_RECORDED).
                   content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
                 '413': { $ref: '#/components/responses/TooLarge' }
+                '414': { $ref: '#/components/responses/UriTooLong' }
                 '415': { $ref: '#/components/responses/UnsupportedMediaType' }
                 '422':
                   description: Wrong field types or values (client P's validation shape), or an uploaded object
@@ -445,6 +461,7 @@ enum OpenAPIDocument {
                           - $ref: '#/components/schemas/ValidationError'
                           - $ref: '#/components/schemas/ObjectRefused'
                 '429': { $ref: '#/components/responses/TooManyRequests' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
                 '502': { $ref: '#/components/responses/Unavailable' }
                 '503': { $ref: '#/components/responses/Unavailable' }
                 '504': { $ref: '#/components/responses/Unavailable' }
@@ -477,8 +494,10 @@ enum OpenAPIDocument {
                         header.X-User-Id: '$request.header.X-User-Id'
                 '400': { $ref: '#/components/responses/BadRequest' }
                 '401': { $ref: '#/components/responses/Unauthorized' }
+                '414': { $ref: '#/components/responses/UriTooLong' }
                 '422': { $ref: '#/components/responses/Unprocessable' }
                 '429': { $ref: '#/components/responses/TooManyRequests' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
                 '503': { $ref: '#/components/responses/Unavailable' }
           /images/{id}:
             parameters:
@@ -492,7 +511,9 @@ enum OpenAPIDocument {
                 '400': { $ref: '#/components/responses/BadRequest' }
                 '401': { $ref: '#/components/responses/Unauthorized' }
                 '404': { $ref: '#/components/responses/NotFound' }
+                '414': { $ref: '#/components/responses/UriTooLong' }
                 '429': { $ref: '#/components/responses/TooManyRequests' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
                 '503': { $ref: '#/components/responses/Unavailable' }
             delete:
               operationId: deleteImage
@@ -502,7 +523,9 @@ enum OpenAPIDocument {
                 '400': { $ref: '#/components/responses/BadRequest' }
                 '401': { $ref: '#/components/responses/Unauthorized' }
                 '404': { $ref: '#/components/responses/NotFound' }
+                '414': { $ref: '#/components/responses/UriTooLong' }
                 '429': { $ref: '#/components/responses/TooManyRequests' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
                 '502': { $ref: '#/components/responses/Unavailable' }
                 '503': { $ref: '#/components/responses/Unavailable' }
                 '504': { $ref: '#/components/responses/Unavailable' }
@@ -513,6 +536,8 @@ enum OpenAPIDocument {
               summary: Liveness
               responses:
                 '200': { description: Alive., content: { application/json: { schema: { type: object, required: [status], properties: { status: { type: string, enum: [ok] } } } } } }
+                '414': { $ref: '#/components/responses/UriTooLong' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
           /readyz:
             get:
               operationId: readiness
@@ -526,6 +551,8 @@ enum OpenAPIDocument {
                 "unknown (storage sent no Date header)" when it answered without one, which does not fail readiness).
               responses:
                 '200': { description: Ready., content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
+                '414': { $ref: '#/components/responses/UriTooLong' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
                 '503': { description: A dependency is not available., content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
           /metrics:
             get:
@@ -534,6 +561,8 @@ enum OpenAPIDocument {
               summary: Prometheus metrics (on server.metricsPort instead when that is set)
               responses:
                 '200': { description: Text exposition format 0.0.4., content: { text/plain: { schema: { type: string } } } }
+                '414': { $ref: '#/components/responses/UriTooLong' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
           /openapi.json:
             get:
               operationId: openAPIJSON
@@ -543,6 +572,8 @@ enum OpenAPIDocument {
                 '200':
                   description: docs/openapi.yaml converted to JSON (same content, member order kept).
                   content: { application/json: { schema: { $ref: '#/components/schemas/APIDocument' } } }
+                '414': { $ref: '#/components/responses/UriTooLong' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
           /openapi.yaml:
             get:
               operationId: openAPIYAML
@@ -552,6 +583,8 @@ enum OpenAPIDocument {
                 '200':
                   description: docs/openapi.yaml, byte for byte.
                   content: { application/yaml: { schema: { $ref: '#/components/schemas/APIDocument' } } }
+                '414': { $ref: '#/components/responses/UriTooLong' }
+                '431': { $ref: '#/components/responses/HeadersTooLarge' }
 
         """#
 
@@ -1129,6 +1162,26 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "UriTooLong": {
+                "description": "A request target over 8 KiB (URI_TOO_LONG), on any route; the connection is closed.",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              },
+              "HeadersTooLarge": {
+                "description": "A request head over 8 KiB or 100 field lines (HEADERS_TOO_LARGE), on any route; the connection is closed.",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              },
               "Unavailable": {
                 "description": "The records store (503 STORE_UNAVAILABLE; on the issue routes also when the intent queue is full during a database outage, with Retry-After, and no URL is issued) or the object store (502 STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available; on the issue routes also 503 CREDENTIALS_UNAVAILABLE with Retry-After when the server's temporary storage credentials have too little life left for a URL (s3.minimumUrlLifetimeSeconds).",
                 "content": {
@@ -1215,11 +1268,17 @@ enum OpenAPIDocument {
                   "401": {
                     "$ref": "#/components/responses/Unauthorized"
                   },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
                   "422": {
                     "$ref": "#/components/responses/Unprocessable"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   },
                   "503": {
                     "$ref": "#/components/responses/Unavailable"
@@ -1279,6 +1338,9 @@ enum OpenAPIDocument {
                   "413": {
                     "$ref": "#/components/responses/TooLarge"
                   },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
                   "415": {
                     "$ref": "#/components/responses/UnsupportedMediaType"
                   },
@@ -1287,6 +1349,9 @@ enum OpenAPIDocument {
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   },
                   "503": {
                     "$ref": "#/components/responses/Unavailable"
@@ -1334,11 +1399,17 @@ enum OpenAPIDocument {
                   "401": {
                     "$ref": "#/components/responses/Unauthorized"
                   },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
                   "422": {
                     "$ref": "#/components/responses/Unprocessable"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   },
                   "503": {
                     "$ref": "#/components/responses/Unavailable"
@@ -1386,6 +1457,9 @@ enum OpenAPIDocument {
                   "413": {
                     "$ref": "#/components/responses/TooLarge"
                   },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
                   "415": {
                     "$ref": "#/components/responses/UnsupportedMediaType"
                   },
@@ -1394,6 +1468,9 @@ enum OpenAPIDocument {
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   },
                   "503": {
                     "$ref": "#/components/responses/Unavailable"
@@ -1422,8 +1499,8 @@ enum OpenAPIDocument {
                   }
                 },
                 "responses": {
-                  "201": {
-                    "description": "Recorded.",
+                  "200": {
+                    "description": "Already recorded for this caller (idempotent repeat).",
                     "content": {
                       "application/json": {
                         "schema": {
@@ -1440,8 +1517,8 @@ enum OpenAPIDocument {
                       }
                     }
                   },
-                  "200": {
-                    "description": "Already recorded for this caller (idempotent repeat).",
+                  "201": {
+                    "description": "Recorded.",
                     "content": {
                       "application/json": {
                         "schema": {
@@ -1497,6 +1574,9 @@ enum OpenAPIDocument {
                   "413": {
                     "$ref": "#/components/responses/TooLarge"
                   },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
                   "415": {
                     "$ref": "#/components/responses/UnsupportedMediaType"
                   },
@@ -1519,6 +1599,9 @@ enum OpenAPIDocument {
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   },
                   "502": {
                     "$ref": "#/components/responses/Unavailable"
@@ -1604,11 +1687,17 @@ enum OpenAPIDocument {
                   "401": {
                     "$ref": "#/components/responses/Unauthorized"
                   },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
                   "422": {
                     "$ref": "#/components/responses/Unprocessable"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   },
                   "503": {
                     "$ref": "#/components/responses/Unavailable"
@@ -1648,8 +1737,14 @@ enum OpenAPIDocument {
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   },
                   "503": {
                     "$ref": "#/components/responses/Unavailable"
@@ -1672,8 +1767,14 @@ enum OpenAPIDocument {
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   },
                   "502": {
                     "$ref": "#/components/responses/Unavailable"
@@ -1713,6 +1814,12 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   }
                 }
               }
@@ -1733,6 +1840,12 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   },
                   "503": {
                     "description": "A dependency is not available.",
@@ -1762,6 +1875,12 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   }
                 }
               }
@@ -1781,6 +1900,12 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   }
                 }
               }
@@ -1800,6 +1925,12 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/UriTooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
                   }
                 }
               }

@@ -76,6 +76,25 @@ struct OpenAPIDocumentTests {
         #expect(ids.count == Set(ids).count, "operationIds must be unique")
     }
 
+    @Test("every operation documents the answers the HTTP layer gives to any route: 414 and 431")
+    func everyOperationDocumentsTheParserAnswers() throws {
+        // A target over maxTargetBytes or a head over maxHeaderBytes is refused before routing, so any
+        // operation can answer them (schemathesis sends an 8 KiB cursor to GET /images and checks this).
+        let doc = try JSONValue(parsing: Array(OpenAPIDocument.json.utf8))
+        let paths = try #require(doc["paths"]?.objectValue)
+        var operations = 0
+        for path in paths {
+            for operation in path.value.objectValue ?? JSONObject() where operation.value["responses"] != nil {
+                operations += 1
+                let statuses = operation.value["responses"]?.objectValue?.keys ?? []
+                for status in ["414", "431"] {
+                    #expect(statuses.contains(status), "\(operation.key) \(path.key) does not document \(status)")
+                }
+            }
+        }
+        #expect(operations >= 13)
+    }
+
     @Test("served at /openapi.json and /openapi.yaml without credentials, also to HEAD")
     func served() throws {
         let (env, _) = TestEnvironment.serverEnvironment(
