@@ -14,6 +14,9 @@ Environment (RGW's from `eval "$(bash scripts/start-s3.sh)"`):
   AWS=0             skip `aws s3 cp` (only presign-upload's wall time and peak RSS; no awscli needed)
   SMOKE=1           a tiny run (SIZE_MIB=12, PART_MIB=5) that only shows the script works, no figures
 awscli is installed from PyPI into .build/bench-venv when `aws` is not on PATH.
+RGW's memstore (S3_MEMSTORE_MB of scripts/start-s3.sh, default 1024) fills up: every round stores the file
+twice, and RGW frees deleted multipart objects only at its garbage collection (hours later). A full OSD blocks
+every PUT (presignd answers 504 STORAGE_TIMEOUT): start RGW with S3_MEMSTORE_MB >= 2 x SIZE_MIB x ROUNDS + 512.
 Peak RSS target: 64 MiB + CONCURRENCY x PART_MIB.
 """
 import json
