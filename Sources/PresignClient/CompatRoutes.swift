@@ -71,7 +71,9 @@ extension PresignClient {
     /// Client B's `POST /api/v1/quests/{questId}/active {"imageKey"}` (the quest's image, confirmed), or
     /// with `edit` its `PATCH` (another key replaces the quest's image, whose object is deleted; the
     /// recorded key again changes nothing).
-    public func saveQuestImage(questId: String, imageKey: String, edit: Bool = false, pathPrefix: String = "/api/v1/quests")
+    public func saveQuestImage(
+        questId: String, imageKey: String, edit: Bool = false, pathPrefix: String = "/api/v1/quests"
+    )
         async throws -> QuestImage
     {
         let (data, _) = try await call(
