@@ -94,13 +94,20 @@ enum StorageErrorBody {
     }
 }
 
-/// Reading our API's error body: `{"code","message"}` (native routes) or `{"error"}` (the `/s3` routes,
-/// shaped as Uppy Companion answers).
+/// Reading our API's error body: `{"code","message"}` (native routes, client P's), `{"error"}` (the `/s3`
+/// routes, shaped as Uppy Companion answers) or client B's envelope `{"success":false,"message"}`.
 enum ServerErrorBody {
     static func error(status: Int, body: Data) -> PresignClientError {
         let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
-        let code = (object?["code"] as? String) ?? (object?["code"] as? Int).map(String.init)
+        var code = (object?["code"] as? String) ?? (object?["code"] as? Int).map(String.init)
         let message = (object?["message"] as? String) ?? (object?["error"] as? String)
+        // Client B's envelope `{"success":false,"message":"IMAGE_NOT_UPLOADED","data":null}` has no
+        // code: a message that is one upper-case token is its code.
+        if code == nil, object?["success"] as? Bool == false, let m = message, !m.isEmpty,
+            m.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
+        {
+            code = m
+        }
         return .server(status: status, code: code, message: message)
     }
 }

@@ -100,4 +100,18 @@ extension PresignClient {
         }
         return etag
     }
+
+    /// PUTs one part, `length` bytes of `file` from `offset`, to its presigned URL (the bytes go from
+    /// the file: see `PartBody` for how, and what is held in memory); returns the part's ETag.
+    public func uploadPart(
+        fileAt file: URL, offset: Int64, length: Int, url: String, progress: ProgressHandler? = nil
+    ) async throws -> String {
+        let r = try Self.storageRequest(method: "PUT", url: url, headers: [:], contentLength: Int64(length))
+        let response = try await put(r, body: .filePart(file, offset: offset, length: length), progress: progress)
+        guard let etag = response.etag, !etag.isEmpty else {
+            throw PresignClientError.invalidResponse(
+                "storage sent no ETag header for a part (a bucket CORS rule must expose ETag to browsers)")
+        }
+        return etag
+    }
 }

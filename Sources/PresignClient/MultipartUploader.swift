@@ -115,8 +115,8 @@ public struct MultipartResult: Sendable, Equatable {
     public var record: ImageRecord?
 }
 
-/// Uploads a file in parts through the multipart routes: parts read from the file by offset (one
-/// `FileHandle` read per part, at most `concurrency` parts in memory), each PUT to a freshly signed
+/// Uploads a file in parts through the multipart routes: parts taken from the file by offset for each
+/// attempt (`PartBody`: at most `concurrency` parts in memory), each PUT to a freshly signed
 /// URL with retries, the state saved after every part, resumed from the server's parts list, and
 /// started again with a new key and upload id when the server says the upload is gone.
 public struct MultipartUploader: Sendable {
@@ -242,11 +242,11 @@ public struct MultipartUploader: Sendable {
         }
     }
 
-    /// One part: read from the file by offset, sign, PUT, retry; records the ETag. Returns its retries.
+    /// One part: sign, PUT from the file by offset (each attempt takes the bytes from the file again,
+    /// so a part waiting for its retry holds none), retry; records the ETag. Returns its retries.
     private func uploadOne(_ part: PartPlan.Part, file: URL, store: StateStore, tracker: ProgressTracker)
         async throws -> Int
     {
-        let data = try Self.read(file, offset: part.offset, length: part.length)
         let upload = await store.state.upload
         var url: String?
         var attempt = 0
@@ -255,7 +255,9 @@ public struct MultipartUploader: Sendable {
             try Task.checkCancellation()
             do {
                 if url == nil { url = try await client.signPart(upload, partNumber: part.number) }
-                let etag = try await client.uploadPart(data, url: url!) { p in
+                let etag = try await client.uploadPart(
+                    fileAt: file, offset: part.offset, length: part.length, url: url!
+                ) { p in
                     tracker.inFlight(part.number, p.bytesSent)
                 }
                 tracker.finished(part.number, part.length)
@@ -290,24 +292,6 @@ public struct MultipartUploader: Sendable {
                 retries += 1
                 try await sleep(options.retry.delay(afterAttempt: attempt, unit: random()))
             }
-        }
-    }
-
-    /// `length` bytes of `file` from `offset` (one seek and one read; the file is never read whole).
-    static func read(_ file: URL, offset: Int64, length: Int) throws -> Data {
-        do {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            try handle.seek(toOffset: UInt64(offset))
-            let data = try handle.read(upToCount: length) ?? Data()
-            guard data.count == length else {
-                throw PresignClientError.file("\(file.path): short read at \(offset) (the file changed?)")
-            }
-            return data
-        } catch let e as PresignClientError {
-            throw e
-        } catch {
-            throw PresignClientError.file("\(file.path): \(error.localizedDescription)")
         }
     }
 

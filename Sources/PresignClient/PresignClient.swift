@@ -97,9 +97,14 @@ public final class PresignClient: Sendable {
 
     /// Client P's form: `GET /presigned-url?type=&ext=` (a URL signed for `host` only).
     public func uploadURL(type: String, ext: String, chatroomId: String? = nil) async throws -> UploadTicket {
+        try await uploadURL(type: type, ext: ext, chatroomId: chatroomId, path: "/presigned-url")
+    }
+
+    /// The GET form on `path` (`/presigned-url`, or client P's `/v1/storage/presigned-url`).
+    func uploadURL(type: String, ext: String, chatroomId: String?, path: String) async throws -> UploadTicket {
         var q = "type=\(Self.queryValue(type))&ext=\(Self.queryValue(ext))"
         if let chatroomId { q += "&chatroomId=\(Self.queryValue(chatroomId))" }
-        let (data, _) = try await call("GET", "/presigned-url?" + q)
+        let (data, _) = try await call("GET", path + "?" + q)
         struct Answer: Decodable {
             var presignedUrl: String
             var key: String

@@ -68,11 +68,24 @@ final class Transport: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         }
     }
 
-    /// The body of an upload: bytes in memory or a file (sent from the file, never read into memory).
+    /// The body of an upload: bytes in memory, a file (sent from the file, never read into memory), or
+    /// a range of a file (a multipart part, `PartBody`).
     enum Body {
         case none
         case data(Data)
         case file(URL)
+        case filePart(URL, offset: Int64, length: Int)
+    }
+
+    /// The task for `request` and `body` (not resumed).
+    private func task(_ request: URLRequest, _ body: Body) throws -> URLSessionTask {
+        switch body {
+        case .none: return session.dataTask(with: request)
+        case .data(let d): return session.uploadTask(with: request, from: d)
+        case .file(let f): return session.uploadTask(with: request, fromFile: f)
+        case .filePart(let f, let offset, let length):
+            return try PartBody.uploadTask(session, request, file: f, offset: offset, length: length)
+        }
     }
 
     /// Runs one request; returns the body and the response. Network failures and cancellation are
@@ -82,15 +95,10 @@ final class Transport: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     ) {
         try Task.checkCancellation()
         let box = TaskBox()
+        let task = try self.task(request, body)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<(Data, HTTPURLResponse), Error>) in
-                let task: URLSessionTask
-                switch body {
-                case .none: task = session.dataTask(with: request)
-                case .data(let d): task = session.uploadTask(with: request, from: d)
-                case .file(let f): task = session.uploadTask(with: request, fromFile: f)
-                }
                 lock.lock()
                 running[task.taskIdentifier] = Running(continuation, progress)
                 lock.unlock()

@@ -142,7 +142,7 @@ struct Options: Equatable {
           --state-dir DIR         where multipart state files live (default .presign-upload in the current dir)
           --multipart-threshold M files larger than M MiB go in parts (default 100)
           --part-size M           MiB per part (default 8, at least 5)
-          --concurrency N         parts in flight (default 4); memory stays near N × part size
+          --concurrency N         parts in flight (default 4); parts held in memory: at most N + 1
           --max-attempts N        attempts per part before giving up (default 5)
           --progress MODE         auto (bar on a terminal, lines otherwise), bar, lines or none
           -h, --help              this text

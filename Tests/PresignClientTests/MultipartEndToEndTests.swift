@@ -47,6 +47,11 @@ struct MultipartEndToEndTests {
         #expect(puts.count == 5)
         #expect(puts.filter { $0.status == 200 }.count == 4)
         #expect(Set(puts.map { $0.target }).count == 4)  // the failed part was sent again to the same URL
+        // Each part went with its exact length, not chunked (a presigned UploadPart needs Content-Length).
+        for p in puts {
+            #expect(p.headerLines.contains { $0.lowercased() == "content-length: \(5 * Self.mib)" })
+            #expect(!p.headerLines.contains { $0.lowercased().hasPrefix("transfer-encoding") })
+        }
         let body = try await Self.readBack(client, recordId: r.record?.id)
         #expect(body.count == data.count)
         #expect(body == data)
