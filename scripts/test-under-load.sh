@@ -8,7 +8,8 @@
 #
 # Environment: RUNS (5), HOGS (one per core, `nproc`), TEST_S3_PORT (19300) and TEST_PG_PORT (25460)
 # for the runs' own RGW and PostgreSQL (so they do not meet a developer's services on the defaults),
-# RUN_TIMEOUT (seconds per run, 2700), KEEP=1 keeps the clone and logs.
+# RUN_TIMEOUT (seconds per run, 2700), KEEP=1 keeps the clone and logs, REUSE=DIR checks HEAD out in
+# the clone a kept earlier run left in DIR (its build tree saves the first build; still no local changes).
 # Stops at the first failing run. The hogs are this script's children, ended by PID on every exit, and
 # each is also bounded by `timeout`. Exit code: 0 all runs passed, 1 a run failed, 2 set-up failed.
 # Prints one line per run (status and minutes) and the log directory.
@@ -23,13 +24,23 @@ export TEST_PG_PORT=${TEST_PG_PORT:-25460}
 
 log() { echo "[test-under-load] $*" >&2; }
 
-WORK=$(mktemp -d /tmp/presignd-under-load-XXXXXX)
-CLONE="$WORK/clone"
 commit=$(git -C "$ROOT" rev-parse HEAD) || exit 2
-git clone -q --no-hardlinks "$ROOT" "$CLONE" && git -C "$CLONE" checkout -q "$commit" || {
-  log "cannot clone $ROOT"
-  exit 2
-}
+if [ -n "${REUSE:-}" ]; then
+  WORK=$REUSE
+  CLONE="$WORK/clone"
+  git -C "$CLONE" fetch -q origin && git -C "$CLONE" checkout -q --force "$commit" && git -C "$CLONE" clean -qfdx -e .build || {
+    log "cannot check $commit out in $CLONE"
+    exit 2
+  }
+  rm -f "$WORK"/run-*.log
+else
+  WORK=$(mktemp -d /tmp/presignd-under-load-XXXXXX)
+  CLONE="$WORK/clone"
+  git clone -q --no-hardlinks "$ROOT" "$CLONE" && git -C "$CLONE" checkout -q "$commit" || {
+    log "cannot clone $ROOT"
+    exit 2
+  }
+fi
 
 hogs=()
 stop_hogs() {
