@@ -20,7 +20,8 @@ enum ClientPContract {
     /// `"4001"`; docs/operations.md). Nil otherwise: the route keeps presignd's errors.
     static func issueErrors(_ config: PresigndConfig) -> [String: CompatRouteConfig.Shape]? {
         guard config.presign.serveClientP, config.compat.profiles.contains("clientP"),
-            let errors = CompatProfiles.routes(of: "clientP")?.first?.errors
+            let errors = CompatProfiles.routes(of: "clientP")?.first(where: { $0.name == "clientP.profileImage" })?
+                .errors
         else { return nil }
         return errors
     }

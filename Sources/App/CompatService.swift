@@ -15,7 +15,8 @@ import System
 ///
 /// Everything a request needs is prepared here, once: the answer templates compiled to byte runs
 /// (`Envelope`), the field names, the slot template. With no route configured this service adds no
-/// route, so the native routes are untouched.
+/// route, so the native routes are untouched; the clientP profile also gives client P's native issue
+/// route (`GET /v1/storage/presigned-url`) its server's error shapes, its success answer unchanged.
 final class CompatService: Sendable {
     /// One configured route, ready to serve.
     final class CompiledRoute: Sendable {
@@ -119,7 +120,8 @@ final class CompatService: Sendable {
             let bodyLimit = method == .GET ? 0 : maxJsonBodyBytes
             routes.append(
                 Route(
-                    method, r.config.path, maxBodyBytes: bodyLimit, errorRenderer: CompatService.errorRenderer(r.errors),
+                    method, r.config.path, maxBodyBytes: bodyLimit,
+                    errorRenderer: CompatService.errorRenderer(r.errors),
                     handler: handler(r)))
         }
         return routes

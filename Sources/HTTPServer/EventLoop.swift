@@ -639,7 +639,8 @@ final class EventLoop: @unchecked Sendable {
             if answer, let p = c.pendingBody {
                 c.pendingBody = nil
                 respond(
-                    c, errorResponse(408, "REQUEST_TIMEOUT", "request body not received in time", p.route.errorRenderer),
+                    c,
+                    errorResponse(408, "REQUEST_TIMEOUT", "request body not received in time", p.route.errorRenderer),
                     head: p.head, route: p.route.template, requestId: p.requestId, startNanos: p.startNanos,
                     mustClose: true)
                 flush(c)

@@ -30,7 +30,8 @@ struct CompatServerErrorTests {
     /// Client B's error envelope, as its app decodes it: `success` false, `data` null (so its success
     /// decoder fails), the HTTP status.
     static func expectB(
-        _ r: RawClient.Response, _ status: Int, message: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        _ r: RawClient.Response, _ status: Int, message: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         #expect(r.status == status, "\(r.text)", sourceLocation: sourceLocation)
         let e = try CompatFlowTests.decode(BError.self, r)
@@ -55,7 +56,8 @@ struct CompatServerErrorTests {
         #expect(e.code == code, "\(r.text)", sourceLocation: sourceLocation)
         #expect(!e.message.isEmpty, sourceLocation: sourceLocation)
         if code != "4220" {
-            #expect(try JSONValue(parsing: r.body).objectValue?.keys == ["code", "message"], sourceLocation: sourceLocation)
+            #expect(
+                try JSONValue(parsing: r.body).objectValue?.keys == ["code", "message"], sourceLocation: sourceLocation)
         }
     }
 
@@ -91,13 +93,20 @@ struct CompatServerErrorTests {
         #expect(wrongMethod.header("Allow") == "POST, PATCH")
         try Self.expectB(Self.raw(server, Self.head("DELETE", Self.signedURL)), 405)
         // The route's path with an empty or undecodable parameter: 404 in the envelope.
-        try Self.expectB(Self.raw(server, Self.head("POST", "/api/v1/quests//active", [json, "Content-Length: 2"])
-            + "{}"), 404)
-        try Self.expectB(Self.raw(server, Self.head("POST", "/api/v1/quests/%ZZ/active", [json, "Content-Length: 2"])
-            + "{}"), 404)
+        try Self.expectB(
+            Self.raw(
+                server,
+                Self.head("POST", "/api/v1/quests//active", [json, "Content-Length: 2"])
+                    + "{}"), 404)
+        try Self.expectB(
+            Self.raw(
+                server,
+                Self.head("POST", "/api/v1/quests/%ZZ/active", [json, "Content-Length: 2"])
+                    + "{}"), 404)
         // Another media type and a body that does not parse: 415 and 400 (the handler's own checks).
         try Self.expectB(
-            Self.raw(server, Self.head("POST", Self.signedURL, ["Content-Type: text/plain", "Content-Length: 2"]) + "{}"),
+            Self.raw(
+                server, Self.head("POST", Self.signedURL, ["Content-Type: text/plain", "Content-Length: 2"]) + "{}"),
             415)
         try Self.expectB(Self.raw(server, Self.head("POST", Self.signedURL, [json, "Content-Length: 1"]) + "{"), 400)
         // A head too large to parse, whose request line names the route: 431.
@@ -117,15 +126,19 @@ struct CompatServerErrorTests {
         let (server, _) = try CompatFlowTests.start(.sqlite, profiles: "clientP,clientB")
         defer { server.stop() }
         let json = "Content-Type: application/json"
-        try Self.expectP(Self.raw(server, Self.head("PUT", Self.profileImage, [json, "Content-Length: 70000"])), 413, code: "4130")
+        try Self.expectP(
+            Self.raw(server, Self.head("PUT", Self.profileImage, [json, "Content-Length: 70000"])), 413, code: "4130")
         let wrongMethod = try Self.raw(server, Self.head("DELETE", Self.profileImage))
         try Self.expectP(wrongMethod, 405, code: "4050")
         #expect(wrongMethod.header("Allow") == "PUT")
         try Self.expectP(
-            Self.raw(server, Self.head("PUT", Self.profileImage, ["Content-Type: text/plain", "Content-Length: 2"]) + "{}"),
+            Self.raw(
+                server, Self.head("PUT", Self.profileImage, ["Content-Type: text/plain", "Content-Length: 2"]) + "{}"),
             415, code: "4150")
-        try Self.expectP(Self.raw(server, Self.head("PUT", Self.profileImage, [json, "Content-Length: 1"]) + "{"), 400, code: "4000")
-        let noToken = try Self.raw(server, Self.head("PUT", Self.profileImage, user: nil, [json, "Content-Length: 2"]) + "{}")
+        try Self.expectP(
+            Self.raw(server, Self.head("PUT", Self.profileImage, [json, "Content-Length: 1"]) + "{"), 400, code: "4000")
+        let noToken = try Self.raw(
+            server, Self.head("PUT", Self.profileImage, user: nil, [json, "Content-Length: 2"]) + "{}")
         try Self.expectP(noToken, 401, code: "4010")
         #expect(noToken.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
         // The table's own codes stay: 422 "4220" with fieldErrors, 404 "4040".
@@ -185,7 +198,8 @@ struct CompatServerErrorTests {
         }
         let b = try three {
             try CompatFlowTests.send(
-                server, "POST", Self.signedURL, user: "61", body: #"{"contentType":"image/jpeg","imageKey":"\#(UUID())"}"#)
+                server, "POST", Self.signedURL, user: "61",
+                body: #"{"contentType":"image/jpeg","imageKey":"\#(UUID())"}"#)
         }
         try Self.expectB(b, 429)
         #expect(Int(b.header("Retry-After") ?? "") ?? 0 >= 1)
@@ -216,7 +230,8 @@ struct CompatServerErrorTests {
         defer { server.stop() }
         try Self.expectP(CompatFlowTests.send(server, "GET", query, user: longUser), 400, code: "4001")
         #expect(try CompatFlowTests.send(server, "GET", query, user: "42").status == 200, "a short user id signs")
-        let (plain, _) = try CompatFlowTests.start(.sqlite, profiles: nil, arguments: ["--config", dir + "/types.json"])
+        let (plain, _) = try CompatFlowTests.start(
+            .sqlite, profiles: nil, arguments: ["--config", dir + "/types.json"])
         defer { plain.stop() }
         let native = try CompatFlowTests.send(plain, "GET", query, user: longUser)
         #expect(native.status == 500)
@@ -238,7 +253,8 @@ struct CompatServerErrorTests {
             Self.head("PUT", "/images"),
             Self.head("GET", "/no/such/route"),
             Self.head("GET", "/api/v1/quests/12/active/extra"),
-            Self.head("POST", "/images", ["Content-Type: application/json", "Transfer-Encoding: chunked"]) + "zz\r\n\r\n",
+            Self.head("POST", "/images", ["Content-Type: application/json", "Transfer-Encoding: chunked"])
+                + "zz\r\n\r\n",
             Self.head("GET", "/images", ["X-Padding: " + String(repeating: "p", count: 9000)]),
             Self.head("BREW", "/images"),
             Self.head("POST", "/images", ["Content-Type: text/plain", "Content-Length: 2"]) + "{}",

@@ -92,7 +92,8 @@ import Testing
         #expect(invalid.1["message"]?.stringValue == "UNPROCESSABLE_CONTENT")
         #expect(invalid.1["fieldErrors"]?["ext"]?.stringValue == "ext is required")
         let expected: [(APIError, Int, String)] = [
-            (.unauthorized(AuthFailure(.missingCredentials)), 401, "4010"), (.rateLimited(retryAfterSeconds: 3), 429, "4290"),
+            (.unauthorized(AuthFailure(.missingCredentials)), 401, "4010"),
+            (.rateLimited(retryAfterSeconds: 3), 429, "4290"),
             (.imageNotUploaded, 404, "4040"), (.intentNotFound, 404, "4040"), (.issuedToAnotherUser, 403, "4030"),
             (.storeUnavailable, 503, "5030"), (.malformedQuery, 400, "4000"),
         ]
