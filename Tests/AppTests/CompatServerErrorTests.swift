@@ -175,6 +175,9 @@ struct CompatServerErrorTests {
         try Self.expectP(
             Self.raw(server, Self.head("GET", Self.pIssue + "?type=PROFILE&ext=jpeg", ["Content-Length: 3"]) + "abc"),
             413, code: "4130")
+        // A request target over the parser's 8 KiB: 414, its path still client P's.
+        let long = Self.pIssue + "?type=PROFILE&ext=jpeg&pad=" + String(repeating: "a", count: 9000)
+        try Self.expectP(Self.raw(server, Self.head("GET", long)), 414, code: "4140")
         let malformed = try CompatFlowTests.send(server, "GET", Self.pIssue + "?type=%ZZ&ext=jpeg", user: "42")
         try Self.expectP(malformed, 400, code: "4000")
         // POST on the same path is native (not client P's): presignd's codes.
