@@ -54,7 +54,9 @@ struct CORSPolicy: Sendable {
 
     private func wrap(_ route: Route) -> Route {
         let handler = route.handler
-        return Route(route.method, route.template, maxBodyBytes: route.maxBodyBytes) { [self] request in
+        return Route(
+            route.method, route.template, maxBodyBytes: route.maxBodyBytes, errorRenderer: route.errorRenderer
+        ) { [self] request in
             guard let extra = answerHeaders(origin: request.header("Origin")) else { return handler(request) }
             switch handler(request) {
             case .respond(var r):

@@ -8,7 +8,22 @@ enum ClientPContract {
     /// The routes served with client P's contract (`METHOD /path`); a route added for client P (a
     /// compatibility profile) belongs here too, so the start-up rule covers it.
     static func routes(_ config: PresigndConfig) -> [String] {
-        config.presign.serveClientP ? ["GET /presigned-url", "GET /v1/storage/presigned-url"] : []
+        config.presign.serveClientP ? ["GET /presigned-url", "GET " + issuePath] : []
+    }
+
+    /// Client P's own server's issue path (served natively when `presign.serveClientP`).
+    static let issuePath = "/v1/storage/presigned-url"
+
+    /// The error shapes of client P's server for its issue route, when the `clientP` profile is on and
+    /// the route is served: the profile's, since that server answers every route's errors alike
+    /// (`{"code":"<status>0","message":…}`, `4220` with `fieldErrors`, a signing failure as 400
+    /// `"4001"`; docs/operations.md). Nil otherwise: the route keeps presignd's errors.
+    static func issueErrors(_ config: PresigndConfig) -> [String: CompatRouteConfig.Shape]? {
+        guard config.presign.serveClientP, config.compat.profiles.contains("clientP"),
+            let errors = CompatProfiles.routes(of: "clientP")?.first(where: { $0.name == "clientP.profileImage" })?
+                .errors
+        else { return nil }
+        return errors
     }
 
     /// Why these credentials cannot serve client P, or nil when they can (no session token, or no

@@ -15,7 +15,8 @@ import System
 ///
 /// Everything a request needs is prepared here, once: the answer templates compiled to byte runs
 /// (`Envelope`), the field names, the slot template. With no route configured this service adds no
-/// route, so the native routes are untouched.
+/// route, so the native routes are untouched; the clientP profile also gives client P's native issue
+/// route (`GET /v1/storage/presigned-url`) its server's error shapes, its success answer unchanged.
 final class CompatService: Sendable {
     /// One configured route, ready to serve.
     final class CompiledRoute: Sendable {
@@ -26,8 +27,7 @@ final class CompatService: Sendable {
         /// The success answer.
         let success: Envelope
         /// The error answers by error code, and the `default` one.
-        let errors: [String: (status: Int?, envelope: Envelope)]
-        let fallback: (status: Int?, envelope: Envelope)?
+        let errors: ErrorShapes
         /// The slot template's pieces (confirm and replace).
         let slot: [CompatTemplate.Piece]?
         /// The path parameters kept as metadata.
@@ -42,12 +42,7 @@ final class CompatService: Sendable {
             self.config = config
             scope = config.operation.issues ? .issue : .confirm
             success = Envelope(config.success.body)
-            var errors: [String: (status: Int?, envelope: Envelope)] = [:]
-            for (code, shape) in config.errors where code != "default" {
-                errors[code] = (shape.status, Envelope(shape.body))
-            }
-            self.errors = errors
-            fallback = config.errors["default"].map { ($0.status, Envelope($0.body)) }
+            errors = ErrorShapes(config.errors)
             slot = config.slot.flatMap(CompatTemplate.pieces)
             metadataParameters = config.metadata ?? config.pathParameters
             bodyFields = PresignService.BodyFields(
@@ -76,6 +71,9 @@ final class CompatService: Sendable {
     private let log: LogSink
     private let maxJsonBodyBytes: Int
     private let devUserHeader: String
+    /// Client P's error shapes for its native issue route, when the clientP profile is on
+    /// (`ClientPContract.issueErrors`).
+    private let clientPIssueErrors: ErrorShapes?
 
     /// The service of `config.compat.activeRoutes` (validated by `ConfigValidator.validateCompat`).
     init(
@@ -93,12 +91,23 @@ final class CompatService: Sendable {
         self.log = log
         maxJsonBodyBytes = config.server.maxJsonBodyBytes
         devUserHeader = config.auth.devUserHeader
+        clientPIssueErrors = ClientPContract.issueErrors(config).map(ErrorShapes.init)
     }
 
     /// `native` followed by the configured routes (none when compatibility is off). A configured route
     /// on a native route's method and path would replace it: that stops the start instead.
+    /// Each configured route renders the server's own errors on it (413, 405, 408, …) in its error
+    /// shapes too; with the clientP profile on, client P's issue route answers its errors in P's shapes.
     func routes(besides native: [Route]) throws(AppError) -> [Route] {
         var routes = native
+        if let shapes = clientPIssueErrors {
+            routes = routes.map { route in
+                guard route.method == .GET, route.template == ClientPContract.issuePath else { return route }
+                return Route(
+                    .GET, route.template, maxBodyBytes: route.maxBodyBytes,
+                    errorRenderer: CompatService.errorRenderer(shapes), handler: clientPIssueHandler(shapes))
+            }
+        }
         for r in routesToServe {
             guard let method = HTTPMethod(name: r.config.method) else {
                 throw .configuration("compat route \(r.config.name).method")
@@ -109,9 +118,41 @@ final class CompatService: Sendable {
                     "compat", "route \(r.config.name) (\(r.config.method) \(r.config.path)) is a native route")
             }
             let bodyLimit = method == .GET ? 0 : maxJsonBodyBytes
-            routes.append(Route(method, r.config.path, maxBodyBytes: bodyLimit, handler: handler(r)))
+            routes.append(
+                Route(
+                    method, r.config.path, maxBodyBytes: bodyLimit,
+                    errorRenderer: CompatService.errorRenderer(r.errors),
+                    handler: handler(r)))
         }
         return routes
+    }
+
+    /// The renderer of the server's own errors in `shapes` (the code's shape, else `default`; with
+    /// neither, presignd's body), nil when `shapes` has none.
+    static func errorRenderer(_ shapes: ErrorShapes) -> ErrorRenderer? {
+        guard !shapes.isEmpty else { return nil }
+        return { status, code, message in
+            guard let (shapedStatus, body) = shapes.render(status: status, code: code, message: message) else {
+                return .json(status, ErrorBody.json(status: status, code: code, message: message).body)
+            }
+            return Response(status: shapedStatus, headers: APIError.jsonNoStoreHeaders, body: body)
+        }
+    }
+
+    /// Client P's issue route: the native handler's work (`PresignService.issueForQuery`, the same
+    /// success answer to the byte), its refusals and errors in client P's shapes.
+    func clientPIssueHandler(_ shapes: ErrorShapes) -> Handler {
+        { [self] request in
+            switch gate.admit(request, .issue) {
+            case .refused(let refusal): return .respond(refused(shapes, refusal, request))
+            case .admitted(let caller):
+                do throws(APIError) {
+                    return .respond(mark(try presign.issueForQuery(request, caller: caller), caller))
+                } catch {
+                    return .respond(mark(errorAnswer(shapes, error, []), caller))
+                }
+            }
+        }
     }
 
     // MARK: - The handler
@@ -122,7 +163,7 @@ final class CompatService: Sendable {
         { [self] request in
             let caller: Caller
             switch gate.admit(request, r.scope) {
-            case .refused(let refusal): return .respond(refused(r, refusal, request))
+            case .refused(let refusal): return .respond(refused(r.errors, refusal, request))
             case .admitted(let c): caller = c
             }
             let parameters = request.pathParameters
@@ -142,11 +183,11 @@ final class CompatService: Sendable {
                             return mark(confirmedAnswer(r, record, parameters), caller)
                         }
                     } catch {
-                        return mark(errorAnswer(r, APIError(error), parameters), caller)
+                        return mark(errorAnswer(r.errors, APIError(error), parameters), caller)
                     }
                 }
             } catch {
-                return .respond(mark(errorAnswer(r, error, parameters), caller))
+                return .respond(mark(errorAnswer(r.errors, error, parameters), caller))
             }
         }
     }
@@ -350,37 +391,73 @@ final class CompatService: Sendable {
 
     /// An error in the route's shape for its code (or its `default`), else the native answer; the
     /// native headers (`Retry-After`, `WWW-Authenticate`) are kept.
-    func errorAnswer(_ r: CompiledRoute, _ error: APIError, _ parameters: [(name: String, value: String)]) -> Response {
+    func errorAnswer(_ shapes: ErrorShapes, _ error: APIError, _ parameters: [(name: String, value: String)])
+        -> Response
+    {
         var response = error.response
-        guard let shape = r.errors[error.code] ?? r.fallback else { return response }
-        response.status = shape.status ?? error.status
-        var v = Envelope.Values()
-        v.code = error.code
-        v.message = error.message
-        v.status = response.status
-        if case .validation(let fields) = error { v.fieldErrors = fields }
-        v.parameters = parameters
-        response.body = shape.envelope.render(v)
+        var fields: FieldErrors?
+        if case .validation(let f) = error { fields = f }
+        guard
+            let (status, body) = shapes.render(
+                status: error.status, code: error.code, message: error.message, fieldErrors: fields,
+                parameters: parameters)
+        else { return response }
+        response.status = status
+        response.body = body
         return response
     }
 
-    /// A refusal of the gate (401, 429, 400) in the route's envelope.
-    func refused(_ r: CompiledRoute, _ refusal: Response, _ request: Request) -> Response {
+    /// A refusal of the gate (401, 429, 400) in the route's envelope; its headers (`WWW-Authenticate`,
+    /// `Retry-After`) are kept.
+    func refused(_ shapes: ErrorShapes, _ refusal: Response, _ request: Request) -> Response {
         let error: APIError
         switch refusal.status {
         case 401: error = .unauthorized(AuthFailure(.missingCredentials))
         case 429: error = .rateLimited(retryAfterSeconds: 1)
         default: error = .invalidUser(header: devUserHeader)
         }
-        guard let shape = r.errors[error.code] ?? r.fallback else { return refusal }
+        guard
+            let (status, body) = shapes.render(
+                status: refusal.status, code: error.code, message: error.message, parameters: request.pathParameters)
+        else { return refusal }
         var response = refusal
-        response.status = shape.status ?? refusal.status
-        var v = Envelope.Values()
-        v.code = error.code
-        v.message = error.message
-        v.status = response.status
-        v.parameters = request.pathParameters
-        response.body = shape.envelope.render(v)
+        response.status = status
+        response.body = body
         return response
+    }
+}
+
+/// A route's error answers, compiled: the shape of each error code, and the `default` one.
+struct ErrorShapes: Sendable {
+    /// The shapes by code (`IMAGE_NOT_UPLOADED`, `4220`, `PAYLOAD_TOO_LARGE`, …).
+    let byCode: [String: (status: Int?, envelope: Envelope)]
+    /// The `default` shape.
+    let fallback: (status: Int?, envelope: Envelope)?
+
+    /// Compiles a route's `errors`.
+    init(_ errors: [String: CompatRouteConfig.Shape]) {
+        var byCode: [String: (status: Int?, envelope: Envelope)] = [:]
+        for (code, shape) in errors where code != "default" { byCode[code] = (shape.status, Envelope(shape.body)) }
+        self.byCode = byCode
+        fallback = errors["default"].map { ($0.status, Envelope($0.body)) }
+    }
+
+    /// True when no error has a shape (every error keeps presignd's body).
+    var isEmpty: Bool { byCode.isEmpty && fallback == nil }
+
+    /// The status and body of an error of `status` and `code` in its shape (or `default`'s), nil when
+    /// it has neither.
+    func render(
+        status: Int, code: String, message: String, fieldErrors: FieldErrors? = nil,
+        parameters: [(name: String, value: String)] = []
+    ) -> (status: Int, body: [UInt8])? {
+        guard let shape = byCode[code] ?? fallback else { return nil }
+        var v = Envelope.Values()
+        v.code = code
+        v.message = message
+        v.status = shape.status ?? status
+        v.fieldErrors = fieldErrors
+        v.parameters = parameters
+        return (v.status ?? status, shape.envelope.render(v))
     }
 }

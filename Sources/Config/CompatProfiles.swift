@@ -10,7 +10,10 @@ public enum CompatProfiles {
     /// Client P's confirmation (its issue route, `GET /v1/storage/presigned-url`, is native):
     /// `PUT /v2/users/me/profile-image {"profileImageUrl":"delete/profile/…"}` replaces the user's
     /// profile image and answers `{"code":"2000","data":{"profileImageUrl":…}}`; a missing object (or a
-    /// key never issued) is its 404 `"4040"`; a value not under `delete/` its 422 `"4220"`.
+    /// key never issued) is its 404 `"4040"`; a value not under `delete/` its 422 `"4220"`; a signing
+    /// failure its 400 `"4001"`; any other error `{"code":"<status>0","message":…}` (`4010`, `4290`,
+    /// `4130`, …). These errors are also those of the native issue route while the profile is on
+    /// (`ClientPContract.issueErrors`), as its server answers all its routes' errors alike.
     static let clientP = #"""
         [
           {
@@ -26,8 +29,11 @@ public enum CompatProfiles {
             "deletePrevious": true,
             "success": {"status": 200, "body": {"code": "2000", "data": {"profileImageUrl": "{url}"}}},
             "errors": {
+              "4220": {"status": 422, "body": {"code": "4220", "message": "{message}", "fieldErrors": "{fieldErrors}"}},
               "IMAGE_NOT_UPLOADED": {"status": 404, "body": {"code": "4040", "message": "{message}"}},
-              "INTENT_NOT_FOUND": {"status": 404, "body": {"code": "4040", "message": "{message}"}}
+              "INTENT_NOT_FOUND": {"status": 404, "body": {"code": "4040", "message": "{message}"}},
+              "SIGNING_FAILED": {"status": 400, "body": {"code": "4001", "message": "{message}"}},
+              "default": {"body": {"code": "{status}0", "message": "{message}"}}
             }
           }
         ]

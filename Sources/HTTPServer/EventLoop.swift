@@ -330,7 +330,7 @@ final class EventLoop: @unchecked Sendable {
                 case .incomplete:
                     return offset
                 case .failure(let e):
-                    answerParseError(c, e)
+                    answerParseError(c, e, rest)
                     return input.count
                 case .complete(let head, let used):
                     offset += used
@@ -352,8 +352,8 @@ final class EventLoop: @unchecked Sendable {
                     case .failure(let e):
                         c.machine.bodyFailed()
                         respond(
-                            c, errorResponse(for: e), head: p.head, route: p.route.template, requestId: p.requestId,
-                            startNanos: p.startNanos, mustClose: true)
+                            c, errorResponse(for: e, p.route.errorRenderer), head: p.head, route: p.route.template,
+                            requestId: p.requestId, startNanos: p.startNanos, mustClose: true)
                         return input.count
                     }
                     p.chunked = dec
@@ -387,25 +387,28 @@ final class EventLoop: @unchecked Sendable {
         guard let method = head.method else {
             // An unknown method's framing is unknown too (llhttp rejects it outright): answer and close.
             respond(
-                c, errorResponse(501, "NOT_IMPLEMENTED", "method not implemented"), head: head,
-                route: "<unmatched>", requestId: requestId, startNanos: start, mustClose: true)
+                c,
+                errorResponse(
+                    501, "NOT_IMPLEMENTED", "method not implemented", router.errorRenderer(forPath: head.path)),
+                head: head, route: "<unmatched>", requestId: requestId, startNanos: start, mustClose: true)
             return
         }
         switch router.match(method: method, path: head.path) {
         case .notFound:
             respond(
-                c, errorResponse(404, "NOT_FOUND", "no such route"), head: head, route: "<unmatched>",
-                requestId: requestId, startNanos: start, mustClose: hasBody)
+                c, errorResponse(404, "NOT_FOUND", "no such route", router.errorRenderer(forPath: head.path)),
+                head: head, route: "<unmatched>", requestId: requestId, startNanos: start, mustClose: hasBody)
         case .methodNotAllowed(let allow):
-            var r = errorResponse(405, "METHOD_NOT_ALLOWED", "method not allowed on this route")
+            var r = errorResponse(
+                405, "METHOD_NOT_ALLOWED", "method not allowed on this route", router.errorRenderer(forPath: head.path))
             r.headers.append(("Allow", allow.joined(separator: ", ")))
             respond(c, r, head: head, route: "<unmatched>", requestId: requestId, startNanos: start, mustClose: hasBody)
         case .found(let route, let params):
             let declared = head.contentLength ?? 0
             if declared > route.maxBodyBytes {
                 respond(
-                    c, errorResponse(413, "PAYLOAD_TOO_LARGE", "request body too large"), head: head,
-                    route: route.template, requestId: requestId, startNanos: start, mustClose: true)
+                    c, errorResponse(413, "PAYLOAD_TOO_LARGE", "request body too large", route.errorRenderer),
+                    head: head, route: route.template, requestId: requestId, startNanos: start, mustClose: true)
                 return
             }
             if !head.isChunked && declared == 0 {
@@ -458,9 +461,12 @@ final class EventLoop: @unchecked Sendable {
         flush(c)
     }
 
-    private func answerParseError(_ c: Connection, _ e: ParseError) {
+    /// Answers a head that does not parse (and closes); `input` starts with it, so a request line whose
+    /// path is a route's gets that route's error shape.
+    private func answerParseError(_ c: Connection, _ e: ParseError, _ input: UnsafeRawBufferPointer) {
         let start = MonotonicClock.nanoseconds()
-        let r = errorResponse(for: e)
+        let renderer = router.hasErrorRenderers ? Router.requestLinePath(input).flatMap(router.errorRenderer) : nil
+        let r = errorResponse(for: e, renderer)
         _ = c.machine.responding(keepAlive: false, mustClose: true, draining: draining)
         writeResponse(c, r, isHead: false, requestId: generateRequestId(), close: true)
         log.record(
@@ -469,13 +475,17 @@ final class EventLoop: @unchecked Sendable {
         metrics.record(shard: index, route: "<invalid>", method: "-", status: r.status, micros: 0)
     }
 
-    /// The server's own error answer, its body from `ServerOptions.errorBody`.
-    private func errorResponse(_ status: Int, _ code: String, _ message: String) -> Response {
+    /// The server's own error answer: the route's `renderer` when it has one (an app's envelope), else
+    /// the body of `ServerOptions.errorBody`.
+    private func errorResponse(_ status: Int, _ code: String, _ message: String, _ renderer: ErrorRenderer? = nil)
+        -> Response
+    {
+        if let renderer { return renderer(status, code, message) }
         let (contentType, body) = options.errorBody(status, code, message)
         return Response(status: status, headers: [("Content-Type", contentType)], body: body)
     }
 
-    private func errorResponse(for e: ParseError) -> Response {
+    private func errorResponse(for e: ParseError, _ renderer: ErrorRenderer? = nil) -> Response {
         let code: String
         switch e.status {
         case 400: code = "BAD_REQUEST"
@@ -486,7 +496,7 @@ final class EventLoop: @unchecked Sendable {
         case 505: code = "VERSION_NOT_SUPPORTED"
         default: code = "BAD_REQUEST"
         }
-        return errorResponse(e.status, code, e.reason)
+        return errorResponse(e.status, code, e.reason, renderer)
     }
 
     // MARK: - Responding
@@ -629,7 +639,8 @@ final class EventLoop: @unchecked Sendable {
             if answer, let p = c.pendingBody {
                 c.pendingBody = nil
                 respond(
-                    c, errorResponse(408, "REQUEST_TIMEOUT", "request body not received in time"),
+                    c,
+                    errorResponse(408, "REQUEST_TIMEOUT", "request body not received in time", p.route.errorRenderer),
                     head: p.head, route: p.route.template, requestId: p.requestId, startNanos: p.startNanos,
                     mustClose: true)
                 flush(c)

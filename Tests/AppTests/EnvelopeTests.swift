@@ -1,3 +1,4 @@
+import Auth
 import Config
 import JSON
 import Records
@@ -68,5 +69,54 @@ import Testing
         ]
         for e in errors { #expect(CompatRouteConfig.errorCodes.contains(e.code), "\(e.code)") }
         #expect(CompatRouteConfig.errorCodes.contains("UNAUTHORIZED"))
+        // The server's own codes (EventLoop's answers on a route's path) may be named too.
+        for code in [
+            "BAD_REQUEST", "NOT_FOUND", "METHOD_NOT_ALLOWED", "REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "URI_TOO_LONG",
+            "HEADERS_TOO_LARGE", "NOT_IMPLEMENTED", "VERSION_NOT_SUPPORTED", "CREDENTIALS_UNAVAILABLE",
+        ] {
+            #expect(CompatRouteConfig.errorCodes.contains(code), "\(code)")
+        }
+    }
+
+    @Test("client P's error shapes: its table's codes, 400 4001 for signing, <status>0 for the rest")
+    func clientPErrorShapes() throws {
+        var config = PresigndConfig.defaults
+        config.compat.profiles = ["clientP"]
+        let shapes = ErrorShapes(try #require(ClientPContract.issueErrors(config)))
+        func render(_ e: APIError) throws -> (Int, JSONValue) {
+            var fields: FieldErrors?
+            if case .validation(let f) = e { fields = f }
+            let (status, body) = try #require(
+                shapes.render(status: e.status, code: e.code, message: e.message, fieldErrors: fields))
+            return (status, try JSONValue(parsing: body))
+        }
+        let signing = try render(.signingFailed)
+        #expect(signing.0 == 400)
+        #expect(signing.1["code"]?.stringValue == "4001")
+        let invalid = try render(.validation(["ext": "ext is required"]))
+        #expect(invalid.0 == 422)
+        #expect(invalid.1["code"]?.stringValue == "4220")
+        #expect(invalid.1["message"]?.stringValue == "UNPROCESSABLE_CONTENT")
+        #expect(invalid.1["fieldErrors"]?["ext"]?.stringValue == "ext is required")
+        let expected: [(APIError, Int, String)] = [
+            (.unauthorized(AuthFailure(.missingCredentials)), 401, "4010"),
+            (.rateLimited(retryAfterSeconds: 3), 429, "4290"),
+            (.imageNotUploaded, 404, "4040"), (.intentNotFound, 404, "4040"), (.issuedToAnotherUser, 403, "4030"),
+            (.storeUnavailable, 503, "5030"), (.malformedQuery, 400, "4000"),
+        ]
+        for (e, status, code) in expected {
+            let (s, json) = try render(e)
+            #expect(s == status, "\(e)")
+            #expect(json["code"]?.stringValue == code, "\(e)")
+            #expect(json["message"]?.stringValue == e.message)
+        }
+        // The server's own codes too.
+        let (s, body) = try #require(shapes.render(status: 413, code: "PAYLOAD_TOO_LARGE", message: "too large"))
+        #expect(s == 413)
+        #expect(String(decoding: body, as: UTF8.self) == #"{"code":"4130","message":"too large"}"#)
+        // Off (the profile not on, or client P's contract not served): nil.
+        #expect(ClientPContract.issueErrors(PresigndConfig.defaults) == nil)
+        config.presign.serveClientP = false
+        #expect(ClientPContract.issueErrors(config) == nil)
     }
 }

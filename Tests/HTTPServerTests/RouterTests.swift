@@ -122,4 +122,39 @@ extension RouterTests {
             Issue.record("part not found")
         }
     }
+
+    @Test("error renderers: found by path (parameters not decoded), only when some route has one")
+    func errorRenderers() throws {
+        var r = router()
+        #expect(!r.hasErrorRenderers)
+        #expect(r.errorRenderer(forPath: "/images") == nil)
+        let app: ErrorRenderer = { status, code, _ in Response(status: status, body: Array(code.utf8)) }
+        r.add(Route(.POST, "/api/q/{id}/active", errorRenderer: app) { _ in .respond(Response(status: 200)) })
+        r.add(Route(.PUT, "/v2/me") { _ in .respond(Response(status: 200)) })
+        r.add(Route(.GET, "/v2/me", errorRenderer: app) { _ in .respond(Response(status: 200)) })
+        #expect(r.hasErrorRenderers)
+        for path in ["/api/q/12/active", "/api/q//active", "/api/q/%ZZ/active", "/v2/me"] {
+            let render = try #require(r.errorRenderer(forPath: path), "\(path)")
+            #expect(render(405, "METHOD_NOT_ALLOWED", "m").body == Array("METHOD_NOT_ALLOWED".utf8))
+        }
+        for path in ["/images", "/images/x", "/api/q/12/active/x", "/api/q/12", "/v2", "/"] {
+            #expect(r.errorRenderer(forPath: path) == nil, "\(path)")
+        }
+        if case .notFound = r.match(method: .POST, path: "/api/q//active") {} else { Issue.record("empty parameter") }
+    }
+
+    @Test("the path of a request line, for a head that does not parse")
+    func requestLinePath() {
+        func path(_ s: String, limit: Int = 8192) -> String? {
+            Array(s.utf8).withUnsafeBytes { Router.requestLinePath($0, limit: limit) }
+        }
+        #expect(path("POST /api/q/1/active HTTP/1.1\r\nX: y") == "/api/q/1/active")
+        #expect(path("GET /v1/storage/presigned-url?type=P&ext=jpeg HTTP/1.1\r\n") == "/v1/storage/presigned-url")
+        #expect(path("BREW /a HTTP/1.1\r\n") == "/a")
+        #expect(path("GET /a/b") == nil, "cut by the end of the input")
+        #expect(path("GET /aaaaaaaa HTTP/1.1\r\n", limit: 8) == nil, "cut by the limit")
+        #expect(path("GET http://h/a HTTP/1.1\r\n") == nil)
+        #expect(path("GET\r\n/a HTTP/1.1") == nil)
+        #expect(path("") == nil)
+    }
 }
