@@ -137,6 +137,8 @@ final class ImagesService: Sendable {
     /// record or intent, the owner check, `check` of the intent, the storage check and promotion, then
     /// the new record handed to `keep` (which makes it durable); the caller's existing record of the
     /// key goes to `existing`. A record of another owner is a 409, an intent of another owner a 403.
+    /// A confirmation without metadata (`{}`) keeps the intent's, if it has some (Uppy's `/s3/params`
+    /// metadata, confirmed by `POST /images`).
     func confirmUpload<R>(
         _ c: Confirmation, caller: Caller, check: (UploadIntent) throws -> Void = { _ in },
         existing: (ImageRecord) throws -> R, keep: (ImageRecord) throws -> R
@@ -157,7 +159,8 @@ final class ImagesService: Sendable {
             objectKey: object?.key ?? intent.objectKey, type: intent.type,
             contentType: object?.contentType ?? intent.contentType ?? intent.allowedContentTypes.first
                 ?? "application/octet-stream",
-            size: object?.info.size ?? 0, etag: object?.info.etag ?? "", metadataJSON: c.metadataJSON,
+            size: object?.info.size ?? 0, etag: object?.info.etag ?? "",
+            metadataJSON: c.metadataJSON == "{}" ? intent.metadataJSON ?? c.metadataJSON : c.metadataJSON,
             createdAtMs: env.nowMillis(), detectedType: object?.image?.mimeType,
             width: (object?.image?.size?.width).map(Int64.init), height: (object?.image?.size?.height).map(Int64.init))
         return try keep(record)

@@ -51,7 +51,7 @@ extension MultipartService {
     }
 
     private func complete(_ c: Completion, intent: UploadIntent, caller: Caller) throws(CompanionError) -> Response {
-        owners.forget(c.ref.pairKey)
+        owners.forget(c.ref)
         let listed: [UploadedPart]
         do throws(ObjectStoreError) {
             listed = try storage.listParts(key: c.ref.key, uploadId: c.ref.uploadId)
@@ -76,7 +76,8 @@ extension MultipartService {
         let confirmed: Response
         do {
             confirmed = try images.confirm(
-                ImagesService.Confirmation(imageKey: c.ref.pairKey, metadataJSON: "{}"), caller: caller)
+                ImagesService.Confirmation(imageKey: c.ref.pairKey, metadataJSON: intent.metadataJSON ?? "{}"),
+                caller: caller)
         } catch {
             throw CompanionError.from(error)
         }

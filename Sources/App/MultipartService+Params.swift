@@ -15,18 +15,24 @@ extension MultipartService {
     func params(_ request: Request, caller: Caller) throws(CompanionError) -> Response {
         var filename: String?
         var contentType: String?
-        var metadata: [String: String] = [:]
+        var given: [(key: String, value: String?)] = []
         let wellFormed = request.forEachQueryItem { name, value in
             switch name {
             case "filename": filename = value
             case "type": contentType = value
             default:
-                if name.hasPrefix("metadata["), name.hasSuffix("]"), name.count > 10 {
-                    metadata[String(name.dropFirst(9).dropLast())] = value
+                // `metadata[k]=v`, as Uppy writes file metadata into the query.
+                if name.hasPrefix("metadata["), name.hasSuffix("]"), name.utf8.count >= 10 {
+                    given.append((String(name.dropFirst(9).dropLast()), value))
                 }
             }
         }
         guard wellFormed else { throw .badRequest("s3: the query string is not valid percent-encoded UTF-8") }
+        let metadata: MultipartRules.Metadata
+        switch MultipartRules.metadata(given) {
+        case .success(let m): metadata = m
+        case .failure(let refusal): throw refusal
+        }
         let c = try newObject(filename: filename, contentType: contentType, metadata: metadata, caller: caller)
         let now = env.nowMillis()
         let lifetime = min(expires, c.type.config.expiresSeconds)
@@ -89,7 +95,8 @@ extension MultipartService {
                 UploadIntent(
                     ownerId: caller.userId, imageKey: c.key, objectKey: c.key, permanentKey: c.permanentKey,
                     type: c.type.config.name, contentType: c.contentType, allowedContentTypes: [c.contentType],
-                    maxBytes: c.type.config.maxBytes, createdAtMs: now, expiresAtMs: now + Int64(lifetime) * 1000))
+                    maxBytes: c.type.config.maxBytes, createdAtMs: now, expiresAtMs: now + Int64(lifetime) * 1000,
+                    metadataJSON: c.metadataJSON))
         guard kept else { throw CompanionError(APIError.intentsBacklogged) }
         return .companion(w.bytes)
     }

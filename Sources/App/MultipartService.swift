@@ -89,7 +89,7 @@ final class MultipartService: Sendable {
             decide: { [self] (c, r) throws(APIError) -> Gate.Step<PartRequest> in
                 do throws(CompanionError) {
                     let p = try MultipartService.partRequest(r)
-                    guard owners.owns(p.ref.pairKey, ownerId: c.userId, nowMs: env.nowMillis()) else {
+                    guard owners.owns(p.ref, ownerId: c.userId, nowMs: env.nowMillis()) else {
                         return .later(p)
                     }
                     return .now(try partAnswer(p))
@@ -176,9 +176,9 @@ final class MultipartService: Sendable {
     /// The upload a request names: the path's upload ID (1...1024 printable ASCII bytes) and the
     /// `key` query parameter (a safe key).
     static func uploadRef(_ request: Request) throws(CompanionError) -> UploadRef {
-        guard let uploadId = request.parameter("uploadId"), !uploadId.isEmpty, uploadId.utf8.count <= 1024,
-            uploadId.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
-        else { throw .badRequest("s3: the upload ID is malformed") }
+        guard let uploadId = request.parameter("uploadId"), MultipartRules.isUploadId(uploadId) else {
+            throw .badRequest("s3: the upload ID is malformed")
+        }
         var key: String?
         guard request.forEachQueryItem({ n, v in if n == "key" { key = v } }) else {
             throw .badRequest("s3: the query string is not valid percent-encoded UTF-8")
@@ -204,7 +204,7 @@ final class MultipartService: Sendable {
         guard let intent = found, intent.ownerId == caller.userId, intent.expiresAtMs > env.nowMillis() else {
             throw .noSuchUpload
         }
-        owners.remember(ref.pairKey, ownerId: intent.ownerId, expiresAtMs: intent.expiresAtMs)
+        owners.remember(ref, ownerId: intent.ownerId, expiresAtMs: intent.expiresAtMs)
         return intent
     }
 
@@ -228,18 +228,21 @@ final class MultipartService: Sendable {
         let key: String
         let permanentKey: String?
         let contentType: String
+        /// What the record keeps of the metadata (`MultipartRules.Metadata.recordJSON`), carried by the intent.
+        let metadataJSON: String?
     }
 
     /// The upload type, key and content type of a new upload from `filename`, `type` and `metadata`
-    /// (`metadata.uploadType` picks the type, `metadata.chatroomId` fills `{chatroomId}`).
-    func newObject(filename: String?, contentType: String?, metadata: [String: String], caller: Caller)
+    /// (`metadata.uploadType` picks the type, `metadata.chatroomId` fills `{chatroomId}`; the record
+    /// keeps the metadata but `uploadType`).
+    func newObject(filename: String?, contentType: String?, metadata: MultipartRules.Metadata, caller: Caller)
         throws(CompanionError) -> Creation
     {
         guard let filename, !filename.isEmpty else { throw .badRequest("s3: the filename must be a non-empty string") }
         guard let contentType, let media = RequestValidation.mediaType(contentType) else {
             throw .badRequest("s3: content type must be a string")
         }
-        let typeName = metadata["uploadType"] ?? defaultType
+        let typeName = metadata.value("uploadType") ?? defaultType
         guard let type = presign.uploadType(named: typeName) else {
             throw .badRequest("s3: unknown upload type \(typeName)")
         }
@@ -248,7 +251,7 @@ final class MultipartService: Sendable {
                 "s3: content type must be one of " + type.config.contentTypes.joined(separator: ", ")
                     + " for type \(typeName)")
         }
-        let chatroomId = metadata["chatroomId"]
+        let chatroomId = metadata.value("chatroomId")
         if let chatroomId, !RequestValidation.isNumericId(chatroomId) {
             throw .badRequest("s3: metadata.chatroomId must be a number")
         }
@@ -262,7 +265,9 @@ final class MultipartService: Sendable {
         guard let key = type.key.render(values) else {
             throw .badRequest("s3: the key for type \(typeName) cannot be built from these values")
         }
-        return Creation(type: type, key: key, permanentKey: type.permanentKey?.render(values), contentType: media)
+        return Creation(
+            type: type, key: key, permanentKey: type.permanentKey?.render(values), contentType: media,
+            metadataJSON: metadata.recordJSON)
     }
 
     /// Checks a creation body on the event loop.
@@ -273,10 +278,10 @@ final class MultipartService: Sendable {
         } catch {
             throw CompanionError(error)
         }
-        var metadata: [String: String] = [:]
-        if let m = body["metadata"], !m.isNull {
-            guard let object = m.objectValue else { throw .badRequest("s3: metadata must be an object") }
-            for member in object { if let s = member.value.stringValue { metadata[member.key] = s } }
+        let metadata: MultipartRules.Metadata
+        switch MultipartRules.metadata(member: body["metadata"]) {
+        case .success(let m): metadata = m
+        case .failure(let refusal): throw refusal
         }
         return try newObject(
             filename: body["filename"]?.stringValue, contentType: body["type"]?.stringValue, metadata: metadata,
@@ -298,14 +303,13 @@ final class MultipartService: Sendable {
                 ownerId: caller.userId, imageKey: MultipartService.pairKey(key: c.key, uploadId: uploadId),
                 objectKey: c.key, permanentKey: c.permanentKey, type: c.type.config.name, contentType: c.contentType,
                 allowedContentTypes: [c.contentType], maxBytes: c.type.config.maxBytes, createdAtMs: now,
-                expiresAtMs: now + uploadLifetimeMs))
+                expiresAtMs: now + uploadLifetimeMs, metadataJSON: c.metadataJSON))
         guard kept else {
             try? storage.abortMultipartUpload(key: c.key, uploadId: uploadId)
             throw CompanionError(APIError.intentsBacklogged)
         }
         owners.remember(
-            MultipartService.pairKey(key: c.key, uploadId: uploadId), ownerId: caller.userId,
-            expiresAtMs: now + uploadLifetimeMs)
+            key: c.key, uploadId: uploadId, ownerId: caller.userId, expiresAtMs: now + uploadLifetimeMs)
         var w = JSONWriter(reservingCapacity: 128 + c.key.utf8.count + uploadId.utf8.count)
         w.beginObject()
         w.key("key")
@@ -377,17 +381,18 @@ final class MultipartService: Sendable {
         return try partAnswer(p)
     }
 
-    /// `{url, expires}` of one part, for an upload whose owner was checked.
+    /// `{"url":…,"expires":…}` of one part, for an upload whose owner was checked (written by
+    /// fragments into one buffer sized in advance, as the issue route's answer is).
     func partAnswer(_ p: PartRequest) throws(CompanionError) -> Response {
         let url = try partURL(p.ref, p.partNumber, now: env.nowMillis())
-        var w = JSONWriter(reservingCapacity: url.utf8.count + 40)
-        w.beginObject()
-        w.key("url")
-        w.string(url)
-        w.key("expires")
-        w.int(expires)
-        w.endObject()
-        return .companion(w.bytes)
+        var body: [UInt8] = []
+        body.reserveCapacity(url.utf8.count + 48)
+        JSONWriter.appendLiteral(#"{"url":"#, to: &body)
+        JSONWriter.appendQuoted(url, to: &body)
+        JSONWriter.appendLiteral(#","expires":"#, to: &body)
+        JSONWriter.appendDecimal(Int64(expires), to: &body)
+        body.append(UInt8(ascii: "}"))
+        return .companion(body)
     }
 
     /// On a worker: `{presignedUrls: {"n": url, …}}` in the order asked.
@@ -439,7 +444,7 @@ final class MultipartService: Sendable {
     /// On a worker: AbortMultipartUpload; `{}` with 200 (Uppy parses every answer as JSON).
     func abort(_ ref: UploadRef, caller: Caller) throws(CompanionError) -> Response {
         _ = try ownedIntent(ref, caller: caller)
-        owners.forget(ref.pairKey)
+        owners.forget(ref)
         do throws(ObjectStoreError) {
             try storage.abortMultipartUpload(key: ref.key, uploadId: ref.uploadId)
         } catch {

@@ -10,8 +10,12 @@ import Synchronization
 /// eviction order to keep) or another caller falls back to the store. Storage itself still refuses a
 /// part of an upload that is gone (`NoSuchUpload`), so an entry outliving its upload elsewhere (the
 /// janitor's abort) signs nothing storage would accept.
+///
+/// Entries are found by upload ID alone (hashing it is cheaper than hashing `key#uploadId`, and
+/// nothing is concatenated per request); the entry keeps the key, and a hit needs the key too.
 final class UploadOwnerCache: Sendable {
     struct Entry: Sendable {
+        let key: String
         let ownerId: String
         let expiresAtMs: Int64
     }
@@ -24,27 +28,44 @@ final class UploadOwnerCache: Sendable {
         self.capacity = capacity
     }
 
-    /// Remembers that `ownerId` owns the upload `pairKey` until `expiresAtMs`.
-    func remember(_ pairKey: String, ownerId: String, expiresAtMs: Int64) {
+    /// Remembers that `ownerId` owns the upload `uploadId` of `key` until `expiresAtMs`.
+    func remember(key: String, uploadId: String, ownerId: String, expiresAtMs: Int64) {
         entries.withLock { table in
-            if table.count >= capacity, table[pairKey] == nil { table.removeAll(keepingCapacity: true) }
-            table[pairKey] = Entry(ownerId: ownerId, expiresAtMs: expiresAtMs)
+            if table.count >= capacity, table[uploadId] == nil { table.removeAll(keepingCapacity: true) }
+            table[uploadId] = Entry(key: key, ownerId: ownerId, expiresAtMs: expiresAtMs)
         }
     }
 
-    /// Whether `ownerId` is known to own `pairKey` at `nowMs`.
-    func owns(_ pairKey: String, ownerId: String, nowMs: Int64) -> Bool {
+    /// Whether `ownerId` is known to own the upload `uploadId` of `key` at `nowMs`.
+    func owns(key: String, uploadId: String, ownerId: String, nowMs: Int64) -> Bool {
         entries.withLock { table in
-            guard let e = table[pairKey] else { return false }
-            return e.ownerId == ownerId && e.expiresAtMs > nowMs
+            guard let e = table[uploadId] else { return false }
+            return e.key == key && e.ownerId == ownerId && e.expiresAtMs > nowMs
         }
     }
 
-    /// Forgets `pairKey` (completed or aborted).
-    func forget(_ pairKey: String) {
-        _ = entries.withLock { $0.removeValue(forKey: pairKey) }
+    /// Forgets the upload `uploadId` of `key` (completed or aborted).
+    func forget(key: String, uploadId: String) {
+        entries.withLock { table in
+            if table[uploadId]?.key == key { table.removeValue(forKey: uploadId) }
+        }
     }
 
     /// How many uploads are remembered.
     var count: Int { entries.withLock { $0.count } }
+}
+
+extension UploadOwnerCache {
+    /// `remember` for the upload `ref`.
+    func remember(_ ref: MultipartService.UploadRef, ownerId: String, expiresAtMs: Int64) {
+        remember(key: ref.key, uploadId: ref.uploadId, ownerId: ownerId, expiresAtMs: expiresAtMs)
+    }
+
+    /// `owns` for the upload `ref`.
+    func owns(_ ref: MultipartService.UploadRef, ownerId: String, nowMs: Int64) -> Bool {
+        owns(key: ref.key, uploadId: ref.uploadId, ownerId: ownerId, nowMs: nowMs)
+    }
+
+    /// `forget` for the upload `ref`.
+    func forget(_ ref: MultipartService.UploadRef) { forget(key: ref.key, uploadId: ref.uploadId) }
 }

@@ -270,10 +270,13 @@ public struct KeyTemplate: Sendable, Equatable {
 
     /// `[a-z0-9/_.-]`, at most 1024 bytes, no `..`, no `//`, no leading or trailing `/`.
     public static func isSafeKey(_ key: String) -> Bool {
-        let u = key.utf8
-        guard !u.isEmpty, u.count <= 1024, u.first != UInt8(ascii: "/"), u.last != UInt8(ascii: "/") else {
-            return false
-        }
+        // Native strings are read in place (the part-URL route checks a key per request).
+        key.utf8.withContiguousStorageIfAvailable(isSafeKey) ?? isSafeKey(Array(key.utf8))
+    }
+
+    /// `isSafeKey` of UTF-8 bytes.
+    static func isSafeKey<Bytes: Collection<UInt8>>(_ u: Bytes) -> Bool {
+        guard !u.isEmpty, u.count <= 1024, u.first != UInt8(ascii: "/") else { return false }
         var prev: UInt8 = 0
         for b in u {
             switch b {
@@ -289,6 +292,6 @@ public struct KeyTemplate: Sendable, Equatable {
             }
             prev = b
         }
-        return true
+        return prev != UInt8(ascii: "/")
     }
 }

@@ -58,21 +58,45 @@ public enum RouteMatch: Sendable {
 
 /// Routes on (method, path). Static paths are a dictionary lookup; templates with `{param}` segments are
 /// matched segment by segment. HEAD is answered by the GET route when no HEAD route exists.
+///
+/// A template is matched over the path's bytes in place: the path's segments are counted once, a
+/// template with another count is skipped, the literal segments of the others are compared byte for
+/// byte, and only the template that matches has its parameters decoded (a segment without `%` is
+/// copied as is: a path is valid UTF-8, so is each of its segments). Nothing is allocated for the
+/// templates that do not match, and a path of a length no static route has is not hashed.
 public struct Router: Sendable {
     private struct Template: Sendable {
         let segments: [Segment]
+        let parameterCount: Int
         var routes: [Route]
+    }
+
+    /// A segment of a template: where its text is in `literalBytes`, and whether it is a parameter.
+    private struct Piece: Sendable {
+        let start: Int
+        let count: Int
+        let isParameter: Bool
     }
 
     private enum Segment: Sendable, Equatable {
         case literal(String)
         case parameter(String)
+
+        var isParameter: Bool { if case .parameter = self { true } else { false } }
     }
 
     private var staticRoutes: [String: [Route]] = [:]
+    /// Whether some static route's path has this many bytes, by length.
+    private var staticLengths: [Bool] = []
     private var templates: [Template] = []
     /// Whether any route has an `errorRenderer` (none: error answers never look one up).
     public private(set) var hasErrorRenderers = false
+    /// Every template's segments, template after template (plain values: matching retains nothing).
+    private var pieces: [Piece] = []
+    /// Each template's range in `pieces`, by template.
+    private var pieceRanges: [Range<Int>] = []
+    /// Every template's UTF-8 bytes, where the pieces point.
+    private var literalBytes: [UInt8] = []
 
     /// An empty router.
     public init() {}
@@ -81,49 +105,152 @@ public struct Router: Sendable {
     public mutating func add(_ route: Route) {
         if route.errorRenderer != nil { hasErrorRenderers = true }
         let segs = Router.split(route.template)
-        if !segs.contains(where: { if case .parameter = $0 { return true } else { return false } }) {
+        if !segs.contains(where: \.isParameter) {
             var list = staticRoutes[route.template, default: []]
             list.removeAll { $0.method == route.method }
             list.append(route)
             staticRoutes[route.template] = list
+            let length = route.template.utf8.count
+            if staticLengths.count <= length {
+                staticLengths += Array(repeating: false, count: length + 1 - staticLengths.count)
+            }
+            staticLengths[length] = true
             return
         }
         if let i = templates.firstIndex(where: { $0.segments == segs }) {
             templates[i].routes.removeAll { $0.method == route.method }
             templates[i].routes.append(route)
-        } else {
-            templates.append(Template(segments: segs, routes: [route]))
+            return
         }
+        templates.append(
+            Template(segments: segs, parameterCount: segs.count(where: \.isParameter), routes: [route]))
+        // The same segments as `segs`, split on the same `/`.
+        let base = literalBytes.count
+        literalBytes += Array(route.template.utf8)
+        let first = pieces.count
+        var start = base
+        while true {
+            var end = start
+            while end < literalBytes.count && literalBytes[end] != UInt8(ascii: "/") { end += 1 }
+            pieces.append(Piece(start: start, count: end - start, isParameter: segs[pieces.count - first].isParameter))
+            if end == literalBytes.count { break }
+            start = end + 1
+        }
+        pieceRanges.append(first..<pieces.count)
     }
 
     /// Finds the route for `method` and `path` (the raw path of the request target).
     public func match(method: HTTPMethod, path: String) -> RouteMatch {
-        if let list = staticRoutes[path] {
+        let length = path.utf8.count
+        if length < staticLengths.count && staticLengths[length], let list = staticRoutes[path] {
             return pick(list, method: method, parameters: [])
         }
         if templates.isEmpty { return .notFound }
-        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        for t in templates {
-            // A path "/images/abc" splits to ["", "images", "abc"]; templates are split the same way.
-            guard parts.count == t.segments.count else { continue }
-            var params: [(name: String, value: String)] = []
-            var ok = true
-            for (seg, part) in zip(t.segments, parts) {
-                switch seg {
-                case .literal(let lit):
-                    if !part.elementsEqual(lit.utf8) { ok = false }
-                case .parameter(let name):
-                    guard !part.isEmpty, let v = QueryString.percentDecode(Array(part), plusIsSpace: false) else {
-                        ok = false
-                        break
-                    }
-                    params.append((name, v))
-                }
-                if !ok { break }
+        var path = path
+        return path.withUTF8 { bytes in
+            // A path "/images/abc" has the segments "", "images", "abc"; templates are split the same way.
+            var segmentCount = 1
+            var slash = Router.nextSlash(bytes, from: 0)
+            while slash < bytes.count {
+                segmentCount += 1
+                slash = Router.nextSlash(bytes, from: slash + 1)
             }
-            if ok { return pick(t.routes, method: method, parameters: params) }
+            var next = 0
+            while let i = firstMatch(from: next, segmentCount: segmentCount, bytes) {
+                if let params = Router.parameters(templates[i], bytes) {
+                    return pick(templates[i].routes, method: method, parameters: params)
+                }
+                next = i + 1
+            }
+            return .notFound
         }
-        return .notFound
+    }
+
+    /// The first template from index `from` on whose literals `path` (of `segmentCount` segments) has.
+    private func firstMatch(from: Int, segmentCount: Int, _ path: UnsafeBufferPointer<UInt8>) -> Int? {
+        pieceRanges.withUnsafeBufferPointer { ranges in
+            pieces.withUnsafeBufferPointer { pieces in
+                literalBytes.withUnsafeBufferPointer { literals in
+                    var i = from
+                    while i < ranges.count {
+                        if ranges[i].count == segmentCount
+                            && Router.literalsMatch(UnsafeBufferPointer(rebasing: pieces[ranges[i]]), literals, path)
+                        {
+                            return i
+                        }
+                        i += 1
+                    }
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// Whether `path`, which has as many segments as `pieces`, has the same literal segments and no
+    /// empty parameter.
+    private static func literalsMatch(
+        _ pieces: UnsafeBufferPointer<Piece>, _ literals: UnsafeBufferPointer<UInt8>, _ path: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        var start = 0
+        for piece in pieces {
+            let end = nextSlash(path, from: start)
+            if piece.isParameter {
+                if end == start { return false }
+            } else {
+                guard end - start == piece.count else { return false }
+                var i = 0
+                while i < piece.count {
+                    if path[start + i] != literals[piece.start + i] { return false }
+                    i += 1
+                }
+            }
+            start = end + 1
+        }
+        return true
+    }
+
+    /// The index of the first `/` in `bytes` from `from` on, else `bytes.count`: eight bytes at a time
+    /// (a segment is often a long upload ID or UUID), then byte by byte.
+    @inline(__always)
+    static func nextSlash(_ bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
+        let n = bytes.count
+        var i = from
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= n {
+                // A zero byte of `word` is a `/` of the path; the lowest flagged byte is the first one.
+                let word =
+                    UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x2F2F_2F2F_2F2F_2F2F
+                let zero = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+                if zero != 0 { return i + (zero.trailingZeroBitCount >> 3) }
+                i += 8
+            }
+        }
+        while i < n && bytes[i] != UInt8(ascii: "/") { i += 1 }
+        return i
+    }
+
+    /// The percent-decoded parameters of `path`, whose literals match `t`; nil when one does not decode.
+    private static func parameters(_ t: Template, _ path: UnsafeBufferPointer<UInt8>) -> [(
+        name: String, value: String
+    )]? {
+        var params: [(name: String, value: String)] = []
+        params.reserveCapacity(t.parameterCount)
+        var start = 0
+        for segment in t.segments {
+            let end = nextSlash(path, from: start)
+            if case .parameter(let name) = segment {
+                let bytes = UnsafeBufferPointer(rebasing: path[start..<end])
+                if bytes.contains(UInt8(ascii: "%")) {
+                    guard let v = QueryString.percentDecode(Array(bytes), plusIsSpace: false) else { return nil }
+                    params.append((name, v))
+                } else {
+                    params.append((name, String(decoding: bytes, as: UTF8.self)))
+                }
+            }
+            start = end + 1
+        }
+        return params
     }
 
     /// The error renderer of the routes on `path` (the first route of the path that has one), or nil.

@@ -5,7 +5,9 @@
 /// image key, owner, object key, permanent key, type, content type (each a 4-byte length and UTF-8
 /// bytes; nil is the length 0xFFFF_FFFF, and an object key equal to the image key is the length
 /// 0xFFFF_FFFE alone), the allowed content types (a 2-byte count, then strings), and
-/// max bytes, created and expires (8 bytes each). Integers are little-endian. Decoding checks every
+/// max bytes, created and expires (8 bytes each), then, only when the intent has metadata, the metadata
+/// (a string: an entry without it ends after expires, as every entry written before metadata existed
+/// does, so the layout version stays 1). Integers are little-endian. Decoding checks every
 /// length against the bytes it has, so an offset that no longer starts an entry (the batch was rewritten
 /// meanwhile) gives nil or an intent with another key, never a crash.
 enum IntentBatchCodec {
@@ -30,6 +32,7 @@ enum IntentBatchCodec {
         if !objectKeyIsImageKey(intent) { size += intent.objectKey.utf8.count }
         size += (intent.permanentKey?.utf8.count ?? 0) + intent.type.utf8.count + (intent.contentType?.utf8.count ?? 0)
         for text in intent.allowedContentTypes { size += text.utf8.count }
+        if let metadata = intent.metadataJSON { size += 4 + metadata.utf8.count }
         guard size <= Int(UInt32.max) else { throw .constraint("an intent of \(size) bytes is too large") }
         return size
     }
@@ -59,6 +62,7 @@ enum IntentBatchCodec {
         writer.integer(UInt64(bitPattern: intent.maxBytes))
         writer.integer(UInt64(bitPattern: intent.createdAtMs))
         writer.integer(UInt64(bitPattern: intent.expiresAtMs))
+        if let metadata = intent.metadataJSON { writer.string(metadata) }
         precondition(writer.position == size, "intent entry size miscounted")
     }
 
@@ -110,12 +114,18 @@ enum IntentBatchCodec {
             allowed.append(t)
         }
         guard let maxBytes = reader.integer(UInt64.self), let created = reader.integer(UInt64.self),
-            let expires = reader.integer(UInt64.self), reader.position == reader.end
+            let expires = reader.integer(UInt64.self)
         else { return nil }
+        var metadata: String?
+        if reader.position < reader.end {
+            guard let text = reader.string() else { return nil }
+            metadata = text
+        }
+        guard reader.position == reader.end else { return nil }
         return UploadIntent(
             ownerId: ownerId, imageKey: imageKey, objectKey: objectKey, permanentKey: permanentKey, type: type,
             contentType: contentType, allowedContentTypes: allowed, maxBytes: Int64(bitPattern: maxBytes),
-            createdAtMs: Int64(bitPattern: created), expiresAtMs: Int64(bitPattern: expires))
+            createdAtMs: Int64(bitPattern: created), expiresAtMs: Int64(bitPattern: expires), metadataJSON: metadata)
     }
 
     /// Every entry of `blob` with its offset, in order; nil when the blob is not a well-formed batch.

@@ -4,12 +4,12 @@ enum PostgresQueries {
     /// The advisory lock key that serialises migrations across server instances ("pres").
     static let migrationLockKey: Int64 = 0x7072_6573
 
-    /// Rows per multi-row statement: 10 or 13 parameters each stays far below libpq's 65,535.
+    /// Rows per multi-row statement: 11 or 13 parameters each stays far below libpq's 65,535.
     static let rowsPerStatement = 500
 
     /// Casts of the intent columns, in `Schema.intentColumns` order.
     private static let intentCasts = [
-        "text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint",
+        "text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint", "text",
     ]
 
     /// Casts of the record columns, in `Schema.recordColumns` order.
@@ -38,7 +38,8 @@ enum PostgresQueries {
             owner_id = excluded.owner_id, object_key = excluded.object_key, permanent_key = excluded.permanent_key,
             type = excluded.type, content_type = excluded.content_type,
             allowed_content_types = excluded.allowed_content_types, max_bytes = excluded.max_bytes,
-            created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms
+            created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms,
+            metadata = excluded.metadata
         """
     }
 

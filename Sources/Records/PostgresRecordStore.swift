@@ -273,7 +273,7 @@ public final class PostgresRecordStore: RecordStore {
             contentType: result.optionalText(row, 5),
             allowedContentTypes: AllowedContentTypes.decode(result.text(row, 6)),
             maxBytes: try result.int64(row, 7), createdAtMs: try result.int64(row, 8),
-            expiresAtMs: try result.int64(row, 9))
+            expiresAtMs: try result.int64(row, 9), metadataJSON: result.optionalText(row, 10))
     }
 
     /// A record from row `row` in `Schema.recordColumns` order.

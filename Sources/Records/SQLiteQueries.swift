@@ -10,7 +10,7 @@ enum SQLiteQueries {
     /// Inserts one intent (?1 hash, then the intent columns) unless its key has a record.
     static let replaceIntentInsert = """
         INSERT INTO intents (key_hash, \(Schema.intentColumns))
-        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
         WHERE NOT EXISTS (SELECT 1 FROM records WHERE records.image_key = ?2)
         """
 

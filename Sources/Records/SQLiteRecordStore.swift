@@ -320,7 +320,7 @@ public final class SQLiteRecordStore: RecordStore {
             ownerId: row.text(1), imageKey: row.text(0), objectKey: row.text(2), permanentKey: row.optionalText(3),
             type: row.text(4), contentType: row.optionalText(5),
             allowedContentTypes: AllowedContentTypes.decode(row.text(6)), maxBytes: row.int64(7),
-            createdAtMs: row.int64(8), expiresAtMs: row.int64(9))
+            createdAtMs: row.int64(8), expiresAtMs: row.int64(9), metadataJSON: row.optionalText(10))
     }
 
     /// A record from a row in `Schema.recordColumns` order.

@@ -183,6 +183,17 @@ enum Schema {
                 """,
             ]
         ),
+        Migration(
+            version: 5,
+            sqlite: [
+                // The metadata a record made from the intent keeps (Uppy's file metadata, given when a
+                // multipart upload or a `/s3/params` URL is made): NULL for every other intent and for
+                // those written before this version. Only the per-row table needs it: the batches'
+                // layout carries it in place (IntentBatchCodec).
+                "ALTER TABLE intents ADD COLUMN metadata TEXT"
+            ],
+            postgres: ["ALTER TABLE intents ADD COLUMN metadata TEXT"]
+        ),
     ]
 
     /// The migrations whose versions are not in `applied`, oldest first: every version is looked up, not
@@ -196,7 +207,7 @@ enum Schema {
 
     /// The columns of `intents`, in the order the row readers expect.
     static let intentColumns =
-        "image_key, owner_id, object_key, permanent_key, type, content_type, allowed_content_types, max_bytes, created_at_ms, expires_at_ms"
+        "image_key, owner_id, object_key, permanent_key, type, content_type, allowed_content_types, max_bytes, created_at_ms, expires_at_ms, metadata"
 
     /// The columns of `records`, in the order the row readers expect.
     static let recordColumns =
@@ -208,7 +219,7 @@ enum Schema {
             .text(intent.imageKey), .text(intent.ownerId), .text(intent.objectKey), .optionalText(intent.permanentKey),
             .text(intent.type), .optionalText(intent.contentType),
             .text(try AllowedContentTypes.encode(intent.allowedContentTypes)), .int(intent.maxBytes),
-            .int(intent.createdAtMs), .int(intent.expiresAtMs),
+            .int(intent.createdAtMs), .int(intent.expiresAtMs), .optionalText(intent.metadataJSON),
         ]
     }
 

@@ -24,11 +24,15 @@ public struct UploadIntent: Sendable, Equatable {
     /// When the URL stops working, in milliseconds since the Unix epoch; expired and unconfirmed intents are
     /// cleaned up by the janitor.
     public var expiresAtMs: Int64
+    /// The metadata the record made from this intent keeps when its confirmation brings none: a JSON
+    /// object, serialised (Uppy's file metadata, given when the upload was created); nil for none.
+    public var metadataJSON: String?
 
     /// Creates an intent from its fields.
     public init(
         ownerId: String, imageKey: String, objectKey: String, permanentKey: String?, type: String,
-        contentType: String?, allowedContentTypes: [String], maxBytes: Int64, createdAtMs: Int64, expiresAtMs: Int64
+        contentType: String?, allowedContentTypes: [String], maxBytes: Int64, createdAtMs: Int64, expiresAtMs: Int64,
+        metadataJSON: String? = nil
     ) {
         self.ownerId = ownerId
         self.imageKey = imageKey
@@ -40,5 +44,6 @@ public struct UploadIntent: Sendable, Equatable {
         self.maxBytes = maxBytes
         self.createdAtMs = createdAtMs
         self.expiresAtMs = expiresAtMs
+        self.metadataJSON = metadataJSON
     }
 }

@@ -56,9 +56,14 @@ extension Presigner {
             if extraQuery.isEmpty {
                 appendCanonicalAuthQuery(date: date, expires: request.expires, headers: headers, to: &canonical)
             } else {
-                var pairs = extraQuery
-                pairs.append(contentsOf: authQueryPairs(date: date, expires: request.expires, headers: headers))
-                Self.appendSortedQuery(pairs, to: &canonical)
+                // No extra name starts with `X-Amz-` (`encodeQuery` refuses them) and the
+                // authentication names all do, so none sorts between two of them: the sorted query is
+                // the extras before `X-Amz-`, the authentication block, then the other extras.
+                if Self.appendSortedPairs(extraQuery, beforeAuth: true, separated: false, to: &canonical) {
+                    canonical.write(UInt8(ascii: "&"))
+                }
+                appendCanonicalAuthQuery(date: date, expires: request.expires, headers: headers, to: &canonical)
+                _ = Self.appendSortedPairs(extraQuery, beforeAuth: false, separated: true, to: &canonical)
             }
             canonical.write(UInt8(ascii: "\n"))
             var hostWritten = false
@@ -162,26 +167,50 @@ extension Presigner {
         Self.appendSignedNames(headers, separator: "%3B", to: &output)
     }
 
-    /// The authentication parameters as encoded pairs, to be sorted with extra parameters.
-    private func authQueryPairs(date: AmzDate, expires: Int, headers: [CanonicalHeader]) -> [(
-        name: [UInt8], value: [UInt8]
-    )] {
-        var credential = [UInt8]()
-        appendEncodedCredential(day: date, to: &credential)
-        var timestamp = [UInt8]()
-        date.appendTimestamp(to: &timestamp)
-        var lifetime = [UInt8]()
-        lifetime.write(decimal: expires)
-        var names = [UInt8]()
-        Self.appendSignedNames(headers, separator: "%3B", to: &names)
-        var pairs: [(name: [UInt8], value: [UInt8])] = [
-            (Array("X-Amz-Algorithm".utf8), Array("AWS4-HMAC-SHA256".utf8)),
-            (Array("X-Amz-Credential".utf8), credential),
-            (Array("X-Amz-Date".utf8), timestamp),
-            (Array("X-Amz-Expires".utf8), lifetime),
-            (Array("X-Amz-SignedHeaders".utf8), names),
-        ]
-        if let encodedSessionToken { pairs.append((Array("X-Amz-Security-Token".utf8), encodedSessionToken)) }
-        return pairs
+    /// The prefix of every authentication parameter's name.
+    private static let authPrefix: [UInt8] = Array("X-Amz-".utf8)
+
+    /// Whether `a` sorts before `b`, byte by byte (`lexicographicallyPrecedes`, without its generic
+    /// iterators).
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                let common = min(a.count, b.count)
+                var i = 0
+                while i < common {
+                    if a[i] != b[i] { return a[i] < b[i] }
+                    i += 1
+                }
+                return a.count < b.count
+            }
+        }
+    }
+
+    /// Writes, in ascending order of their encoded names, the `pairs` whose names sort before
+    /// `X-Amz-` (`beforeAuth`) or after it, as `name=value` joined by `&` (and one `&` before the first
+    /// when `separated`); whether any was written. Names are distinct (`encodeQuery`), and few: each
+    /// next pair is found by a scan, which allocates nothing.
+    static func appendSortedPairs(
+        _ pairs: [(name: [UInt8], value: [UInt8])], beforeAuth: Bool, separated: Bool, to output: inout ByteWriter
+    ) -> Bool {
+        var previous = -1
+        var wrote = false
+        while true {
+            var next = -1
+            for i in pairs.indices {
+                let name = pairs[i].name
+                guard precedes(name, authPrefix) == beforeAuth else { continue }
+                if previous >= 0 && !precedes(pairs[previous].name, name) { continue }
+                if next >= 0 && !precedes(name, pairs[next].name) { continue }
+                next = i
+            }
+            guard next >= 0 else { return wrote }
+            if wrote || separated { output.write(UInt8(ascii: "&")) }
+            output.write(pairs[next].name)
+            output.write(UInt8(ascii: "="))
+            output.write(pairs[next].value)
+            wrote = true
+            previous = next
+        }
     }
 }

@@ -200,10 +200,12 @@ public final class Presigner: Sendable, CustomReflectable {
         encoded.reserveCapacity(query.count)
         for (name, value) in query {
             guard !name.isEmpty else { throw .invalidQuery(name: name, reason: "empty name") }
-            guard !name.lowercased().hasPrefix("x-amz-") else {
+            guard !hasAmzPrefix(name) else {
                 throw .invalidQuery(name: name, reason: "X-Amz- parameters are set by the signer")
             }
             var pair = (name: [UInt8](), value: [UInt8]())
+            pair.name.reserveCapacity(URIEncoding.maximumEncodedCount(name))
+            pair.value.reserveCapacity(URIEncoding.maximumEncodedCount(value))
             URIEncoding.append(name, keepingSlash: false, to: &pair.name)
             URIEncoding.append(value, keepingSlash: false, to: &pair.value)
             guard !encoded.contains(where: { $0.name == pair.name }) else {
@@ -212,6 +214,18 @@ public final class Presigner: Sendable, CustomReflectable {
             encoded.append(pair)
         }
         return encoded
+    }
+
+    /// Whether `name` starts with `x-amz-` in any case (ASCII case folding: no other character
+    /// lower-cases to one of these letters).
+    static func hasAmzPrefix(_ name: String) -> Bool {
+        var bytes = name.utf8.makeIterator()
+        for expected in "x-amz-".utf8 {
+            guard let b = bytes.next() else { return false }
+            let lower = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b
+            if lower != expected { return false }
+        }
+        return true
     }
 
     /// Writes `name=value&...` for `pairs` sorted by name (SigV4's canonical query order).
