@@ -41,6 +41,9 @@ final class ImagesService: Sendable {
     private let log: LogSink?
     /// Objects refused by the content check (`presignd_content_refused_total`).
     let contentRefusals = Atomic<Int>(0)
+    /// Intents written by a confirmation before its copy because they were still queued
+    /// (`presignd_intents_written_before_copy_total`).
+    let durableIntentWrites = Atomic<Int>(0)
 
     /// `storage` nil switches the storage check off (`s3.verifyUploads = false`, for measuring the store),
     /// and with it the content check.
@@ -247,6 +250,8 @@ final class ImagesService: Sendable {
         }
         let recordedType = detected?.mimeType ?? media
         if let permanent = intent.permanentKey, !promoted {
+            // Nothing is copied to the permanent key before a durable row names it (docs/records.md).
+            try makeDurable(intent)
             try storage.copy(
                 from: intent.objectKey, to: permanent, contentType: recordedType == media ? nil : recordedType,
                 expecting: info)
@@ -254,6 +259,19 @@ final class ImagesService: Sendable {
             key = permanent
         }
         return VerifiedObject(key: key, info: info, contentType: recordedType, image: detected)
+    }
+
+    /// Writes `intent` to the store now when it is still only in the intent writer's queue (issued
+    /// within the last `records.intentFlushMs`, or waiting out a database outage), so that its row, which
+    /// names the permanent key, is stored before anything is copied there: a crash after the copy then
+    /// leaves an object the janitor finds through that row once the intent expires. An intent already
+    /// stored (the usual case: the upload took longer than one flush) costs one queue search. Throws
+    /// the store's error (503 `STORE_UNAVAILABLE`) when it cannot be written; nothing was copied then.
+    func makeDurable(_ intent: UploadIntent) throws(RecordsError) {
+        guard ownership.intents.pending(imageKey: intent.imageKey) != nil else { return }
+        // The writer stores the same intent again with its batch: an upsert of the same row.
+        try ownership.intents.store.putIntents([intent])
+        durableIntentWrites.wrappingAdd(1, ordering: .relaxed)
     }
 
     /// What storage holds under `key`: with `reading`, its first `ImageProbeLimits().maxBytes` bytes and

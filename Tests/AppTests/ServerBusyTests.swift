@@ -1,0 +1,99 @@
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// The worker queue's bound against the real binary and RGW: storage that hangs (a fault proxy holding
+/// every storage read until the test lets go) holds both workers, two more confirmations wait in the
+/// queue, and the rest are answered at once with 503 SERVER_BUSY while the storage calls are still
+/// held; after the storage comes back every confirmation, retried ones too, gets its record.
+@Suite("Worker queue full: 503 SERVER_BUSY (binary, RGW behind a fault proxy)", .serialized)
+struct ServerBusyTests {
+    /// One confirmation's answer: status, code, Retry-After.
+    struct Answer: Sendable {
+        let status: Int
+        let code: String?
+        let retryAfter: String?
+    }
+
+    /// The answers by key, filled by the client threads.
+    final class Answers: @unchecked Sendable {
+        private let lock = NSLock()
+        private var byKey: [String: Answer] = [:]
+
+        /// Runs `body` with the answers, under the lock.
+        func withLock<R>(_ body: (inout [String: Answer]) -> R) -> R {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&byKey)
+        }
+    }
+
+    @Test("a hanging store fills the queue: the overflow gets 503 at once, the rest complete on recovery")
+    func storageHangs() throws {
+        let s3 = try TestEnvironment.s3()
+        let (host, port) = s3.hostPort
+        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        defer { proxy.close() }
+        let (env, _) = TestEnvironment.serverEnvironment(
+            s3: s3,
+            extra: [
+                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
+                // Longer than the test holds a request: the hang ends on the test's word, not a timeout.
+                "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
+                "PRESIGN_SERVER_WORKER_THREADS": "2", "PRESIGN_SERVER_WORKER_QUEUE_LIMIT": "2",
+            ])
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let keys = try (0..<8).map { _ in try StorageFaultTests.uploaded(server, s3) }
+
+        // Storage now hangs on every read (the confirmation's HEAD, or its ranged GET with the content check).
+        proxy.setRules([.init(.method("HEAD"), .hold), .init(.method("GET"), .hold)])
+        let answers = Answers()
+        let group = DispatchGroup()
+        for key in keys {
+            DispatchQueue.global().async(group: group) {
+                let r = PostgresOutageTests.request(server.port, "POST", "/images", body: #"{"imageKey":"\#(key)"}"#)
+                let answer = Answer(
+                    status: r?.status ?? -1, code: r.flatMap(PostgresOutageTests.code),
+                    retryAfter: r?.header("Retry-After"))
+                answers.withLock { $0[key] = answer }
+            }
+        }
+        defer {
+            proxy.setRules([])
+            proxy.releaseHeld()
+            group.wait()
+        }
+        // Two confirmations hold the two workers inside storage calls, two wait in the queue, and the other
+        // four are answered while the storage calls are still held.
+        #expect(proxy.waitUntilHeld(2), "both workers are inside a storage call")
+        #expect(
+            PostgresOutageTests.until { answers.withLock { $0.values.filter { $0.status == 503 }.count } >= 4 },
+            "the overflow is answered while the workers are held")
+        #expect(proxy.heldCount == 2, "still held when the 503s arrived")
+        let refused = answers.withLock { $0 }
+        #expect(refused.count == 4, "only the overflow was answered: \(refused)")
+        for (key, a) in refused {
+            #expect(a.status == 503 && a.code == "SERVER_BUSY" && a.retryAfter == "1", "\(key): \(a)")
+        }
+        let metrics = try #require(PostgresOutageTests.request(server.port, "GET", "/metrics")).text
+        #expect(metrics.contains("\npresignd_server_busy_total 4\n"), "counted")
+        #expect(metrics.contains("\npresignd_worker_queue_jobs 2\n"), "two wait for a worker")
+        #expect(PostgresOutageTests.request(server.port, "GET", "/healthz")?.status == 200, "the loop still serves")
+
+        // Storage comes back: the four held or queued complete, the four refused succeed when retried.
+        proxy.setRules([])
+        proxy.releaseHeld()
+        group.wait()
+        let final = answers.withLock { $0 }
+        #expect(final.values.filter { $0.status == 201 }.count == 4, "\(final)")
+        for key in refused.keys {
+            let (status, _) = try StorageFaultTests.confirm(server, key)
+            #expect(status == 201, "\(key) after the retry")
+        }
+        #expect(server.process.isRunning, "no crash")
+        let after = try #require(PostgresOutageTests.request(server.port, "GET", "/metrics")).text
+        #expect(after.contains("\npresignd_worker_queue_jobs 0\n"))
+    }
+}
