@@ -51,14 +51,17 @@ struct ServerBusyTests {
         proxy.setRules([.init(.method("HEAD"), .hold), .init(.method("GET"), .hold)])
         let answers = Answers()
         let group = DispatchGroup()
+        // A thread each: all eight must be in flight at once (Dispatch's pool grows slowly past the CPUs).
         for key in keys {
-            DispatchQueue.global().async(group: group) {
+            group.enter()
+            Thread {
                 let r = PostgresOutageTests.request(server.port, "POST", "/images", body: #"{"imageKey":"\#(key)"}"#)
                 let answer = Answer(
                     status: r?.status ?? -1, code: r.flatMap(PostgresOutageTests.code),
                     retryAfter: r?.header("Retry-After"))
                 answers.withLock { $0[key] = answer }
-            }
+                group.leave()
+            }.start()
         }
         defer {
             proxy.setRules([])
