@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// The worker queue's bound against the real binary and RGW: storage that hangs (a fault proxy holding
-/// every storage read until the test lets go) holds both workers, two more confirmations wait in the
-/// queue, and the rest are answered at once with 503 SERVER_BUSY while the storage calls are still
+/// every storage read until the test lets go) holds both workers, at most two more confirmations wait
+/// in the queue, and the rest are answered at once with 503 SERVER_BUSY while the storage calls are still
 /// held; after the storage comes back every confirmation, retried ones too, gets its record.
 @Suite("Worker queue full: 503 SERVER_BUSY (binary, RGW behind a fault proxy)", .serialized)
 struct ServerBusyTests {
@@ -68,29 +68,37 @@ struct ServerBusyTests {
             proxy.releaseHeld()
             group.wait()
         }
-        // Two confirmations hold the two workers inside storage calls, two wait in the queue, and the other
-        // four are answered while the storage calls are still held.
+        // Two confirmations hold the two workers inside storage calls and at most two wait in the queue;
+        // every other one is answered while the storage calls are still held. (Which ones, and whether the
+        // queue takes two or fewer before the workers pick their jobs up, depends on scheduling.)
         #expect(proxy.waitUntilHeld(2), "both workers are inside a storage call")
+        func refusedSoFar() -> [String: Answer] { answers.withLock { $0 } }
+        func metric(_ name: String) -> Int? {
+            guard let text = PostgresOutageTests.request(server.port, "GET", "/metrics")?.text,
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") })
+            else { return nil }
+            return Int(line.dropFirst(name.count + 1))
+        }
+        // Settled: each of the eight is held (2), queued, or answered.
         #expect(
-            PostgresOutageTests.until { answers.withLock { $0.values.filter { $0.status == 503 }.count } >= 4 },
-            "the overflow is answered while the workers are held")
+            PostgresOutageTests.until { refusedSoFar().count + (metric("presignd_worker_queue_jobs") ?? 0) == 6 },
+            "every confirmation is held, queued or answered while the workers are held")
         #expect(proxy.heldCount == 2, "still held when the 503s arrived")
-        let refused = answers.withLock { $0 }
-        #expect(refused.count == 4, "only the overflow was answered: \(refused)")
+        let refused = refusedSoFar()
+        #expect(refused.count >= 4, "at most two run and two wait: \(refused.count) answered")
         for (key, a) in refused {
             #expect(a.status == 503 && a.code == "SERVER_BUSY" && a.retryAfter == "1", "\(key): \(a)")
         }
-        let metrics = try #require(PostgresOutageTests.request(server.port, "GET", "/metrics")).text
-        #expect(metrics.contains("\npresignd_server_busy_total 4\n"), "counted")
-        #expect(metrics.contains("\npresignd_worker_queue_jobs 2\n"), "two wait for a worker")
+        #expect(metric("presignd_server_busy_total") == refused.count, "counted")
+        #expect((metric("presignd_worker_queue_jobs") ?? -1) <= 2, "the queue holds at most two")
         #expect(PostgresOutageTests.request(server.port, "GET", "/healthz")?.status == 200, "the loop still serves")
 
-        // Storage comes back: the four held or queued complete, the four refused succeed when retried.
+        // Storage comes back: the held and queued ones complete, the refused ones succeed when retried.
         proxy.setRules([])
         proxy.releaseHeld()
         group.wait()
         let final = answers.withLock { $0 }
-        #expect(final.values.filter { $0.status == 201 }.count == 4, "\(final)")
+        #expect(final.values.filter { $0.status == 201 }.count == 8 - refused.count, "\(final)")
         for key in refused.keys {
             let (status, _) = try StorageFaultTests.confirm(server, key)
             #expect(status == 201, "\(key) after the retry")
