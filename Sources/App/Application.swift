@@ -92,9 +92,9 @@ public final class Application: Sendable {
             help: "Uploads refused at confirmation because their bytes are no image of an allowed format."
         ) { images.contentRefusals.load(ordering: .relaxed) }
         server.metrics.register(
-            name: "presignd_intents_written_before_copy_total",
-            help: "Intents a confirmation stored itself before promoting, because they were still queued."
-        ) { images.durableIntentWrites.load(ordering: .relaxed) }
+            name: "presignd_intents_flushed_before_copy_total",
+            help: "Confirmations that waited for their still queued intent to be stored before promoting."
+        ) { images.flushesBeforeCopy.load(ordering: .relaxed) }
         credentials.registerMetrics(server.metrics, refusals: { [signers] in signers.refusalCount })
         Application.registerJanitorMetrics(server.metrics, janitor)
     }

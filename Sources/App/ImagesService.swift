@@ -41,9 +41,9 @@ final class ImagesService: Sendable {
     private let log: LogSink?
     /// Objects refused by the content check (`presignd_content_refused_total`).
     let contentRefusals = Atomic<Int>(0)
-    /// Intents written by a confirmation before its copy because they were still queued
-    /// (`presignd_intents_written_before_copy_total`).
-    let durableIntentWrites = Atomic<Int>(0)
+    /// Confirmations that waited for their queued intent to be stored before copying
+    /// (`presignd_intents_flushed_before_copy_total`).
+    let flushesBeforeCopy = Atomic<Int>(0)
 
     /// `storage` nil switches the storage check off (`s3.verifyUploads = false`, for measuring the store),
     /// and with it the content check.
@@ -261,18 +261,28 @@ final class ImagesService: Sendable {
         return VerifiedObject(key: key, info: info, contentType: recordedType, image: detected)
     }
 
-    /// Writes `intent` to the store now when it is still only in the intent writer's queue (issued
-    /// within the last `records.intentFlushMs`, or waiting out a database outage), so that its row, which
-    /// names the permanent key, is stored before anything is copied there: a crash after the copy then
-    /// leaves an object the janitor finds through that row once the intent expires. An intent already
-    /// stored (the usual case: the upload took longer than one flush) costs one queue search. Throws
-    /// the store's error (503 `STORE_UNAVAILABLE`) when it cannot be written; nothing was copied then.
+    /// Waits until `intent` is stored when it is still only in the intent writer's queue (issued within
+    /// the last `records.intentFlushMs`, or waiting out a database outage), so that its row, which names
+    /// the permanent key, is stored before anything is copied there: a crash after the copy then leaves
+    /// an object the janitor finds through that row once the intent expires. The writer writes at once
+    /// for a waiting flush (no second copy of the intent is written: SQLite's intent log would keep
+    /// both). An intent already stored (the usual case: the upload took longer than one flush) costs one
+    /// search of the queue. Throws `.unavailable` (503 `STORE_UNAVAILABLE`) when the intent is not
+    /// stored within `Self.intentFlushTimeoutMs`, or its batch was dropped; nothing was copied then.
     func makeDurable(_ intent: UploadIntent) throws(RecordsError) {
-        guard ownership.intents.pending(imageKey: intent.imageKey) != nil else { return }
-        // The writer stores the same intent again with its batch: an upsert of the same row.
-        try ownership.intents.store.putIntents([intent])
-        durableIntentWrites.wrappingAdd(1, ordering: .relaxed)
+        let intents = ownership.intents
+        guard intents.pending(imageKey: intent.imageKey) != nil else { return }
+        flushesBeforeCopy.wrappingAdd(1, ordering: .relaxed)
+        guard intents.flush(timeoutMs: Self.intentFlushTimeoutMs) else {
+            throw .unavailable("the intent of a confirmation was not stored in time; nothing was copied")
+        }
+        guard try intents.store.intent(imageKey: intent.imageKey) != nil else {
+            throw .unavailable("the intent of a confirmation was not stored; nothing was copied")
+        }
     }
+
+    /// How long a confirmation waits for its queued intent to be stored before it answers 503.
+    static let intentFlushTimeoutMs = 5_000
 
     /// What storage holds under `key`: with `reading`, its first `ImageProbeLimits().maxBytes` bytes and
     /// what the ranged GET says of the whole object; without, a HEAD's answer and no bytes. Nil when there
