@@ -92,8 +92,8 @@ public final class Application: Sendable {
             help: "Uploads refused at confirmation because their bytes are no image of an allowed format."
         ) { images.contentRefusals.load(ordering: .relaxed) }
         server.metrics.register(
-            name: "presignd_intents_flushed_before_copy_total",
-            help: "Confirmations that waited for their still queued intent to be stored before promoting."
+            name: "presignd_intents_flushed_before_confirm_total",
+            help: "Confirmations that waited for their still queued intent to be stored first."
         ) { images.flushesBeforeCopy.load(ordering: .relaxed) }
         credentials.registerMetrics(server.metrics, refusals: { [signers] in signers.refusalCount })
         Application.registerJanitorMetrics(server.metrics, janitor)

@@ -41,8 +41,8 @@ final class ImagesService: Sendable {
     private let log: LogSink?
     /// Objects refused by the content check (`presignd_content_refused_total`).
     let contentRefusals = Atomic<Int>(0)
-    /// Confirmations that waited for their queued intent to be stored before copying
-    /// (`presignd_intents_flushed_before_copy_total`).
+    /// Confirmations that waited for their queued intent to be stored
+    /// (`presignd_intents_flushed_before_confirm_total`).
     let flushesBeforeCopy = Atomic<Int>(0)
 
     /// `storage` nil switches the storage check off (`s3.verifyUploads = false`, for measuring the store),
@@ -154,6 +154,8 @@ final class ImagesService: Sendable {
         }
         guard intent.ownerId == caller.userId else { throw APIError.issuedToAnotherUser }
         try check(intent)
+        // Before anything is copied or recorded, the intent is stored (docs/records.md).
+        try makeDurable(intent)
         let object: VerifiedObject? = try storage.map { try verifiedObject(intent, in: $0) }
         let record = ImageRecord(
             id: env.newUUID(), ownerId: caller.userId, imageKey: c.imageKey,
@@ -250,8 +252,7 @@ final class ImagesService: Sendable {
         }
         let recordedType = detected?.mimeType ?? media
         if let permanent = intent.permanentKey, !promoted {
-            // Nothing is copied to the permanent key before a durable row names it (docs/records.md).
-            try makeDurable(intent)
+            // `confirmUpload` stored the intent first: a stored row names the permanent key.
             try storage.copy(
                 from: intent.objectKey, to: permanent, contentType: recordedType == media ? nil : recordedType,
                 expecting: info)
@@ -264,7 +265,9 @@ final class ImagesService: Sendable {
     /// Waits until `intent` is stored when it is still only in the intent writer's queue (issued within
     /// the last `records.intentFlushMs`, or waiting out a database outage), so that its row, which names
     /// the permanent key, is stored before anything is copied there: a crash after the copy then leaves
-    /// an object the janitor finds through that row once the intent expires. The writer writes at once
+    /// an object the janitor finds through that row once the intent expires. It also means a record
+    /// never exists before its intent's row, so a later removal of the intent (a replaced slot's) finds
+    /// it instead of the writer storing it afterwards, confirmable again. The writer writes at once
     /// for a waiting flush (no second copy of the intent is written: SQLite's intent log would keep
     /// both). An intent already stored (the usual case: the upload took longer than one flush) costs one
     /// search of the queue. Throws `.unavailable` (503 `STORE_UNAVAILABLE`) when the intent is not

@@ -142,7 +142,7 @@ struct PartialConfirmationTests {
         let stored = try #require(try store.intent(imageKey: key), "the intent is stored before the copy")
         #expect(stored.permanentKey == permanent && stored.ownerId == "9")
         let metrics = try #require(PostgresOutageTests.request(server.port, "GET", "/metrics")).text
-        #expect(metrics.contains("\npresignd_intents_flushed_before_copy_total 1\n"))
+        #expect(metrics.contains("\npresignd_intents_flushed_before_confirm_total 1\n"))
 
         // kill -9 in the window, then let the copy land in RGW.
         server.signal(SIGKILL)
