@@ -91,6 +91,10 @@ public final class Application: Sendable {
             name: "presignd_content_refused_total",
             help: "Uploads refused at confirmation because their bytes are no image of an allowed format."
         ) { images.contentRefusals.load(ordering: .relaxed) }
+        server.metrics.register(
+            name: "presignd_intents_flushed_before_confirm_total",
+            help: "Confirmations that waited for their still queued intent to be stored first."
+        ) { images.flushesBeforeCopy.load(ordering: .relaxed) }
         credentials.registerMetrics(server.metrics, refusals: { [signers] in signers.refusalCount })
         Application.registerJanitorMetrics(server.metrics, janitor)
     }
@@ -228,6 +232,7 @@ public final class Application: Sendable {
         options.port = config.server.port
         options.eventLoops = config.server.eventLoops
         options.workerThreads = config.server.workerThreads
+        options.maxQueuedJobs = config.server.workerQueueLimit
         options.maxConnections = config.server.maxConnections
         options.headerTimeoutMs = config.server.headerTimeoutMs
         options.bodyTimeoutMs = config.server.bodyTimeoutMs

@@ -41,6 +41,9 @@ final class ImagesService: Sendable {
     private let log: LogSink?
     /// Objects refused by the content check (`presignd_content_refused_total`).
     let contentRefusals = Atomic<Int>(0)
+    /// Confirmations that waited for their queued intent to be stored
+    /// (`presignd_intents_flushed_before_confirm_total`).
+    let flushesBeforeCopy = Atomic<Int>(0)
 
     /// `storage` nil switches the storage check off (`s3.verifyUploads = false`, for measuring the store),
     /// and with it the content check.
@@ -153,6 +156,8 @@ final class ImagesService: Sendable {
         }
         guard intent.ownerId == caller.userId else { throw APIError.issuedToAnotherUser }
         try check(intent)
+        // Before anything is copied or recorded, the intent is stored (docs/records.md).
+        try makeDurable(intent)
         let object: VerifiedObject? = try storage.map { try verifiedObject(intent, in: $0) }
         let record = ImageRecord(
             id: env.newUUID(), ownerId: caller.userId, imageKey: c.imageKey,
@@ -250,6 +255,7 @@ final class ImagesService: Sendable {
         }
         let recordedType = detected?.mimeType ?? media
         if let permanent = intent.permanentKey, !promoted {
+            // `confirmUpload` stored the intent first: a stored row names the permanent key.
             try storage.copy(
                 from: intent.objectKey, to: permanent, contentType: recordedType == media ? nil : recordedType,
                 expecting: info)
@@ -258,6 +264,31 @@ final class ImagesService: Sendable {
         }
         return VerifiedObject(key: key, info: info, contentType: recordedType, image: detected)
     }
+
+    /// Waits until `intent` is stored when it is still only in the intent writer's queue (issued within
+    /// the last `records.intentFlushMs`, or waiting out a database outage), so that its row, which names
+    /// the permanent key, is stored before anything is copied there: a crash after the copy then leaves
+    /// an object the janitor finds through that row once the intent expires. It also means a record
+    /// never exists before its intent's row, so a later removal of the intent (a replaced slot's) finds
+    /// it instead of the writer storing it afterwards, confirmable again. The writer writes at once
+    /// for a waiting flush (no second copy of the intent is written: SQLite's intent log would keep
+    /// both). An intent already stored (the usual case: the upload took longer than one flush) costs one
+    /// search of the queue. Throws `.unavailable` (503 `STORE_UNAVAILABLE`) when the intent is not
+    /// stored within `Self.intentFlushTimeoutMs`, or its batch was dropped; nothing was copied then.
+    func makeDurable(_ intent: UploadIntent) throws(RecordsError) {
+        let intents = ownership.intents
+        guard intents.pending(imageKey: intent.imageKey) != nil else { return }
+        flushesBeforeCopy.wrappingAdd(1, ordering: .relaxed)
+        guard intents.flush(timeoutMs: Self.intentFlushTimeoutMs) else {
+            throw .unavailable("the intent of a confirmation was not stored in time; nothing was copied")
+        }
+        guard try intents.store.intent(imageKey: intent.imageKey) != nil else {
+            throw .unavailable("the intent of a confirmation was not stored; nothing was copied")
+        }
+    }
+
+    /// How long a confirmation waits for its queued intent to be stored before it answers 503.
+    static let intentFlushTimeoutMs = 5_000
 
     /// What storage holds under `key`: with `reading`, its first `ImageProbeLimits().maxBytes` bytes and
     /// what the ranged GET says of the whole object; without, a HEAD's answer and no bytes. Nil when there

@@ -299,7 +299,10 @@ enum OpenAPIDocument {
                 during a database outage, with Retry-After, and no URL is issued) or the object store (502
                 STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available; on the issue
                 routes also 503 CREDENTIALS_UNAVAILABLE with Retry-After when the server's temporary storage
-                credentials have too little life left for a URL (s3.minimumUrlLifetimeSeconds).
+                credentials have too little life left for a URL (s3.minimumUrlLifetimeSeconds). On every route
+                whose work waits for a worker thread, also 503 SERVER_BUSY with Retry-After when
+                server.workerQueueLimit requests are already waiting for one (a dependency that hangs holds
+                every worker): answered at once, nothing was started, retry after the delay.
               content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
           links:
             ConfirmIssuedKey:
@@ -553,7 +556,7 @@ enum OpenAPIDocument {
                 '200': { description: Ready., content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
                 '414': { $ref: '#/components/responses/UriTooLong' }
                 '431': { $ref: '#/components/responses/HeadersTooLarge' }
-                '503': { description: A dependency is not available., content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
+                '503': { description: 'A dependency is not available (or, with server.workerQueueLimit requests already waiting for a worker, 503 SERVER_BUSY with Retry-After in the Error shape).', content: { application/json: { schema: { oneOf: [ { $ref: '#/components/schemas/Readiness' }, { $ref: '#/components/schemas/Error' } ] } } } }
           /metrics:
             get:
               operationId: metrics
@@ -1183,7 +1186,7 @@ enum OpenAPIDocument {
                 }
               },
               "Unavailable": {
-                "description": "The records store (503 STORE_UNAVAILABLE; on the issue routes also when the intent queue is full during a database outage, with Retry-After, and no URL is issued) or the object store (502 STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available; on the issue routes also 503 CREDENTIALS_UNAVAILABLE with Retry-After when the server's temporary storage credentials have too little life left for a URL (s3.minimumUrlLifetimeSeconds).",
+                "description": "The records store (503 STORE_UNAVAILABLE; on the issue routes also when the intent queue is full during a database outage, with Retry-After, and no URL is issued) or the object store (502 STORAGE_ERROR, 503 STORAGE_UNAVAILABLE, 504 STORAGE_TIMEOUT) is not available; on the issue routes also 503 CREDENTIALS_UNAVAILABLE with Retry-After when the server's temporary storage credentials have too little life left for a URL (s3.minimumUrlLifetimeSeconds). On every route whose work waits for a worker thread, also 503 SERVER_BUSY with Retry-After when server.workerQueueLimit requests are already waiting for one (a dependency that hangs holds every worker): answered at once, nothing was started, retry after the delay.",
                 "content": {
                   "application/json": {
                     "schema": {
@@ -1848,11 +1851,18 @@ enum OpenAPIDocument {
                     "$ref": "#/components/responses/HeadersTooLarge"
                   },
                   "503": {
-                    "description": "A dependency is not available.",
+                    "description": "A dependency is not available (or, with server.workerQueueLimit requests already waiting for a worker, 503 SERVER_BUSY with Retry-After in the Error shape).",
                     "content": {
                       "application/json": {
                         "schema": {
-                          "$ref": "#/components/schemas/Readiness"
+                          "oneOf": [
+                            {
+                              "$ref": "#/components/schemas/Readiness"
+                            },
+                            {
+                              "$ref": "#/components/schemas/Error"
+                            }
+                          ]
                         }
                       }
                     }

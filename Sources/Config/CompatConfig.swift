@@ -139,6 +139,6 @@ public struct CompatRouteConfig: Sendable, Equatable {
         "STORAGE_UNAVAILABLE", "CREDENTIALS_UNAVAILABLE",
         // The server's own errors on a route's path, before or around its handler.
         "BAD_REQUEST", "NOT_FOUND", "METHOD_NOT_ALLOWED", "REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "URI_TOO_LONG",
-        "HEADERS_TOO_LARGE", "NOT_IMPLEMENTED", "VERSION_NOT_SUPPORTED",
+        "HEADERS_TOO_LARGE", "NOT_IMPLEMENTED", "VERSION_NOT_SUPPORTED", "SERVER_BUSY",
     ]
 }

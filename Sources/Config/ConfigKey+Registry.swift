@@ -6,6 +6,7 @@ extension ConfigKey {
             ConfigKey(section: "server", name: "port", kind: .int(\.server.port)),
             ConfigKey(section: "server", name: "eventLoops", kind: .int(\.server.eventLoops)),
             ConfigKey(section: "server", name: "workerThreads", kind: .int(\.server.workerThreads)),
+            ConfigKey(section: "server", name: "workerQueueLimit", kind: .int(\.server.workerQueueLimit)),
             ConfigKey(section: "server", name: "maxConnections", kind: .int(\.server.maxConnections)),
             ConfigKey(section: "server", name: "headerTimeoutMs", kind: .int(\.server.headerTimeoutMs)),
             ConfigKey(section: "server", name: "bodyTimeoutMs", kind: .int(\.server.bodyTimeoutMs)),

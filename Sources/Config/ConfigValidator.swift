@@ -85,6 +85,7 @@ struct ConfigValidator {
         check("server.port", server.port, in: 0...65535)  // 0: any free port, for tests
         check("server.eventLoops", server.eventLoops, in: 0...256)
         check("server.workerThreads", server.workerThreads, in: 1...1024)
+        check("server.workerQueueLimit", server.workerQueueLimit, in: 1...1_000_000)
         check("server.maxConnections", server.maxConnections, in: 1...1_000_000)
         check("server.headerTimeoutMs", server.headerTimeoutMs, in: 1...3_600_000)
         check("server.bodyTimeoutMs", server.bodyTimeoutMs, in: 1...3_600_000)

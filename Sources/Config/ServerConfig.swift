@@ -8,6 +8,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var eventLoops: Int
     /// Threads for handlers that wait (database, S3).
     public var workerThreads: Int
+    /// Most blocking jobs waiting for a worker; beyond it requests get 503 SERVER_BUSY at once.
+    public var workerQueueLimit: Int = 1024
     /// Most open client connections; more are refused.
     public var maxConnections: Int
     /// Time allowed to receive a complete request head, in milliseconds.

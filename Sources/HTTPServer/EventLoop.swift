@@ -439,15 +439,24 @@ final class EventLoop: @unchecked Sendable {
                 c, response, head: request.head, route: route.template, requestId: request.requestId,
                 startNanos: startNanos, mustClose: false)
         case .blocking(let work):
+            let id = c.id
+            // A full worker queue (a dependency is down or slow) is answered at once, never waited for.
+            let queued = pool.trySubmit { [self] in
+                let response = work()
+                self.post(Completion(connectionId: id, response: response))
+            }
+            guard queued else {
+                respond(
+                    c, busyResponse(route.errorRenderer), head: request.head, route: route.template,
+                    requestId: request.requestId,
+                    startNanos: startNanos, mustClose: false)
+                return
+            }
+            // The completion is handled on this thread, so it cannot arrive before this state is set.
             _ = c.machine.handlerBlocked()  // input pauses when the output is flushed
             c.pendingBody = Connection.PendingBody(
                 head: request.head, route: route, parameters: [], requestId: request.requestId,
                 startNanos: startNanos, remaining: 0, chunked: nil, body: [])
-            let id = c.id
-            pool.submit { [self] in
-                let response = work()
-                self.post(Completion(connectionId: id, response: response))
-            }
         }
     }
 
@@ -483,6 +492,13 @@ final class EventLoop: @unchecked Sendable {
         if let renderer { return renderer(status, code, message) }
         let (contentType, body) = options.errorBody(status, code, message)
         return Response(status: status, headers: [("Content-Type", contentType)], body: body)
+    }
+
+    /// 503 `SERVER_BUSY` with `Retry-After`: the worker pool's queue is full (`ServerOptions.maxQueuedJobs`).
+    private func busyResponse(_ renderer: ErrorRenderer?) -> Response {
+        var r = errorResponse(503, "SERVER_BUSY", "the server is busy; retry later", renderer)
+        r.headers.append(("Retry-After", "1"))
+        return r
     }
 
     private func errorResponse(for e: ParseError, _ renderer: ErrorRenderer? = nil) -> Response {

@@ -33,8 +33,15 @@ public final class HTTPServer: @unchecked Sendable {
         eventLoopCount = count
         eventLoopCountSource = sizing.source
         metrics = ServerMetrics(shards: count)
-        let pool = WorkerPool(threads: options.workerThreads)
+        let pool = WorkerPool(threads: options.workerThreads, maxQueued: options.maxQueuedJobs)
         self.pool = pool
+        metrics.register(
+            name: "presignd_server_busy_total",
+            help: "Requests answered 503 SERVER_BUSY because the worker queue was full."
+        ) { pool.refusedCount }
+        metrics.register(name: "presignd_worker_queue_jobs", help: "Blocking jobs waiting for a worker.") {
+            pool.queuedCount
+        }
         var loops: [EventLoop] = []
         do {
             // The TLS context is built before the pool; from here on a failure stops the pool's

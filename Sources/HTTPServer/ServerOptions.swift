@@ -11,6 +11,9 @@ public struct ServerOptions: Sendable {
     public var eventLoops: Int = 0
     /// Threads that run blocking handler work.
     public var workerThreads: Int = 32
+    /// The most blocking jobs that may wait for a worker; a request finding the queue full is answered
+    /// 503 `SERVER_BUSY` with `Retry-After` at once (`presignd_server_busy_total`).
+    public var maxQueuedJobs: Int = 1024
     /// Cap on open client connections; at the cap the oldest idle connections are closed first.
     public var maxConnections: Int = 10_000
     /// Deadline for the whole header section of a request, from its first byte (or from accept).
@@ -30,7 +33,7 @@ public struct ServerOptions: Sendable {
     /// HTTPS termination; nil (the default) serves plain HTTP, e.g. behind a proxy.
     public var tls: TLSOptions? = nil
     /// The body of the errors the server answers by itself (400, 404, 405, 408, 413, 414, 431, 501,
-    /// 505); the application sets its API's shape. The default is `ServerOptions.plainErrorBody`.
+    /// 503 `SERVER_BUSY`, 505); the application sets its API's shape. The default is `ServerOptions.plainErrorBody`.
     public var errorBody: ErrorBodyRenderer = ServerOptions.plainErrorBody
 
     /// Options with the documented defaults.

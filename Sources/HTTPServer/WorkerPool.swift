@@ -1,28 +1,62 @@
+import Synchronization
 import System
 
 /// A fixed pool of threads for blocking work (database commits, calls to storage), so that event
 /// loops never block. Jobs run in submission order per free worker.
+///
+/// The queue of jobs waiting for a worker is bounded (`maxQueued`): when it is full, `trySubmit`
+/// refuses at once instead of queueing, so an outage of a dependency that holds every worker cannot
+/// pile requests up without limit; the caller answers 503 (`ServerOptions.maxQueuedJobs`).
 public final class WorkerPool: @unchecked Sendable {
     private let lock = Monitor()
     private var queue: [@Sendable () -> Void] = []
     private var head = 0
     private var stopping = false
     private var threads: [PThread] = []
+    /// The most jobs that may wait for a worker (jobs running on a worker are not counted).
+    public let maxQueued: Int
+    /// Jobs refused because the queue was full.
+    private let refusedJobs = Atomic<Int>(0)
 
-    /// Starts `threads` workers.
-    public init(threads count: Int, name: String = "presignd-work") {
+    /// Starts `threads` workers; at most `maxQueued` jobs may wait for one (`Int.max`: no bound).
+    public init(threads count: Int, maxQueued: Int = .max, name: String = "presignd-work") {
+        self.maxQueued = max(0, maxQueued)
         for i in 0..<max(1, count) {
             threads.append(PThread(name: "\(name)-\(i)") { [unowned self] in self.run() })
         }
     }
 
-    /// Queues `job`; it runs on one of the workers.
+    /// Queues `job`; it runs on one of the workers (the bound does not apply).
     public func submit(_ job: @escaping @Sendable () -> Void) {
         lock.withLock {
             queue.append(job)
         }
         lock.signal()
     }
+
+    /// Queues `job` unless `maxQueued` jobs are already waiting; false (and `job` dropped, never run)
+    /// when it was refused. Never blocks beyond the queue's lock.
+    public func trySubmit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let queued = lock.withLock { () -> Bool in
+            guard queue.count - head < maxQueued else { return false }
+            queue.append(job)
+            return true
+        }
+        guard queued else {
+            refusedJobs.wrappingAdd(1, ordering: .relaxed)
+            return false
+        }
+        lock.signal()
+        return true
+    }
+
+    /// Jobs waiting for a worker now.
+    public var queuedCount: Int {
+        lock.withLock { queue.count - head }
+    }
+
+    /// Jobs `trySubmit` refused so far because the queue was full.
+    public var refusedCount: Int { refusedJobs.load(ordering: .relaxed) }
 
     /// Lets queued jobs finish, then stops and joins the workers.
     public func shutdown() {

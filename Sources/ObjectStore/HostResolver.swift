@@ -46,6 +46,8 @@ final class HostResolver: @unchecked Sendable {
     private var cache: [String: (addresses: [ResolvedAddress], expiresAt: UInt64)] = [:]
     /// Lookups in progress by "host port".
     private var inFlight: [String: Attempt] = [:]
+    /// Callers waiting for a lookup now (tests wait on it instead of guessing when callers arrived).
+    private var waiting = 0
 
     /// A resolver using `lookup`, keeping answers `cacheMilliseconds`.
     init(
@@ -98,6 +100,8 @@ final class HostResolver: @unchecked Sendable {
         }
         var until = timespec(
             tv_sec: Int(deadline.nanoseconds / 1_000_000_000), tv_nsec: Int(deadline.nanoseconds % 1_000_000_000))
+        waiting += 1
+        defer { waiting -= 1 }
         while attempt.result == nil {
             if pthread_cond_timedwait(condition, mutex, &until) == ETIMEDOUT && attempt.result == nil {
                 throw .timeout("resolving \(host) timed out (the lookup goes on in the background)")
@@ -107,6 +111,13 @@ final class HostResolver: @unchecked Sendable {
         case .success(let addresses): return addresses
         case .failure(let error): throw error
         }
+    }
+
+    /// How many callers are waiting for a lookup to finish.
+    var waitingCallers: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return waiting
     }
 
     /// `getaddrinfo` for `host` (a name, or with `numeric` an IP literal), as owned addresses.

@@ -193,6 +193,23 @@ public final class IntentWriter: Sendable {
         }
     }
 
+    /// Like `flush`, but waits at most `timeoutMs`: true when every intent enqueued before this call has
+    /// been written (or dropped and reported), false when the time ran out first (a database outage).
+    public func flush(timeoutMs: Int) -> Bool {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, timeoutMs)) * 1_000_000
+        return monitor.withLock { state, waiter in
+            let target = state.nextSequence - 1
+            guard state.doneSequence < target, !state.exited else { return state.doneSequence >= target }
+            state.flushWaiters += 1
+            monitor.broadcast()
+            while state.doneSequence < target && !state.exited && MonotonicClock.nanoseconds() < deadline {
+                _ = waiter.wait(untilNanos: deadline)
+            }
+            state.flushWaiters -= 1
+            return state.doneSequence >= target
+        }
+    }
+
     /// Writes everything queued, then stops the writer thread; later intents are dropped and reported.
     /// Safe to call more than once.
     public func shutdown() {

@@ -152,9 +152,40 @@ struct ClientPFlowTests {
         let profileURL = try #require(profile["presignedUrl"]?.stringValue)
         rebuilt = try #require(Self.rebuildLikeClientP(profileURL))
         #expect(rebuilt.query.contains("X-Amz-Expires=1&"))
-        sleep(2)
+        // Wait for the event itself: storage's own clock (its Date header) past X-Amz-Date + 1 s.
+        let signedAt = try #require(
+            rebuilt.query.split(separator: "&").first { $0.hasPrefix("X-Amz-Date=") }
+                .flatMap { Self.amzDate(String($0.dropFirst("X-Amz-Date=".count))) })
+        var storageNow = try Self.storageClock(s3)
+        for _ in 0..<300 where storageNow.map({ $0 <= signedAt + 1 }) ?? true {
+            usleep(20_000)
+            storageNow = try Self.storageClock(s3)
+        }
+        let now = try #require(storageNow, "RGW sent a Date header")
+        #expect(now > signedAt + 1, "RGW's clock passed the URL's expiry")
         #expect(
             try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 403)
+    }
+
+    /// Seconds since the epoch of an `X-Amz-Date` (`20260102T030405Z`).
+    static func amzDate(_ text: String) -> Int64? {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return f.date(from: text).map { Int64($0.timeIntervalSince1970) }
+    }
+
+    /// RGW's clock, in whole seconds, from the `Date` header of an anonymous request to it.
+    static func storageClock(_ s3: TestEnvironment.S3) throws -> Int64? {
+        let c = try RawClient(port: s3.hostPort.1)
+        c.send("GET / HTTP/1.1\r\nHost: \(s3.hostPort.0)\r\nConnection: close\r\n\r\n")
+        guard let date = c.readResponse()?.header("Date") else { return nil }
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "GMT")
+        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return f.date(from: date).map { Int64($0.timeIntervalSince1970) }
     }
 
     @Test(

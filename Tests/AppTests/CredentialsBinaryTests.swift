@@ -323,11 +323,11 @@ struct CredentialsBinaryTests {
         #expect(try Self.get(server, "/presigned-url?type=PROFILE&ext=jpg").status == 503, "3 s is under the minimum")
         // Wait for the expiry itself: /readyz turns 503 once the credentials are past it.
         var ready = try Self.get(server, "/readyz")
-        while ready.status == 200 {
+        for _ in 0..<300 where ready.status == 200 {  // a generous minute, then fail loudly
             usleep(200_000)
             ready = try Self.get(server, "/readyz")
         }
-        #expect(ready.status == 503)
+        #expect(ready.status == 503, "/readyz turned 503 once the credentials expired")
         let check = try JSONValue(parsing: ready.body)["checks"]?["credentials"]?.stringValue ?? ""
         #expect(check.hasPrefix("the credentials from container expired at "), "\(check)")
         #expect(try Self.get(server, "/metrics").text.contains("presignd_credentials_valid 0"))

@@ -72,7 +72,7 @@ import Testing
         // The server's own codes (EventLoop's answers on a route's path) may be named too.
         for code in [
             "BAD_REQUEST", "NOT_FOUND", "METHOD_NOT_ALLOWED", "REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "URI_TOO_LONG",
-            "HEADERS_TOO_LARGE", "NOT_IMPLEMENTED", "VERSION_NOT_SUPPORTED", "CREDENTIALS_UNAVAILABLE",
+            "HEADERS_TOO_LARGE", "NOT_IMPLEMENTED", "VERSION_NOT_SUPPORTED", "CREDENTIALS_UNAVAILABLE", "SERVER_BUSY",
         ] {
             #expect(CompatRouteConfig.errorCodes.contains(code), "\(code)")
         }

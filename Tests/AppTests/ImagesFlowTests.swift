@@ -218,8 +218,18 @@ struct ImagesFlowTests {
             let r = try Self.request(
                 server, "POST", "/images", user: "9", body: #"{"imageKey":"\#(uuid)","metadata":{"i":\#(i)}}"#)
             #expect(r.status == 201)
-            ids.append(try #require(try JSONValue(parsing: r.body)["id"]?.stringValue))
-            usleep(3_000)
+            let record = try JSONValue(parsing: r.body)
+            ids.append(try #require(record["id"]?.stringValue))
+            // The next record must be newer: wait until the clock (the server's is this host's) has passed
+            // this one's millisecond, instead of assuming a short sleep did it.
+            let createdAt = try #require(
+                record["createdAt"]?.stringValue.flatMap { ISO8601DateFormatter.millis.date(from: $0) })
+            var passed = false
+            for _ in 0..<1000 where !passed {
+                passed = Date().timeIntervalSince1970 * 1000 >= (createdAt.timeIntervalSince1970 * 1000).rounded() + 1
+                if !passed { usleep(1_000) }
+            }
+            #expect(passed, "the clock moved past the record's millisecond")
         }
         var seen: [String] = []
         var cursor: String?
@@ -366,4 +376,13 @@ final class ResultBox: @unchecked Sendable {
         defer { lock.unlock() }
         return items
     }
+}
+
+extension ISO8601DateFormatter {
+    /// `2026-01-02T03:04:05.678Z`, the records' `createdAt`.
+    nonisolated(unsafe) static let millis: ISO8601DateFormatter = {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f
+    }()
 }

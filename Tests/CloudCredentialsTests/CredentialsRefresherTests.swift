@@ -1,5 +1,6 @@
 import CloudCredentials
 import Crypto
+import Foundation
 import SigV4
 import Synchronization
 import Testing
@@ -202,19 +203,45 @@ final class Recorder: Sendable {
         let world = TestWorld()
         let recorder = Recorder()
         let provider = ScriptedProvider([.success(ScriptedProvider.credentials("B", expiration: Self.start + 7200))])
-        let refresher = Self.refresher(world, provider, recorder)
+        // The refresh thread's kernel task (from /proc/thread-self, read inside the rotation it runs).
+        let refreshTask = Mutex<String?>(nil)
+        let refresher = CredentialsRefresher(
+            provider: provider, initial: ScriptedProvider.credentials("A", expiration: Self.start + 3600),
+            now: { world.now }, random: { _ in 60 },
+            onRotate: { credentials in
+                refreshTask.withLock { $0 = Self.currentTask() }
+                recorder.rotate(credentials)
+            }, onEvent: recorder.record)
         world.set(refresher.nextRefresh!)
         refresher.start()
         var waited = 0
-        while provider.callCount == 0 && waited < 500 {
+        while recorder.rotations.isEmpty && waited < 3000 {
             try await Task.sleep(nanoseconds: 10_000_000)
             waited += 1
         }
+        #expect(recorder.rotations == ["B"], "the thread refreshed when due")
+        let task = try #require(refreshTask.withLock { $0 }, "the rotation ran on the refresh thread")
+        #expect(task != Self.currentTask(), "not on the test's thread")
         refresher.stop()
         #expect(provider.callCount == 1, "refreshed once, then waiting for the next due time")
         #expect(refresher.current()?.accessKeyId == "B")
-        world.set(refresher.nextRefresh!)
-        try await Task.sleep(nanoseconds: 50_000_000)
-        #expect(provider.callCount == 1, "stopped: no more refreshes")
+        // Stopped means the thread is gone (the event itself), not that nothing happened for a while:
+        // its task leaves /proc once it has exited (at the latest just after the join returns).
+        var gone = false
+        for _ in 0..<3000 where !gone {
+            gone = !FileManager.default.fileExists(atPath: "/proc/self/" + task)
+            if !gone { try await Task.sleep(nanoseconds: 10_000_000) }
+        }
+        #expect(gone, "the refresh thread (\(task)) ended when stop() returned")
+    }
+
+    /// `task/<tid>` of the calling thread, from the `/proc/thread-self` link (`<pid>/task/<tid>`).
+    static func currentTask() -> String? {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self") else {
+            return nil
+        }
+        let parts = target.split(separator: "/")
+        guard parts.count == 3, parts[1] == "task" else { return nil }
+        return "task/" + parts[2]
     }
 }

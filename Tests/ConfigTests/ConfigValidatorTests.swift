@@ -104,6 +104,7 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
     /// Every integer key's bounds: the lowest and highest accepted values, and one past each.
     @Test(arguments: [
         ("server", "port", 0, 65535), ("server", "eventLoops", 0, 256), ("server", "workerThreads", 1, 1024),
+        ("server", "workerQueueLimit", 1, 1_000_000),
         ("server", "maxConnections", 1, 1_000_000), ("server", "headerTimeoutMs", 1, 3_600_000),
         ("server", "bodyTimeoutMs", 1, 3_600_000), ("server", "idleTimeoutMs", 1, 3_600_000),
         ("server", "drainTimeoutMs", 1, 3_600_000), ("server", "maxPipelinedPerRead", 1, 1024),

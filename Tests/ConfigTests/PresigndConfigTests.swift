@@ -13,6 +13,7 @@ import Testing
         #expect(server.port == 8080)
         #expect(server.eventLoops == 0)
         #expect(server.workerThreads == 32)
+        #expect(server.workerQueueLimit == 1024)
         #expect(server.maxConnections == 10000)
         #expect(server.headerTimeoutMs == 10000)
         #expect(server.bodyTimeoutMs == 30000)

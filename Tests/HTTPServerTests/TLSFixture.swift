@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import Synchronization
 import System
 import TestSupport
 
@@ -278,6 +279,8 @@ final class TLSTestServer: @unchecked Sendable {
     let server: HTTPServer
     /// Its port.
     var port: Int { server.port }
+    /// `/slow` requests whose handler has begun (on a worker), for tests that act while one is in flight.
+    let slowStarted = SlowCounter()
 
     /// Starts a server with `tls`; `configure` may change other options.
     init(tls: TLSOptions, configure: (inout ServerOptions) -> Void = { _ in }) throws {
@@ -291,10 +294,12 @@ final class TLSTestServer: @unchecked Sendable {
                 let n = Int(r.queryItems()?.first { $0.name == "bytes" }?.value ?? "0") ?? 0
                 return .respond(Response(status: 200, body: TLSTestServer.pattern(count: n)))
             })
+        let started = slowStarted
         router.add(
             Route(.GET, "/slow") { r in
                 let ms = Int(r.queryItems()?.first { $0.name == "ms" }?.value ?? "100") ?? 100
                 return .blocking {
+                    started.count.add(1, ordering: .relaxed)
                     usleep(UInt32(ms * 1000))
                     return .json(200, Array("slept \(ms)".utf8))
                 }

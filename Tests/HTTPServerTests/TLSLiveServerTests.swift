@@ -276,7 +276,13 @@ struct TLSLiveServerTests {
         let c = try OpenSSLClient(port: s.port, caFile: ca.caFile)
         defer { c.close() }
         c.send("GET /slow?ms=400 HTTP/1.1\r\nHost: a\r\n\r\n")
-        usleep(150_000)
+        // Stop only once the request is in its handler (the event, not a guess at how long the handshake takes).
+        var inFlight = false
+        for _ in 0..<30_000 where !inFlight {
+            inFlight = s.slowStarted.count.load(ordering: .relaxed) > 0
+            if !inFlight { usleep(1_000) }
+        }
+        #expect(inFlight, "the request reached its handler")
         let stopper = PThreadRunner { s.stop() }
         let r = try #require(c.readResponse())
         #expect(r.text == "slept 400")

@@ -52,20 +52,29 @@ import Testing
 
     @Test func concurrentCallersShareOneLookup() throws {
         let gated = GatedLookup(.success([Self.address]))
-        let resolver = HostResolver(lookup: gated.lookup)
+        // No cache: a caller arriving after the answer would start a lookup of its own and be counted.
+        let resolver = HostResolver(cacheMilliseconds: 0, lookup: gated.lookup)
         let results = Mutex<[[ResolvedAddress]]>([])
         let group = DispatchGroup()
+        // A thread each (Dispatch's pool on a 2-CPU machine starts only about two blocking jobs at once).
         for _ in 0..<8 {
-            DispatchQueue.global().async(group: group) {
-                if let a = try? resolver.resolve(host: "s3.example", port: 443, deadline: .after(milliseconds: 10_000))
+            group.enter()
+            Thread {
+                if let a = try? resolver.resolve(host: "s3.example", port: 443, deadline: .after(milliseconds: 60_000))
                 {
                     results.withLock { $0.append(a) }
                 }
-            }
+                group.leave()
+            }.start()
         }
-        // Let the callers pile up on the one lookup, then answer it.
-        while gated.calls.load(ordering: .relaxed) == 0 { usleep(1_000) }
-        usleep(50_000)
+        // Wait until all eight wait on the one lookup (the event itself), then answer it.
+        var piled = false
+        for _ in 0..<30_000 where !piled {
+            piled = resolver.waitingCallers == 8
+            if !piled { usleep(1_000) }
+        }
+        #expect(piled, "eight callers wait on the lookup")
+        #expect(gated.calls.load(ordering: .relaxed) == 1)
         gated.release()
         group.wait()
         #expect(gated.calls.load(ordering: .relaxed) == 1)

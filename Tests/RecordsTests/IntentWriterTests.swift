@@ -120,6 +120,23 @@ import Testing
         #expect(writer.pendingCount == 0)
     }
 
+    @Test func aTimedFlushGivesUpDuringAnOutageAndSucceedsOnceTheStoreIsBack() throws {
+        let gated = GatedStore(InMemoryRecordStore())
+        gated.fail(with: .unavailable("connection refused"))
+        // A minute's flush interval: only a flush makes the writer write now.
+        let writer = IntentWriter(store: gated, batchSize: 10, flushIntervalMs: 60_000, maxRetryDelayMs: 20) { _ in }
+        defer { writer.shutdown() }
+        #expect(writer.flush(timeoutMs: 0), "nothing queued: flushed at once")
+        let intent = Sample.intent()
+        #expect(writer.enqueue(intent))
+        #expect(!writer.flush(timeoutMs: 50), "the store refuses: the flush gives up")
+        #expect(writer.pending(imageKey: intent.imageKey) == intent, "and the intent still waits")
+        gated.fail(with: nil)
+        #expect(writer.flush(timeoutMs: 60_000), "the store is back: written")
+        #expect(try gated.intent(imageKey: intent.imageKey) == intent)
+        #expect(writer.pending(imageKey: intent.imageKey) == nil)
+    }
+
     @Test func duringAnOutageIntentsQueueUntilFullThenEnqueueRefuses() throws {
         let gated = GatedStore(InMemoryRecordStore())
         gated.fail(with: .unavailable("connection refused"))

@@ -23,6 +23,10 @@ public final class FaultProxy: @unchecked Sendable {
         case cutShort
         /// Nothing for `milliseconds`, then the request is forwarded as usual.
         case stall(milliseconds: Int)
+        /// Nothing until `releaseHeld()` (or `close()`), then the request is forwarded as usual: a stall
+        /// that ends on the test's word, so the test can act while it lasts (`heldCount` says how many
+        /// requests are held now).
+        case hold
     }
 
     /// Which requests a rule takes.
@@ -62,6 +66,9 @@ public final class FaultProxy: @unchecked Sendable {
     private var faults = 0
     private var random = SplitMix64(seed: 1)
     private var closed = false
+    private let holdCondition = NSCondition()
+    private var held = 0
+    private var holdGeneration = 0
 
     /// A proxy to `upstreamHost:upstreamPort`, listening on a free loopback port, forwarding everything.
     public init(upstreamHost: String, upstreamPort: Int) throws {
@@ -118,12 +125,51 @@ public final class FaultProxy: @unchecked Sendable {
         return faults
     }
 
-    /// Stops accepting; connections in progress end on their own.
+    /// Requests being held by a `.hold` rule now.
+    public var heldCount: Int {
+        holdCondition.lock()
+        defer { holdCondition.unlock() }
+        return held
+    }
+
+    /// Waits until `count` requests are held, up to `timeoutMs`; false if they were not.
+    public func waitUntilHeld(_ count: Int, timeoutMs: Int = 60_000) -> Bool {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        holdCondition.lock()
+        defer { holdCondition.unlock() }
+        while held < count {
+            if !holdCondition.wait(until: deadline) { return held >= count }
+        }
+        return true
+    }
+
+    /// Lets every request held now go on (to be forwarded); later ones are held again while the rule stays.
+    public func releaseHeld() {
+        holdCondition.lock()
+        holdGeneration += 1
+        holdCondition.broadcast()
+        holdCondition.unlock()
+    }
+
+    /// Holds the calling connection's request until `releaseHeld()` or `close()`.
+    private func hold() {
+        holdCondition.lock()
+        let generation = holdGeneration
+        held += 1
+        holdCondition.broadcast()
+        while holdGeneration == generation { holdCondition.wait() }
+        held -= 1
+        holdCondition.broadcast()
+        holdCondition.unlock()
+    }
+
+    /// Stops accepting; connections in progress end on their own (held requests are released).
     public func close() {
         lock.lock()
         let wasClosed = closed
         closed = true
         lock.unlock()
+        releaseHeld()
         if !wasClosed {
             shutdown(listenFd, Int32(SHUT_RDWR))
             Glibc.close(listenFd)
@@ -187,6 +233,9 @@ public final class FaultProxy: @unchecked Sendable {
                 return
             case .stall(let ms)?:
                 usleep(UInt32(ms) * 1000)
+                guard forward(request.bytes, method: method, to: client, cutShort: false) else { return }
+            case .hold?:
+                hold()
                 guard forward(request.bytes, method: method, to: client, cutShort: false) else { return }
             case .cutShort?:
                 _ = forward(request.bytes, method: method, to: client, cutShort: true)

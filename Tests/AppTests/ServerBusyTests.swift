@@ -1,0 +1,110 @@
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// The worker queue's bound against the real binary and RGW: storage that hangs (a fault proxy holding
+/// every storage read until the test lets go) holds both workers, at most two more confirmations wait
+/// in the queue, and the rest are answered at once with 503 SERVER_BUSY while the storage calls are still
+/// held; after the storage comes back every confirmation, retried ones too, gets its record.
+@Suite("Worker queue full: 503 SERVER_BUSY (binary, RGW behind a fault proxy)", .serialized)
+struct ServerBusyTests {
+    /// One confirmation's answer: status, code, Retry-After.
+    struct Answer: Sendable {
+        let status: Int
+        let code: String?
+        let retryAfter: String?
+    }
+
+    /// The answers by key, filled by the client threads.
+    final class Answers: @unchecked Sendable {
+        private let lock = NSLock()
+        private var byKey: [String: Answer] = [:]
+
+        /// Runs `body` with the answers, under the lock.
+        func withLock<R>(_ body: (inout [String: Answer]) -> R) -> R {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&byKey)
+        }
+    }
+
+    @Test("a hanging store fills the queue: the overflow gets 503 at once, the rest complete on recovery")
+    func storageHangs() throws {
+        let s3 = try TestEnvironment.s3()
+        let (host, port) = s3.hostPort
+        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        defer { proxy.close() }
+        let (env, _) = TestEnvironment.serverEnvironment(
+            s3: s3,
+            extra: [
+                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
+                // Longer than the test holds a request: the hang ends on the test's word, not a timeout.
+                "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
+                "PRESIGN_SERVER_WORKER_THREADS": "2", "PRESIGN_SERVER_WORKER_QUEUE_LIMIT": "2",
+            ])
+        let server = try ServerProcess(environment: env)
+        defer { server.stop() }
+        let keys = try (0..<8).map { _ in try StorageFaultTests.uploaded(server, s3) }
+
+        // Storage now hangs on every read (the confirmation's HEAD, or its ranged GET with the content check).
+        proxy.setRules([.init(.method("HEAD"), .hold), .init(.method("GET"), .hold)])
+        let answers = Answers()
+        let group = DispatchGroup()
+        // A thread each: all eight must be in flight at once (Dispatch's pool grows slowly past the CPUs).
+        for key in keys {
+            group.enter()
+            Thread {
+                let r = PostgresOutageTests.request(server.port, "POST", "/images", body: #"{"imageKey":"\#(key)"}"#)
+                let answer = Answer(
+                    status: r?.status ?? -1, code: r.flatMap(PostgresOutageTests.code),
+                    retryAfter: r?.header("Retry-After"))
+                answers.withLock { $0[key] = answer }
+                group.leave()
+            }.start()
+        }
+        defer {
+            proxy.setRules([])
+            proxy.releaseHeld()
+            group.wait()
+        }
+        // Two confirmations hold the two workers inside storage calls and at most two wait in the queue;
+        // every other one is answered while the storage calls are still held. (Which ones, and whether the
+        // queue takes two or fewer before the workers pick their jobs up, depends on scheduling.)
+        #expect(proxy.waitUntilHeld(2), "both workers are inside a storage call")
+        func refusedSoFar() -> [String: Answer] { answers.withLock { $0 } }
+        func metric(_ name: String) -> Int? {
+            guard let text = PostgresOutageTests.request(server.port, "GET", "/metrics")?.text,
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") })
+            else { return nil }
+            return Int(line.dropFirst(name.count + 1))
+        }
+        // Settled: each of the eight is held (2), queued, or answered.
+        #expect(
+            PostgresOutageTests.until { refusedSoFar().count + (metric("presignd_worker_queue_jobs") ?? 0) == 6 },
+            "every confirmation is held, queued or answered while the workers are held")
+        #expect(proxy.heldCount == 2, "still held when the 503s arrived")
+        let refused = refusedSoFar()
+        #expect(refused.count >= 4, "at most two run and two wait: \(refused.count) answered")
+        for (key, a) in refused {
+            #expect(a.status == 503 && a.code == "SERVER_BUSY" && a.retryAfter == "1", "\(key): \(a)")
+        }
+        #expect(metric("presignd_server_busy_total") == refused.count, "counted")
+        #expect((metric("presignd_worker_queue_jobs") ?? -1) <= 2, "the queue holds at most two")
+        #expect(PostgresOutageTests.request(server.port, "GET", "/healthz")?.status == 200, "the loop still serves")
+
+        // Storage comes back: the held and queued ones complete, the refused ones succeed when retried.
+        proxy.setRules([])
+        proxy.releaseHeld()
+        group.wait()
+        let final = answers.withLock { $0 }
+        #expect(final.values.filter { $0.status == 201 }.count == 8 - refused.count, "\(final)")
+        for key in refused.keys {
+            let (status, _) = try StorageFaultTests.confirm(server, key)
+            #expect(status == 201, "\(key) after the retry")
+        }
+        #expect(server.process.isRunning, "no crash")
+        let after = try #require(PostgresOutageTests.request(server.port, "GET", "/metrics")).text
+        #expect(after.contains("\npresignd_worker_queue_jobs 0\n"))
+    }
+}
