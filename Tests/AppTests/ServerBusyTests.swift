@@ -107,4 +107,81 @@ struct ServerBusyTests {
         let after = try #require(PostgresOutageTests.request(server.port, "GET", "/metrics")).text
         #expect(after.contains("\npresignd_worker_queue_jobs 0\n"))
     }
+
+    @Test("on a compatibility route the busy 503 comes in the app's envelope (client B), Retry-After kept")
+    func busyInClientBsEnvelope() throws {
+        let s3 = try TestEnvironment.s3()
+        let (host, port) = s3.hostPort
+        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        defer { proxy.close() }
+        let (server, _) = try CompatFlowTests.start(
+            .sqlite, profiles: "clientB",
+            extra: [
+                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
+                "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
+                "PRESIGN_SERVER_WORKER_THREADS": "1", "PRESIGN_SERVER_WORKER_QUEUE_LIMIT": "1",
+            ])
+        defer { server.stop() }
+        let jpeg = try CompatFlowTests.fixture("jpeg-baseline-64x48.jpg")
+        let keys = try (0..<4).map { _ in try CompatFlowTests.uploadLikeB(server, s3, user: "7", bytes: jpeg) }
+
+        proxy.setRules([.init(.method("HEAD"), .hold), .init(.method("GET"), .hold)])
+        final class Replies: @unchecked Sendable {
+            let lock = NSLock()
+            var byQuest: [Int: RawClient.Response?] = [:]
+            var count: Int { lock.withLock { byQuest.count } }
+        }
+        let replies = Replies()
+        let group = DispatchGroup()
+        for (quest, key) in keys.enumerated() {
+            group.enter()
+            Thread {
+                let r = try? CompatFlowTests.send(
+                    server, "POST", "/api/v1/quests/\(quest + 1)/active", user: "7", body: #"{"imageKey":"\#(key)"}"#)
+                replies.lock.withLock { replies.byQuest[quest + 1] = .some(r) }
+                group.leave()
+            }.start()
+        }
+        defer {
+            proxy.setRules([])
+            proxy.releaseHeld()
+            group.wait()
+        }
+        // One save holds the only worker inside a storage call, at most one waits (whether the queue took
+        // it before the worker took the first depends on scheduling): the others are answered now.
+        #expect(proxy.waitUntilHeld(1), "the worker is inside a storage call")
+        func queued() -> Int? {
+            guard let text = PostgresOutageTests.request(server.port, "GET", "/metrics")?.text,
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("presignd_worker_queue_jobs ") })
+            else { return nil }
+            return Int(line.dropFirst("presignd_worker_queue_jobs ".count))
+        }
+        #expect(
+            PostgresOutageTests.until { replies.count + (queued() ?? 0) == 3 },
+            "every save is held, queued or answered while storage hangs")
+        #expect(proxy.heldCount == 1)
+        let refused = replies.lock.withLock { replies.byQuest }
+        #expect((2...3).contains(refused.count), "one runs, at most one waits: \(refused.count) answered")
+        for (quest, reply) in refused {
+            let r = try #require(reply, "quest \(quest): no answer")
+            #expect(r.status == 503, "quest \(quest): \(r.text)")
+            #expect(r.header("Retry-After") == "1")
+            let e = try CompatFlowTests.decode(CompatFlowTests.BError.self, r)
+            #expect(e.success == false && e.data == nil && !e.message.isEmpty, "\(r.text)")
+        }
+
+        proxy.setRules([])
+        proxy.releaseHeld()
+        group.wait()
+        for quest in 1...4 where refused[quest] == nil {
+            let r = replies.lock.withLock { replies.byQuest[quest] ?? nil }
+            #expect(r?.status == 200, "quest \(quest) after recovery: \(r?.text ?? "no answer")")
+        }
+        for quest in refused.keys {
+            let r = try CompatFlowTests.send(
+                server, "POST", "/api/v1/quests/\(quest)/active", user: "7",
+                body: #"{"imageKey":"\#(keys[quest - 1])"}"#)
+            #expect(r.status == 200, "quest \(quest) retried: \(r.text)")
+        }
+    }
 }
