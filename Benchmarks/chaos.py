@@ -13,14 +13,18 @@ own RGW (scripts/start-s3.sh on --s3-port), and kills only processes it started,
     python3 Benchmarks/chaos.py [--duration 180] [--workers 6] [--seed N]
         [--binary .build/debug/presignd] [--intent-flush-ms N] [--pg-port 25460] [--s3-port 19260]
 
-Prints one JSON object of figures; exit status 1 if anything acknowledged was lost or an
-integrity check failed.
+Prints one JSON object of figures; exit status 1 if anything acknowledged was lost, an integrity
+check failed, or a confirmation was refused with a 4xx other than INTENT_NOT_FOUND (the uploads are a
+real JPEG with random bytes after it, so the content check must pass them).
 """
 import argparse, json, os, random, signal, socket, subprocess, sys, threading, time, uuid
 import http.client
 from urllib.parse import urlsplit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+JPEG_FIXTURE = os.path.join(ROOT, "Tests", "ImageProbeTests", "Fixtures", "jpeg-baseline-64x48.jpg")
+with open(JPEG_FIXTURE, "rb") as _f:
+    JPEG = _f.read()
 
 
 def sh(cmd, env=None, check=True):
@@ -79,7 +83,8 @@ class Run:
         self.faults = {"postgres": 0, "rgw": 0, "presignd": 0}
         self.presignd_kills = []  # times of kill -9 of presignd
         self.counts = {"issued": 0, "issue_503": 0, "uploaded": 0, "confirm_503": 0, "confirm_5xx_other": 0,
-                       "conn_errors": 0, "duplicate_ids": 0}
+                       "conn_errors": 0, "duplicate_ids": 0, "confirm_4xx": 0}
+        self.refused = []         # (image key, status, code) of confirmations refused with another 4xx
         self.user = "chaos" + uuid.uuid4().hex[:8]
         self.server = None
         self.server_up = threading.Event()
@@ -196,6 +201,12 @@ class Run:
                 return True
             if status == 503:
                 self.counts["confirm_503"] += 1
+            elif 400 <= status < 500:
+                # A refusal no retry changes (e.g. 422 CONTENT_MISMATCH): settled, and counted as a failure.
+                self.counts["confirm_4xx"] += 1
+                self.refused.append((key, status, doc.get("code")))
+                self.pending.pop(key, None)
+                return True
             else:
                 self.counts["confirm_5xx_other"] += 1
             return False
@@ -219,7 +230,9 @@ class Run:
             with self.lock:
                 self.counts["issued"] += 1
                 self.pending[key] = time.time()
-            body = b"\xff\xd8\xff\xe0" + os.urandom(self.rng.randint(16, 4096))
+            # A real JPEG (the content check reads its header) with random bytes after it, so every
+            # object differs.
+            body = JPEG + os.urandom(self.rng.randint(16, 4096))
             for _ in range(200):
                 try:
                     if self.put(url, body) == 200:
@@ -330,8 +343,9 @@ class Run:
             "urls_whose_intent_was_lost": len(self.lost), "lost_intent_issue_to_kill_ms": windows,
         }
         print(json.dumps(figures, indent=1))
-        if missing or bad_objects or unfindable or self.counts["duplicate_ids"]:
-            print(json.dumps({"missing": missing[:10], "bad_objects": bad_objects[:10], "unfindable": unfindable[:10]}), file=sys.stderr)
+        if missing or bad_objects or unfindable or self.counts["duplicate_ids"] or self.refused:
+            print(json.dumps({"missing": missing[:10], "bad_objects": bad_objects[:10], "unfindable": unfindable[:10],
+                              "refused": self.refused[:10]}), file=sys.stderr)
             return 1
         return 0
 
