@@ -44,15 +44,20 @@ let package = Package(
         .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Crypto", "System"]),
         .target(name: "CloudCredentials", dependencies: ["ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
 
-        // The application and the executables
+        // The upload lifecycle: types, issuing, confirming, ownership, storage, sweeps (no HTTP module)
+        .target(name: "Uploads", dependencies: ["Config", "Records", "ObjectStore", "SigV4", "ImageProbe", "System"]),
+
+        // The application (its front doors), the command-line modes and the executables
         .target(
             name: "App",
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
-                "System", "ImageProbe", "CloudCredentials",
+                "System", "ImageProbe", "CloudCredentials", "Uploads",
             ]),
+        .target(name: "Commands", dependencies: ["App", "Config", "ObjectStore", "System"]),
         .executableTarget(
-            name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "System", "CLinux"]),
+            name: "presignd",
+            dependencies: ["App", "Commands", "Config", "HTTPServer", "Crypto", "System", "CLinux"]),
         .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto", "System"]),
 
         // The client library for apps and its command-line uploader (scripts/check-modules.py keeps
@@ -66,6 +71,10 @@ let package = Package(
         .target(
             name: "ObjectStoreTestSupport", dependencies: ["ObjectStore", "Crypto"],
             path: "Tests/ObjectStoreTestSupport"),
+        // In-memory storage and a recording intent sink for the lifecycle's in-process tests.
+        .target(
+            name: "UploadsTestSupport", dependencies: ["Uploads", "ObjectStore", "Records"],
+            path: "Tests/UploadsTestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "ImageProbeTests", dependencies: ["ImageProbe"], resources: [.copy("Fixtures")]),
@@ -84,11 +93,19 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "System", "CLinux", "TestSupport"]),
         .testTarget(name: "PresignClientTests", dependencies: ["PresignClient", "TestSupport"]),
         .testTarget(
+            name: "UploadsTests",
+            dependencies: [
+                "Uploads", "UploadsTestSupport", "Config", "Records", "ObjectStore", "SigV4", "Crypto", "ImageProbe",
+                "TestSupport",
+            ]),
+        .testTarget(
             name: "AppTests",
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
-                "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials",
+                "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials", "Uploads",
+                "UploadsTestSupport",
             ]),
+        .testTarget(name: "CommandsTests", dependencies: ["Commands", "Config", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

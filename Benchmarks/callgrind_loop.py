@@ -9,8 +9,16 @@ CG_UPLOAD (a JSON body, e.g. '{"filename":"a.jpg","type":"image/jpeg","metadata"
 multipart upload through POST /s3/multipart (the Uppy routes must be on, with a real store in CG_ENV)
 and fills `{uploadId}` and `{key}` in PATH (percent-encoded), so PATH can be the part-URL route
 `/s3/multipart/{uploadId}/1?key={key}`; the upload is aborted after the loop. Both extra requests are
-the same in every run, so they cancel out of (count at N1 - count at N2) / (N1 - N2)."""
-import glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.parse
+the same in every run, so they cancel out of (count at N1 - count at N2) / (N1 - N2).
+
+CG_MODE=confirm counts N confirmations (`POST /images`) instead, with a real store in CG_ENV (RGW's
+PRESIGN_S3_*): first, outside the count, it issues N URLs through PATH (e.g. `/presigned-url?type=PROFILE&ext=jpg`),
+PUTs the same JPEG (Tests/ImageProbeTests/Fixtures) to each straight to storage and waits until
+`presignd_intents_pending` is 0; then it zeroes callgrind's counters (`callgrind_control -z`) and
+confirms each key once (every one must answer 201). It prints every thread's instructions by role:
+the event loop, the worker(s) (one by default here: PRESIGN_SERVER_WORKER_THREADS=1), the group
+committer, the intent writer, the rest; a thread's role is read from the functions it ran."""
+import glob, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.parse
 
 binary, tag, path, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 tmp = tempfile.mkdtemp(prefix="sm-cg-")
@@ -25,6 +33,9 @@ env = {
     "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:9", "PRESIGN_RECORDS_URL": f"sqlite:{tmp}/p.sqlite3",
     "PRESIGN_LOG_ACCESS_LOG": "true", "PRESIGN_LIMITS_ENABLED": "false", "AWS_EC2_METADATA_DISABLED": "true",
 }
+mode = os.environ.get("CG_MODE", "loop")
+if mode == "confirm":
+    env["PRESIGN_SERVER_WORKER_THREADS"] = "1"
 env.update(json.loads(os.environ.get("CG_ENV", "{}")))
 extra_args = os.environ.get("CG_ARGS", "").split()
 os.makedirs("/tmp/sm", exist_ok=True)
@@ -71,9 +82,46 @@ if os.environ.get("CG_UPLOAD"):
     abort = f"DELETE /s3/multipart/{q(created['uploadId'])}?key={q(created['key'])} HTTP/1.1\r\nHost: bench\r\n\r\n"
 req = f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
 ok = 0
-for i in range(n):
-    status, _ = exchange(req)
-    if status.startswith("HTTP/1.1 200"): ok += 1
+if mode == "confirm":
+    import http.client
+    fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "ImageProbeTests", "Fixtures",
+                           "jpeg-baseline-64x48.jpg")
+    jpeg = open(fixture, "rb").read()
+    keys = []
+    for i in range(n):
+        status, body = exchange(req)
+        if not status.startswith("HTTP/1.1 200"):
+            raise SystemExit(f"GET {path} answered {status}: {body!r}")
+        url = urllib.parse.urlsplit(json.loads(body)["presignedUrl"])
+        store = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        store.request("PUT", url.path + "?" + url.query, body=jpeg, headers={"Content-Type": "image/jpeg"})
+        answer = store.getresponse()
+        answer.read()
+        store.close()
+        if answer.status != 200:
+            raise SystemExit(f"PUT to storage answered {answer.status}")
+        keys.append(json.loads(body)["key"])
+    # Every intent stored before the count starts (the writer's batch is not part of a confirmation).
+    for _ in range(600):
+        _, metrics = exchange(b"GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n")
+        if re.search(rb"^presignd_intents_pending 0$", metrics, re.M):
+            break
+        time.sleep(0.05)
+    else:
+        raise SystemExit("the intents were not stored")
+    subprocess.run(["callgrind_control", "-z", str(p.pid)], check=True, stdout=subprocess.DEVNULL)
+    for key in keys:
+        payload = json.dumps({"imageKey": key}).encode()
+        status, body = exchange(b"POST /images HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+                                + f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+        if not status.startswith("HTTP/1.1 201"):
+            raise SystemExit(f"POST /images answered {status}: {body!r}")
+        ok += 1
+    path = "POST /images"
+else:
+    for i in range(n):
+        status, _ = exchange(req)
+        if status.startswith("HTTP/1.1 200"): ok += 1
 if abort:
     exchange(abort.encode())
 c.close()
@@ -86,6 +134,25 @@ for f in sorted(glob.glob(out + "*")):
         if line.startswith("totals:") or line.startswith("summary:"):
             totals.append((int(line.split()[1]), f)); break
 totals.sort(reverse=True)
+if mode == "confirm":
+    def role(f):
+        """A thread's role from the functions it ran (the main thread is the first file)."""
+        if f.endswith("-01"):
+            return "main"
+        text = open(f, errors="replace").read()
+        for name, marker in (("loop", "epoll_wait"), ("worker", "WorkerPool"), ("committer", "GroupCommitter"),
+                             ("writer", "IntentWriter"), ("janitor", "Janitor")):
+            if marker in text:
+                return name
+        return "other"
+    roles = {}
+    for t, f in totals:
+        roles[role(f)] = roles.get(role(f), 0) + t
+    counted = sum(t for r, t in roles.items() if r != "main")
+    print(f"{tag} {path}: {ok}/{n} ok; per role (instructions, per confirmation): "
+          + ", ".join(f"{r}={t} ({t / n:.0f})" for r, t in sorted(roles.items()))
+          + f"; all but main={counted} ({counted / n:.0f})")
+    sys.exit(0)
 # The main thread (out-01) starts the server; at small N it can outweigh the loop, so it is never the loop.
 loop = ([t for t in totals if not t[1].endswith("-01")] or totals)[0][0]
 print(f"{tag} {path}: {ok}/{n} ok; loop thread {loop} instructions, {loop / n:.0f} per request; threads: "

@@ -6,16 +6,26 @@ under each source target's folder, and fails (exit 1, one line per problem) when
   - a module imports a module it does not declare in Package.swift (toolchain modules excepted),
   - a dependency (declared or imported) goes upward or sideways against the layers below,
   - the declared dependencies form a cycle, or
-  - a target under Sources/ is missing from the layers (every new module must be placed).
+  - a target under Sources/ is missing from the layers (every new module must be placed),
+  - a module of NO_HTTP (Uploads: the upload lifecycle) declares or imports an HTTP module (any module
+    named HTTP*: HTTP1, HTTPServer, an HTTP client), or
+  - App's folders are crossed (APP_FOLDERS): every App source file is in a folder of a front door
+    (Native, Compat, Uppy, Ops), of the shared pieces (Shared, Admission) or of the wiring (Wiring),
+    but for the files APP_TOP_LEVEL names; a type declared in one front door's folder (or a static
+    member one adds to an outside type) is not named in another front door's folder nor in a shared
+    one; nothing but the wiring names the wiring's types. Names are read from the code with comments
+    and string literals left out.
 Layers, lowest first (a module may use only modules of lower layers):
   0 C shims and system libraries   CLinux COpenSSL CSQLite CPostgres CPostgresLoader (these may use
                                    each other: CPostgresLoader wraps CPostgres's headers)
   1 System                         threads, the monitor, clocks, whole-file reads, civil dates
-  2 Crypto JSON HTTP1              pure cores
+  2 Crypto JSON HTTP1 ImageProbe   pure cores
   3 SigV4 Auth Config
   4 HTTPServer ObjectStore Records I/O shells
-  5 App
-  6 presignd PresignBench          executables
+  5 CloudCredentials Uploads       the credential chain; the upload lifecycle (no HTTP module)
+  6 App                            the front doors, admission, wiring
+  7 Commands                       the command-line modes
+  8 presignd PresignBench          executables
 Test targets (Tests/) may import any module they declare; only the "declared" rule applies to them.
 The client side (CLIENT: PresignClient, the library apps link, and PresignUpload, its command-line
 uploader) stands outside the layers: it may declare and import only client modules and the toolchain
@@ -35,9 +45,25 @@ LAYERS = [
     ["Crypto", "JSON", "HTTP1", "ImageProbe"],
     ["SigV4", "Auth", "Config"],
     ["HTTPServer", "ObjectStore", "Records"],
-    ["CloudCredentials"],
+    ["CloudCredentials", "Uploads"],
     ["App"],
+    ["Commands"],
     ["presignd", "PresignBench"],
+]
+# Modules that may not use any HTTP module (a module whose name starts with HTTP).
+NO_HTTP = ["Uploads"]
+# App's folders: the front doors (none names another's types), the shared pieces (they name no front
+# door's types), and the wiring (it assembles them all; only it names its own types).
+APP_FOLDERS = {
+    "front door": ["Native", "Compat", "Uppy", "Ops"],
+    "shared": ["Shared", "Admission"],
+    "wiring": ["Wiring"],
+}
+# Files left at App's top level: the explain mode and the API document, which move out of App with
+# their own module and resource (issue 20's seams).
+APP_TOP_LEVEL = [
+    "ExplainCommand.swift", "ExplainService.swift", "SignatureExplanation+JSON.swift", "OpenAPIService.swift",
+    "OpenAPIDocument.swift",
 ]
 # The client side: these may use each other (in this order: a module only those before it) and the
 # toolchain, nothing else.
@@ -147,6 +173,10 @@ def check(root):
                 problems.append(f"{name} (layer {layer[name]}) declares {dep} (layer {layer[dep]}): not below it")
         if kind == "systemLibrary":
             continue
+        if name in NO_HTTP:
+            problems.extend(http_problems(root, name, deps, folder))
+        if name == "App" and os.path.isdir(os.path.join(root, folder)):
+            problems.extend(app_folder_problems(root, folder))
         for path, module in imports_of(os.path.join(root, folder)):
             where = os.path.relpath(path, root)
             if module in TOOLCHAIN or module == name:
@@ -155,6 +185,118 @@ def check(root):
                 problems.append(f"{where}: imports {module}, which {name} does not declare in Package.swift")
             elif not is_test and module in layer and not below(layer, module, name):
                 problems.append(f"{where}: imports {module} (layer {layer[module]}) from layer {layer[name]}: not below it")
+    return problems
+
+
+def http_problems(root, name, deps, folder):
+    """The no-HTTP rule of NO_HTTP's modules: no HTTP* module declared or imported."""
+    problems = []
+    for dep in deps:
+        if dep.startswith("HTTP"):
+            problems.append(f"{name}: declares {dep}, an HTTP module: {name} must not use HTTP (its front doors do)")
+    for path, module in imports_of(os.path.join(root, folder)):
+        if module.startswith("HTTP"):
+            where = os.path.relpath(path, root)
+            problems.append(f"{where}: imports {module}, an HTTP module: {name} must not use HTTP (its front doors do)")
+    return problems
+
+
+def code_only(text):
+    """Swift source with comments and string literals blanked out (nested block comments, raw and
+    multi-line strings), so only code's names remain."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if text.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif text.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+        elif text[i] == '"' or (text[i] == "#" and re.match(r'#+"', text[i:])):
+            hashes = len(re.match(r"#*", text[i:]).group(0))
+            i += hashes
+            quote = '"""' if text.startswith('"""', i) else '"'
+            i += len(quote)
+            close = quote + "#" * hashes
+            while i < n and not text.startswith(close, i):
+                i += 2 if (text[i] == "\\" and not hashes) else 1
+            i += len(close)
+            out.append('""')
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+TYPE_DECL_RE = re.compile(
+    r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private|final|indirect)\s+)*"
+    r"(?:struct|class|enum|protocol|typealias|actor)\s+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+EXTENSION_RE = re.compile(r"^(?:(?:public|internal|fileprivate|private)\s+)?extension\s+([A-Za-z_][A-Za-z0-9_.]*)[^{]*\{", re.M)
+STATIC_MEMBER_RE = re.compile(
+    r"^ {4}(?:@\w+\s+)*(?:(?:public|internal|fileprivate|private)\s+)?static\s+(?:func|var|let)\s+([A-Za-z_][A-Za-z0-9_]*)",
+    re.M)
+
+
+def app_folder_problems(root, folder):
+    """The rules of App's folders (APP_FOLDERS, APP_TOP_LEVEL)."""
+    base = os.path.join(root, folder)
+    kind_of = {f: kind for kind, folders in APP_FOLDERS.items() for f in folders}
+    problems, files = [], {}
+    for directory, _, names in os.walk(base):
+        for file in sorted(names):
+            if not file.endswith(".swift"):
+                continue
+            path = os.path.join(directory, file)
+            where = os.path.relpath(path, root)
+            parts = os.path.relpath(path, base).split(os.sep)
+            if len(parts) == 1:
+                if file not in APP_TOP_LEVEL:
+                    problems.append(f"{where}: not in a folder of App's (a front door, Shared, Admission or Wiring)")
+                continue
+            if parts[0] not in kind_of:
+                problems.append(f"{where}: {parts[0]} is no folder of App's (add it to APP_FOLDERS and docs/architecture.md)")
+                continue
+            with open(path, encoding="utf-8") as handle:
+                files[path] = (parts[0], code_only(handle.read()))
+    # Who declares what: top-level types, and static members added to types declared elsewhere.
+    types, declared = {}, {}
+    for path, (owner, code) in files.items():
+        for name in TYPE_DECL_RE.findall(code):
+            types.setdefault(name, set()).add(owner)
+            declared.setdefault(name, set()).add(owner)
+    for path, (owner, code) in files.items():
+        for match in EXTENSION_RE.finditer(code):
+            extended = match.group(1).split(".")[0]
+            if owner in types.get(extended, set()):
+                continue
+            end = code.find("\n}", match.end())
+            body = code[match.end():end if end >= 0 else len(code)]
+            for name in STATIC_MEMBER_RE.findall(body):
+                declared.setdefault("." + name, set()).add(owner)
+    for path, (owner, code) in sorted(files.items()):
+        if kind_of[owner] == "wiring":
+            continue
+        where = os.path.relpath(path, root)
+        names = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", code))
+        members = set("." + m for m in re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)", code))
+        for name in sorted(names | members):
+            owners = declared.get(name, set())
+            if not owners or owner in owners or any(kind_of[o] == "shared" for o in owners):
+                continue
+            for other in sorted(owners):
+                if kind_of[other] == "wiring":
+                    problems.append(f"{where}: names {name.lstrip('.')}, declared in App/{other}: only the wiring names its own types")
+                elif kind_of[other] == "front door" and kind_of[owner] == "front door":
+                    problems.append(f"{where}: names {name.lstrip('.')}, declared in App/{other}: a front door does not use another's (shared pieces go in Shared)")
+                elif kind_of[other] == "front door":
+                    problems.append(f"{where}: names {name.lstrip('.')}, declared in App/{other}: a shared piece does not use a front door's")
     return problems
 
 
@@ -186,6 +328,23 @@ def self_test():
         "Sources/System/A.swift": "import Glibc\n",
         "Sources/Crypto/B.swift": "internal import System\n@testable import Crypto\n",
         "Tests/CryptoTests/T.swift": "import Testing\n@testable import Crypto\n",
+    }
+    # An App of front doors: Native's type, named by the wiring and in Compat's comments and strings only;
+    # a shared type every folder names; Uppy's static member on an outside type.
+    app = {
+        "Package.swift": '.target(name: "System"),\n.target(name: "HTTP1"),\n'
+        '.target(name: "App", dependencies: ["System"]),\n',
+        "Sources/System/A.swift": "import Glibc\n",
+        "Sources/HTTP1/H.swift": "struct H {}\n",
+        "Sources/App/Native/NativeThing.swift": "final class NativeThing { let s = SharedThing() }\n",
+        "Sources/App/Compat/CompatThing.swift": (
+            '/// Not a NativeThing. /* nested /* NativeThing */ */\nstruct CompatThing {\n'
+            '    let text = "NativeThing \\\\" + #"NativeThing"# + \"\"\"\n    NativeThing\n    \"\"\"\n'
+            "    let s = SharedThing()\n}\n"),
+        "Sources/App/Uppy/Response+Companion.swift": "extension Response {\n    static func companion() -> Response { Response() }\n}\n",
+        "Sources/App/Shared/SharedThing.swift": "struct SharedThing {}\n",
+        "Sources/App/Wiring/Application.swift": "final class Application { let n = NativeThing(); let c = CompatThing() }\n",
+        "Sources/App/ExplainService.swift": "struct ExplainService { let a: Application? = nil }\n",
     }
     cases = {
         "passes": (good, None),
@@ -226,6 +385,35 @@ def self_test():
         ),
         "test imports undeclared": (
             dict(good, **{"Tests/CryptoTests/U.swift": "import System\n"}), "does not declare",
+        ),
+        "the lifecycle declares an HTTP module": (
+            dict(app, **{"Package.swift": app["Package.swift"] + '.target(name: "Uploads", dependencies: ["HTTP1"]),\n'}),
+            "an HTTP module",
+        ),
+        "the lifecycle imports an HTTP module": (
+            dict(app, **{"Package.swift": app["Package.swift"] + '.target(name: "Uploads", dependencies: ["HTTP1"]),\n',
+                         "Sources/Uploads/U.swift": "import HTTP1\n"}),
+            "imports HTTP1, an HTTP module",
+        ),
+        "app passes": (app, None),
+        "a front door names another's type": (
+            dict(app, **{"Sources/App/Compat/B.swift": "let b = NativeThing()\n"}), "a front door does not use another's",
+        ),
+        "a front door uses another's static extension member": (
+            dict(app, **{"Sources/App/Native/N.swift": "func n() -> Response { .companion() }\n"}),
+            "names companion, declared in App/Uppy",
+        ),
+        "a shared piece names a front door's type": (
+            dict(app, **{"Sources/App/Shared/C.swift": "func c(_ n: NativeThing) {}\n"}),
+            "a shared piece does not use a front door's",
+        ),
+        "a front door names the wiring's type": (
+            dict(app, **{"Sources/App/Uppy/D.swift": "func d(_ a: Application) {}\n"}),
+            "only the wiring names its own types",
+        ),
+        "a file outside App's folders": (dict(app, **{"Sources/App/Stray.swift": "struct Stray {}\n"}), "not in a folder"),
+        "a folder App does not know": (
+            dict(app, **{"Sources/App/Other/E.swift": "struct E {}\n"}), "is no folder of App's",
         ),
     }
     failures = []

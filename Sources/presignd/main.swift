@@ -1,5 +1,6 @@
 import App
 import CLinux
+import Commands
 import Config
 import Crypto
 import HTTPServer
@@ -9,9 +10,10 @@ import System
     import Glibc
 #endif
 
-// presignd: parse options and configuration, build the application, serve until SIGTERM/SIGINT,
-// drain, exit 0. Exit 2 on configuration problems, 1 when a part cannot start. `presignd explain`
-// exits 0 (no difference), 1 (differences) or 2 (usage, configuration).
+// presignd: parse options and configuration (the other modes are Commands' `ModeDispatch`), build
+// the application, serve until SIGTERM/SIGINT, drain, exit 0. Exit 2 on configuration problems, 1 when
+// a part cannot start. `presignd explain` exits 0 (no difference), 1 (differences) or 2 (usage,
+// configuration).
 
 let log = LogSink(fd: 2)
 var environment: [String: String] = [:]
@@ -22,39 +24,13 @@ while let entry = envp.pointee {
     envp += 1
 }
 
-let action: CommandLineAction
-switch ConfigLoader.load(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment) {
-case .success(let a): action = a
-case .failure(let error):
-    for p in error.problems { log.writeLine("presignd: configuration: \(p)") }
-    // A health check that cannot read the configuration reports "unhealthy" (1): Docker reserves 2.
-    exit(CommandLine.arguments.dropFirst().first == "healthcheck" ? 1 : 2)
-}
-
 let config: PresigndConfig
-switch action {
-case .version:
-    print("presignd \(ConfigLoader.version)")
-    exit(0)
-case .help(let text):
-    print(text)
-    exit(0)
-case .checkConfig(let c):
-    print(c.redactedJSON())
-    for note in c.notes { log.writeLine("presignd: note: \(note)") }
-    exit(0)
-case .healthcheck(let c):
-    let outcome = HealthCheck.run(config: c)
-    print(outcome.detail)
-    exit(outcome.healthy ? 0 : 1)
-case .explain(let c, let arguments):
-    let outcome = ExplainCommand.run(
-        config: c, arguments: arguments, nowSeconds: WallClock.epochMilliseconds() / 1000,
-        environment: environment)
-    print(outcome.output)
-    exit(outcome.status)
-case .run(let c):
-    config = c
+switch ModeDispatch.dispatch(
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: environment, log: log,
+    nowSeconds: { WallClock.epochMilliseconds() / 1000 })
+{
+case .exit(let status): exit(status)
+case .serve(let c): config = c
 }
 
 // Signals are handled by sigwait on this thread: block them before any other thread starts.

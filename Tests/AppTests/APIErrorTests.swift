@@ -2,24 +2,30 @@ import Auth
 import HTTPServer
 import ImageProbe
 import ObjectStore
+import Records
 import Testing
+import Uploads
 
 @testable import App
 
-/// The one mapping of API errors to responses: status, stable code, byte-exact body and headers, and
-/// every code named in docs/openapi.yaml (the document the server serves).
+/// The house's table of errors (`APIError`, `UploadError+House`) and its presenter: status, stable code,
+/// byte-exact body and headers, and every code named in docs/openapi.yaml (the document the server serves).
 @Suite("API errors")
 struct APIErrorTests {
     /// One error of every case (and of every storage failure class).
     static let all: [APIError] = [
         .malformedQuery, .malformedJSON("unexpected end"), .unsupportedMediaType, .validation(["type": "unknown type"]),
         .invalidUser(header: "X-User-Id"), .unauthorized(AuthFailure(.expired)), .rateLimited(retryAfterSeconds: 3),
-        .signingFailed, .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser, .intentNotFound,
-        .issuedToAnotherUser, .imageNotUploaded, .imageTooLarge(size: 2, limit: 1),
-        .contentTypeNotAllowed(stored: "image/gif", type: "PROFILE", allowed: ["image/png"]), .imageNotFound,
-        .contentMismatch(.notImage(.markup(.svg))),
-        .contentMismatch(.formatNotAllowed(detected: .gif, type: "PROFILE", allowed: ["image/png"])),
-        .storeUnavailable, .storage(.timeout("t")), .storage(.status(500, code: nil)), .storage(.connection("c")),
+        .upload(.signingFailed), .upload(.keyAlreadyRecorded), .upload(.keyInUse), .upload(.recordedByAnotherUser),
+        .upload(.intentNotFound), .upload(.issuedToAnotherUser), .upload(.imageNotUploaded),
+        .upload(.imageTooLarge(size: 2, limit: 1)),
+        .upload(.contentTypeNotAllowed(stored: "image/gif", type: "PROFILE", allowed: ["image/png"])),
+        .upload(.recordNotFound), .upload(.contentMismatch(.notImage(.markup(.svg)))),
+        .upload(.contentMismatch(.formatNotAllowed(detected: .gif, type: "PROFILE", allowed: ["image/png"]))),
+        .upload(.store(.unavailable("x"))), .upload(.intentsBacklogged),
+        .upload(.credentialsUnavailable(secondsLeft: 0)),
+        .upload(.storage(.timeout("t"))), .upload(.storage(.status(500, code: nil))),
+        .upload(.storage(.connection("c"))),
     ]
 
     @Test("every code the server sends is documented in docs/openapi.yaml", arguments: 0..<all.count)
@@ -32,7 +38,8 @@ struct APIErrorTests {
     @Test("bodies are the stable JSON shapes, not cacheable")
     func bodies() {
         func text(_ e: APIError) -> String { String(decoding: e.response.body, as: UTF8.self) }
-        #expect(text(.keyInUse) == #"{"code":"KEY_IN_USE","message":"this imageKey was issued to another user"}"#)
+        #expect(
+            text(.upload(.keyInUse)) == #"{"code":"KEY_IN_USE","message":"this imageKey was issued to another user"}"#)
         #expect(
             text(.malformedJSON("bad \"x\""))
                 == #"{"code":"MALFORMED_JSON","message":"the body is not valid JSON: bad \"x\""}"#)
@@ -41,9 +48,12 @@ struct APIErrorTests {
                 == #"{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{"b":"second","a":"first"}}"#)
         #expect(text(.unauthorized(AuthFailure(.badSignature))) == AuthFailure.responseBody)
         #expect(
-            text(.contentMismatch(.notImage(.truncated(.png))))
+            text(.upload(.contentMismatch(.notImage(.truncated(.png)))))
                 == #"{"code":"CONTENT_MISMATCH","message":"the object ends inside its PNG header"}"#)
-        #expect(APIError.contentMismatch(.notImage(.empty)).status == 422)
+        #expect(APIError.upload(.contentMismatch(.notImage(.empty))).status == 422)
+        #expect(
+            text(.upload(.store(.unavailable("secret detail"))))
+                == #"{"code":"STORE_UNAVAILABLE","message":"the records store is not available"}"#)
         #expect(ContentMismatch.notImage(.markup(.html)).code == "html")
         #expect(ContentMismatch.formatNotAllowed(detected: .gif, type: "T", allowed: []).code == "format_not_allowed")
         for error in Self.all {
@@ -51,7 +61,7 @@ struct APIErrorTests {
         }
     }
 
-    @Test("401 carries the failure's challenge and 429 its Retry-After")
+    @Test("401 carries the failure's challenge, 429 and the retryable 503s their Retry-After")
     func extraHeaders() {
         let unauthorized = APIError.unauthorized(AuthFailure(.missingCredentials)).response
         #expect(unauthorized.headers.last?.name == "WWW-Authenticate")
@@ -59,14 +69,68 @@ struct APIErrorTests {
         let limited = APIError.rateLimited(retryAfterSeconds: 7).response
         #expect(limited.status == 429)
         #expect(limited.headers.last?.name == "Retry-After" && limited.headers.last?.value == "7")
+        #expect(APIError.upload(.intentsBacklogged).response.headers.last?.value == "5")
+        #expect(APIError.upload(.credentialsUnavailable(secondsLeft: 3)).response.headers.last?.value == "10")
+        #expect(APIError.upload(.keyInUse).response.headers.count == 2)
     }
 
-    @Test("a worker's failure maps to its API error: itself, storage 502/503/504, else the store's 503")
+    @Test("a lifecycle failure maps to the house's error: a rejected request's problems become field errors")
     func mapping() {
-        #expect(APIError(APIError.imageNotFound) == .imageNotFound)
-        #expect(APIError(ObjectStoreError.timeout("x")).status == 504)
-        #expect(APIError(ObjectStoreError.status(403, code: "AccessDenied")).code == "STORAGE_ERROR")
-        struct Other: Error {}
-        #expect(APIError(Other()) == .storeUnavailable)
+        #expect(APIError(UploadError.recordNotFound) == .upload(.recordNotFound))
+        #expect(APIError(UploadError.storage(.timeout("x"))).status == 504)
+        #expect(APIError(UploadError.storage(.status(403, code: "AccessDenied"))).code == "STORAGE_ERROR")
+        #expect(APIError(UploadError.store(.corrupt("x"))).code == "STORE_UNAVAILABLE")
+        #expect(
+            APIError(UploadError.rejected([.unknownType("X"), .extensionMissing]))
+                == .validation(["type": "unknown type", "ext": "ext is required"]))
+        var fields = ProblemFields.native
+        fields.type = "kind"
+        #expect(
+            APIError(UploadError.rejected([.unknownType("X")]), fields: fields) == .validation(["kind": "unknown type"])
+        )
+    }
+
+    /// (problem, the native field, its message): the text of each rule a request can break.
+    static let problems: [(UploadProblem, String, String)] = [
+        (.typeMissing, "type", "type is required"), (.unknownType("X"), "type", "unknown type"),
+        (.extensionMissing, "ext", "ext is required"),
+        (.extensionNotAllowed("gif", type: "P", allowed: ["jpg", "png"]), "ext", "ext must be one of jpg, png"),
+        (.chatroomIdNotNumeric, "chatroomId", "chatroomId must be a number"),
+        (.chatroomIdRequired(type: "CHAT"), "chatroomId", "chatroomId is required for type CHAT"),
+        (
+            .contentTypeNotAllowed("image/gif", type: "P", allowed: ["image/png"]), "contentType",
+            "contentType must be one of image/png"
+        ),
+        (.sizeOverLimit(9, type: "P", limit: 8), "size", "size must be at most 8"),
+        (.keyUnrenderable(type: "P"), "type", "the key for this type cannot be built from these values"),
+        (
+            .typeNotAccepted("FEED", accepted: ["PROFILE", "CHAT"]), "imageKey",
+            "imageKey must be an upload of type PROFILE or CHAT"
+        ),
+    ]
+
+    @Test("each rule of an upload type reads on its native field", arguments: 0..<problems.count)
+    func problemFields(_ index: Int) {
+        let (problem, field, message) = Self.problems[index]
+        let entry = ProblemFields.native.entry(problem)
+        #expect(entry.field == field && entry.message == message)
+    }
+
+    @Test("a body without chatroomId reports a type that requires one on `type`; form errors win over rules")
+    func bodyFields() {
+        let entry = ProblemFields(chatroomId: nil).entry(.chatroomIdRequired(type: "CHAT"))
+        #expect(
+            entry.field == "type"
+                && entry.message == "type CHAT requires a chatroomId: issue it with GET /presigned-url")
+        let merged = FieldErrors(
+            parsed: ["imageKey": "imageKey must be a UUID", "type": "type must be a string"],
+            problems: [.unknownType("X"), .sizeOverLimit(9, type: "P", limit: 8)], fields: .native,
+            order: ["type", "contentType", "imageKey", "size"])
+        #expect(
+            merged
+                == [
+                    "type": "type must be a string", "imageKey": "imageKey must be a UUID",
+                    "size": "size must be at most 8",
+                ])
     }
 }

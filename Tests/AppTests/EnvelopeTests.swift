@@ -3,6 +3,7 @@ import Config
 import JSON
 import Records
 import Testing
+import Uploads
 
 @testable import App
 
@@ -62,10 +63,13 @@ import Testing
     @Test func everyAPIErrorCodeMayBeNamedInARoute() {
         let errors: [APIError] = [
             .malformedQuery, .malformedJSON("x"), .unsupportedMediaType, .validation([:]), .invalidUser(header: "h"),
-            .rateLimited(retryAfterSeconds: 1), .signingFailed, .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser,
-            .intentNotFound, .issuedToAnotherUser, .imageNotUploaded, .imageTooLarge(size: 1, limit: 0),
-            .contentTypeNotAllowed(stored: nil, type: "T", allowed: []), .imageNotFound, .storeUnavailable,
-            .intentsBacklogged, .storage(.timeout("t")), .storage(.status(500, code: nil)),
+            .rateLimited(retryAfterSeconds: 1), .upload(.signingFailed), .upload(.keyAlreadyRecorded),
+            .upload(.keyInUse), .upload(.recordedByAnotherUser), .upload(.intentNotFound),
+            .upload(.issuedToAnotherUser), .upload(.imageNotUploaded), .upload(.imageTooLarge(size: 1, limit: 0)),
+            .upload(.contentTypeNotAllowed(stored: nil, type: "T", allowed: [])), .upload(.recordNotFound),
+            .upload(.store(.unavailable("x"))), .upload(.intentsBacklogged), .upload(.storage(.timeout("t"))),
+            .upload(.storage(.status(500, code: nil))), .upload(.contentMismatch(.notImage(.empty))),
+            .upload(.credentialsUnavailable(secondsLeft: 1)),
         ]
         for e in errors { #expect(CompatRouteConfig.errorCodes.contains(e.code), "\(e.code)") }
         #expect(CompatRouteConfig.errorCodes.contains("UNAUTHORIZED"))
@@ -90,7 +94,7 @@ import Testing
                 shapes.render(status: e.status, code: e.code, message: e.message, fieldErrors: fields))
             return (status, try JSONValue(parsing: body))
         }
-        let signing = try render(.signingFailed)
+        let signing = try render(.upload(.signingFailed))
         #expect(signing.0 == 400)
         #expect(signing.1["code"]?.stringValue == "4001")
         let invalid = try render(.validation(["ext": "ext is required"]))
@@ -101,8 +105,9 @@ import Testing
         let expected: [(APIError, Int, String)] = [
             (.unauthorized(AuthFailure(.missingCredentials)), 401, "4010"),
             (.rateLimited(retryAfterSeconds: 3), 429, "4290"),
-            (.imageNotUploaded, 404, "4040"), (.intentNotFound, 404, "4040"), (.issuedToAnotherUser, 403, "4030"),
-            (.storeUnavailable, 503, "5030"), (.malformedQuery, 400, "4000"),
+            (.upload(.imageNotUploaded), 404, "4040"), (.upload(.intentNotFound), 404, "4040"),
+            (.upload(.issuedToAnotherUser), 403, "4030"), (.upload(.store(.unavailable("x"))), 503, "5030"),
+            (.malformedQuery, 400, "4000"),
         ]
         for (e, status, code) in expected {
             let (s, json) = try render(e)

@@ -9,74 +9,10 @@ import SigV4
 import Synchronization
 import TestSupport
 import Testing
+import Uploads
+import UploadsTestSupport
 
 @testable import App
-
-/// An object store in memory: objects by key, every call logged, and an optional failure for every call.
-final class InMemoryObjectStorage: ObjectStorage {
-    private let objects = Mutex<[String: (info: ObjectInfo, bytes: [UInt8])]>([:])
-    private let log = Mutex<[String]>([])
-    private let failure = Mutex<ObjectStoreError?>(nil)
-
-    /// Puts `bytes` under `key`.
-    func put(_ key: String, bytes: [UInt8], contentType: String?, etag: String = "e1") {
-        let info = ObjectInfo(size: Int64(bytes.count), contentType: contentType, etag: etag)
-        objects.withLock { $0[key] = (info, bytes) }
-    }
-
-    /// Makes every later call fail with `error` (nil: succeed again).
-    func failEveryCall(with error: ObjectStoreError?) { failure.withLock { $0 = error } }
-
-    /// The keys that hold an object.
-    var keys: Set<String> { objects.withLock { Set($0.keys) } }
-
-    /// The content type stored under `key`.
-    func contentType(of key: String) -> String? { objects.withLock { $0[key]?.info.contentType } }
-
-    /// The calls so far, as `HEAD k`, `GET k 0-65535`, `COPY a b [type]`, `DELETE k`.
-    var calls: [String] { log.withLock { $0 } }
-
-    private func call(_ text: String) throws(ObjectStoreError) {
-        log.withLock { $0.append(text) }
-        if let error = failure.withLock({ $0 }) { throw error }
-    }
-
-    func head(key: String) throws(ObjectStoreError) -> ObjectInfo? {
-        try call("HEAD \(key)")
-        return objects.withLock { $0[key]?.info }
-    }
-
-    func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix? {
-        try call("GET \(key) 0-\(maxBytes - 1)")
-        return objects.withLock { $0[key] }.map { ObjectPrefix(bytes: Array($0.bytes.prefix(maxBytes)), info: $0.info) }
-    }
-
-    func copy(from source: String, to destination: String, contentType: String?, expecting: ObjectInfo?)
-        throws(ObjectStoreError) -> ObjectInfo
-    {
-        try call("COPY \(source) \(destination)" + (contentType.map { " " + $0 } ?? ""))
-        let copied = objects.withLock { objects -> ObjectInfo? in
-            guard var object = objects[source], expecting.map({ $0.etag == object.info.etag }) ?? true else {
-                return nil
-            }
-            if let contentType { object.info.contentType = contentType }
-            objects[destination] = object
-            return object.info
-        }
-        guard let copied else { throw .status(412, code: "PreconditionFailed") }
-        return copied
-    }
-
-    func delete(key: String) throws(ObjectStoreError) {
-        try call("DELETE \(key)")
-        _ = objects.withLock { $0.removeValue(forKey: key) }
-    }
-
-    func probeBucket() throws(ObjectStoreError) -> S3Client.BucketProbe {
-        try call("PROBE")
-        throw .connection("the in-memory store has no bucket to probe")
-    }
-}
 
 /// `POST /images` and `GET /images/{id}` run in process, as the router would run them: the confirm
 /// handler against an in-memory object store and the in-memory record store, with no sockets, RGW or
@@ -94,21 +30,30 @@ struct ImagesServiceInProcessTests {
         let committer: GroupCommitter
         let storage = InMemoryObjectStorage()
         let images: ImagesService
+        let confirmer: Confirmer
 
         /// A harness for `config` (the built-in defaults unless given).
         init(config: PresigndConfig = .defaults) throws {
             intents = IntentWriter(store: store, batchSize: 16, flushIntervalMs: 5, onError: { _ in })
             committer = GroupCommitter(store: store, maxBatch: 16)
-            let env = AppEnvironment(nowMillis: { ImagesServiceInProcessTests.now }, newUUID: { recordId })
+            let env = UploadEnvironment(nowMillis: { ImagesServiceInProcessTests.now }, newUUID: { recordId })
             let signer = RotatingPresigner(
                 try Presigner(
                     credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Secret("test-secret")),
                     region: "us-east-1", endpoint: Endpoint(parsing: "http://127.0.0.1:9000"), addressing: .path))
+            let catalog = try UploadCatalog(config.types)
+            let keeper = IntentKeeper(writer: intents)
+            confirmer = Confirmer(
+                catalog: catalog, ownership: ImageKeyOwnership(store: store, intents: keeper, nowMillis: env.nowMillis),
+                intents: keeper, storage: storage, committer: committer, store: store, env: env, events: { _ in })
             images = ImagesService(
-                config: config, store: store, committer: committer,
-                ownership: ImageKeyOwnership(store: store, intents: intents, nowMillis: env.nowMillis),
-                storage: storage, readSigner: signer,
-                gate: Gate(callers: DevelopmentCallerResolver(header: "X-User-Id", defaultUserId: "1")), env: env)
+                config: config, confirmer: confirmer,
+                records: UploadRecords(
+                    store: store, storage: storage, readSigner: signer, bucket: config.s3.bucket,
+                    readUrlExpires: config.presign.readUrlExpiresSeconds, cdnBaseUrl: config.presign.cdnBaseUrl,
+                    env: env),
+                catalog: catalog,
+                gate: Gate(callers: DevelopmentCallerResolver(header: "X-User-Id", defaultUserId: "1")))
         }
 
         deinit {
@@ -301,7 +246,7 @@ struct ImagesServiceInProcessTests {
             Self.text(r) == #"{"code":"CONTENT_MISMATCH","message":"the object is an HTML document, not an image"}"#)
         #expect(h.storage.calls == [Self.read(Self.imageKey), "DELETE \(Self.imageKey)"])
         #expect(h.storage.keys.isEmpty)
-        #expect(h.images.contentRefusals.load(ordering: .relaxed) == 1)
+        #expect(h.confirmer.contentRefusals.load(ordering: .relaxed) == 1)
         #expect(try h.store.record(imageKey: Self.imageKey) == nil)
     }
 

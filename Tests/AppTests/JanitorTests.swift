@@ -7,6 +7,7 @@ import SigV4
 import System
 import TestSupport
 import Testing
+import Uploads
 
 @testable import App
 @testable import ObjectStore
@@ -51,10 +52,10 @@ struct JanitorTests {
                 objectKey: confirmed.objectKey, type: "IMAGE", contentType: "image/jpeg", size: 1, etag: "e",
                 metadataJSON: "{}", createdAtMs: now)
         ])
-        let env = AppEnvironment(nowMillis: { now }, newUUID: { UUID().uuidString.lowercased() })
+        let env = UploadEnvironment(nowMillis: { now }, newUUID: { UUID().uuidString.lowercased() })
         let janitor = Janitor(
             store: store, storage: storage, deleteObjects: true, batchSize: 3, intervalMs: 60_000, env: env,
-            log: LogSink(fd: 2))
+            events: { _ in })
         #expect(janitor.sweep() == 7, "seven expired unconfirmed intents, removed in batches of 3")
         for i in old {
             #expect(try store.intent(imageKey: i.imageKey) == nil)
@@ -110,7 +111,7 @@ struct JanitorTests {
         let intents = try Self.promotedButUnrecorded(4, now: now, store: store, storage: storage)
         let janitor = Janitor(
             store: store, storage: storage, deleteObjects: false, batchSize: 3, intervalMs: 60_000,
-            env: AppEnvironment(nowMillis: { now }, newUUID: { UUID().uuidString.lowercased() }), log: LogSink(fd: 2))
+            env: UploadEnvironment(nowMillis: { now }, newUUID: { UUID().uuidString.lowercased() }), events: { _ in })
         #expect(janitor.sweep() == 4)
         for i in intents {
             #expect(try store.intent(imageKey: i.imageKey) == nil)
@@ -136,7 +137,8 @@ struct JanitorTests {
         let janitor = Janitor(
             store: store, storage: try Self.client(s3, endpoint: "http://127.0.0.1:\(proxy.port)"),
             deleteObjects: true, batchSize: 10, intervalMs: 60_000,
-            env: AppEnvironment(nowMillis: { now }, newUUID: { UUID().uuidString.lowercased() }), log: log.sink)
+            env: UploadEnvironment(nowMillis: { now }, newUUID: { UUID().uuidString.lowercased() }),
+            events: { $0.write(to: log.sink) })
         // Each intent takes two DELETEs (permanent copy, upload): the 5th request (intent 3's copy) fails.
         proxy.setRules([.init(.numbers([5]), .status(500, code: "InternalError"))])
         #expect(janitor.sweep() == 2, "intents 1 and 2 were finished before the failure")
@@ -167,8 +169,8 @@ struct JanitorTests {
         let log = CapturedLog()
         let janitor = Janitor(
             store: store, storage: nil, deleteObjects: false, batchSize: 10, intervalMs: 1,
-            env: AppEnvironment(nowMillis: { 2_000_000_000_000 }, newUUID: { UUID().uuidString.lowercased() }),
-            log: log.sink)
+            env: UploadEnvironment(nowMillis: { 2_000_000_000_000 }, newUUID: { UUID().uuidString.lowercased() }),
+            events: { $0.write(to: log.sink) })
         janitor.start()
         #expect(try log.entries("janitor started").first?["intervalMs"]?.intValue == 1)
         // Its sweeps are counted as they finish: wait for three.

@@ -6,6 +6,7 @@ import SigV4
 import System
 import TestSupport
 import Testing
+import Uploads
 
 @testable import App
 
@@ -48,7 +49,7 @@ struct MultipartJanitorTests {
         let later = (Int64(Date().timeIntervalSince1970) + 3600) * 1000
         let janitor = MultipartJanitor(
             storage: storage, prefixes: [prefix, prefix + "sub/"], abortAfterSeconds: 1800, maxAborts: 3, pageSize: 2,
-            nowMillis: { later }, log: LogSink())
+            nowMillis: { later }, events: { _ in })
         #expect(janitor.prefixes == [prefix])
         #expect(janitor.sweep() == 3)
         #expect(try Self.uploads(storage, prefix: prefix).count == 2)
@@ -61,7 +62,7 @@ struct MultipartJanitorTests {
         let young = try storage.createMultipartUpload(key: "\(prefix)young")
         let now = MultipartJanitor(
             storage: storage, prefixes: [prefix], abortAfterSeconds: 1800, maxAborts: 10,
-            nowMillis: { Int64(Date().timeIntervalSince1970) * 1000 }, log: LogSink())
+            nowMillis: { Int64(Date().timeIntervalSince1970) * 1000 }, events: { _ in })
         #expect(now.sweep() == 0)
         #expect(try Self.uploads(storage, prefix: prefix) == [young])
         try storage.abortMultipartUpload(key: "\(prefix)young", uploadId: young)

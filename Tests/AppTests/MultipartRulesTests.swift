@@ -1,9 +1,11 @@
 import JSON
 import Testing
+import Uploads
 
 @testable import App
 
-/// The pure rules of the Uppy routes: part numbers, `partNumbers`, completion bodies, sizes, slugs.
+/// The pure rules of reading the Uppy routes' requests: part numbers, `partNumbers`, completion bodies,
+/// and Companion's error bodies (S3's part rules and slugs are Uploads' `PartRulesTests`, `UploadRulesTests`).
 @Suite struct MultipartRulesTests {
     @Test(
         arguments: [
@@ -25,7 +27,7 @@ import Testing
         #expect(MultipartRules.partNumberList(most + ",1001") == nil)
     }
 
-    private func parts(_ json: String) throws -> Result<[MultipartRules.Part], CompanionError> {
+    private func parts(_ json: String) throws -> Result<[PartRules.Part], CompanionError> {
         MultipartRules.completionParts(try #require(try JSONValue(parsing: json).objectValue))
     }
 
@@ -49,47 +51,6 @@ import Testing
         }
     }
 
-    @Test func completionChecks() {
-        let mib = Int64(1024 * 1024)
-        let listed: [Int: (etag: String, size: Int64)] = [
-            1: ("\"e1\"", 5 * mib), 2: ("\"e2\"", 5 * mib), 3: ("\"e3\"", 1), 4: ("\"e4\"", 1),
-        ]
-        func check(_ given: [(Int, String)], max: Int64 = 100 * mib) -> String {
-            switch MultipartRules.checkCompletion(
-                given: given.map { MultipartRules.Part(number: $0.0, etag: $0.1) }, listed: listed, maxBytes: max)
-            {
-            case .success(let ok): return "ok \(ok.total) " + ok.parts.map(\.etag).joined(separator: ",")
-            case .failure(let e): return e.code
-            }
-        }
-        // Quotes or none, the store's ETags are sent back.
-        #expect(check([(1, "e1"), (2, "\"e2\""), (3, "e3")]) == "ok \(10 * mib + 1) \"e1\",\"e2\",\"e3\"")
-        #expect(check([(1, "e1"), (2, "wrong")]) == "INVALID_PART")
-        #expect(check([(1, "e1"), (9, "e9")]) == "INVALID_PART")
-        #expect(check([(1, "e1"), (3, "e3"), (4, "e4")]) == "ENTITY_TOO_SMALL")
-        #expect(check([(3, "e3")]) == "ok 1 \"e3\"")
-        #expect(check([(1, "e1"), (2, "e2")], max: 10 * mib - 1) == "ENTITY_TOO_LARGE")
-        #expect(check([(1, "e1"), (2, "e2")], max: 10 * mib) == "ok \(10 * mib) \"e1\",\"e2\"")
-        let huge: [Int: (etag: String, size: Int64)] = [1: ("x", MultipartRules.maxPartBytes + 1)]
-        #expect(
-            MultipartRules.checkCompletion(
-                given: [.init(number: 1, etag: "x")], listed: huge, maxBytes: .max
-            ).failureCode == "ENTITY_TOO_LARGE")
-    }
-
-    @Test(arguments: [
-        ("Holiday Video.mp4", "holiday-video"), ("../../etc/passwd", "passwd"), ("a/b/c.jpg", "c"),
-        ("C:\\Users\\me\\photo.JPG", "photo"), ("..", "file"), ("", "file"), (".bashrc", "bashrc"),
-        ("été à Paris.png", "t-paris"), ("a\u{0}b\u{7}c.jpg", "a-b-c"), ("__x__.tar.gz", "__x__-tar"),
-        ("---", "file"), ("x" + String(repeating: "y", count: 200), "x" + String(repeating: "y", count: 63)),
-    ])
-    func slug(_ name: String, _ expected: String) {
-        let s = MultipartRules.slug(name)
-        #expect(s == expected, "\(name)")
-        #expect(s.utf8.count <= MultipartRules.maxSlugBytes)
-        #expect(!s.contains("/") && !s.contains("..") && !s.hasPrefix("-") && !s.hasSuffix("-"))
-    }
-
     @Test func companionFieldOrder() {
         let fields = [
             ("key", "k"), ("Content-Type", "image/jpeg"), ("success_action_status", "201"),
@@ -104,25 +65,26 @@ import Testing
     }
 
     @Test func errorBodies() throws {
-        let r = CompanionError.noSuchUpload.response
+        let r = CompanionError.upload(.noSuchUpload).response
         #expect(r.status == 404)
         let j = try JSONValue(parsing: r.body)
         #expect(j["code"]?.stringValue == "NO_SUCH_UPLOAD")
         #expect(j["error"]?.stringValue?.contains("start again") == true)
-        let limited = CompanionError(APIError.rateLimited(retryAfterSeconds: 3)).response
+        let backlogged = CompanionError.upload(.intentsBacklogged).response
+        #expect(backlogged.status == 503)
+        #expect(backlogged.headers.contains { $0.name == "Retry-After" && $0.value == "5" })
+        #expect(backlogged.headers.filter { $0.name == "Content-Type" }.count == 1)
+        #expect(try JSONValue(parsing: backlogged.body)["code"]?.stringValue == "STORE_UNAVAILABLE")
+        // The gate's refusals keep the house's shape.
+        let limited = CompanionError.refused(.rateLimited(retryAfterSeconds: 3)).response
         #expect(limited.status == 429)
         #expect(limited.headers.contains { $0.name == "Retry-After" && $0.value == "3" })
-        #expect(limited.headers.filter { $0.name == "Content-Type" }.count == 1)
-        #expect(CompanionError(APIError.validation(["type": "unknown type"])).status == 400)
-        #expect(MultipartService.storageRefusal(.multipart(.noSuchUpload)).code == "NO_SUCH_UPLOAD")
-        #expect(MultipartService.storageRefusal(.multipart(.invalidPart)).status == 400)
-        #expect(MultipartService.storageRefusal(.timeout("t")).status == 504)
-    }
-}
-
-extension Result where Failure == CompanionError {
-    fileprivate var failureCode: String? {
-        if case .failure(let e) = self { return e.code }
-        return nil
+        #expect(try JSONValue(parsing: limited.body)["error"] == nil)
+        #expect(CompanionError.request(.validation(["type": "unknown type"])).status == 400)
+        #expect(CompanionError.upload(.rejected([.unknownType("X")])).parts.message == "s3: unknown upload type X")
+        #expect(CompanionError.upload(.storage(.multipart(.noSuchUpload))).code == "NO_SUCH_UPLOAD")
+        #expect(CompanionError.upload(.storage(.multipart(.invalidPart))).status == 400)
+        #expect(CompanionError.upload(.storage(.timeout("t"))).status == 504)
+        #expect(CompanionError.upload(.partTooSmall(partNumber: 3)).code == "ENTITY_TOO_SMALL")
     }
 }

@@ -4,27 +4,11 @@ import HTTP1
 import HTTPServer
 import Records
 import SigV4
-import Synchronization
 import Testing
+import Uploads
+import UploadsTestSupport
 
 @testable import App
-
-/// An intent sink that keeps what it is given, or refuses everything (a full intent queue).
-final class RecordingIntentSink: IntentSink {
-    private let kept = Mutex<[UploadIntent]>([])
-    private let refusing: Bool
-
-    init(refusing: Bool = false) { self.refusing = refusing }
-
-    /// The intents queued so far.
-    var intents: [UploadIntent] { kept.withLock { $0 } }
-
-    func enqueue(_ intent: UploadIntent) -> Bool {
-        guard !refusing else { return false }
-        kept.withLock { $0.append(intent) }
-        return true
-    }
-}
 
 /// The issue routes in process, against a fake intent sink: a URL is handed out only when its intent is
 /// kept, and HEAD records none.
@@ -37,11 +21,18 @@ struct PresignServiceInProcessTests {
                 region: "us-east-1", endpoint: Endpoint(parsing: "http://127.0.0.1:9000"), addressing: .path))
         let store = InMemoryRecordStore()
         let writer = IntentWriter(store: store, batchSize: 4, flushIntervalMs: 5, onError: { _ in })
-        let env = AppEnvironment(nowMillis: { 1_700_000_000_000 }, newUUID: { "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a" })
-        return try PresignService(
-            config: PresigndConfig.defaults, pathStyle: signer, configured: signer,
-            gate: Gate(callers: DevelopmentCallerResolver(header: "X-User-Id", defaultUserId: "1")), intents: sink,
-            ownership: ImageKeyOwnership(store: store, intents: writer, nowMillis: env.nowMillis), env: env)
+        let env = UploadEnvironment(
+            nowMillis: { 1_700_000_000_000 }, newUUID: { "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a" })
+        let config = PresigndConfig.defaults
+        let keeper = IntentKeeper(writer: writer, sink: sink)
+        let issuer = Issuer(
+            catalog: try UploadCatalog(config.types), signers: Issuer.Signers(pathStyle: signer, configured: signer),
+            bucket: config.s3.bucket, intents: keeper,
+            ownership: ImageKeyOwnership(store: store, intents: keeper, nowMillis: env.nowMillis), env: env,
+            signIfNoneMatch: false)
+        return PresignService(
+            config: config, issuer: issuer,
+            gate: Gate(callers: DevelopmentCallerResolver(header: "X-User-Id", defaultUserId: "1")))
     }
 
     static func send(_ service: PresignService, _ method: HTTPMethod, _ target: String, body: String = "") -> Response {

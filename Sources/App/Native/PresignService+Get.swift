@@ -1,0 +1,31 @@
+import HTTPServer
+import Uploads
+
+extension PresignService {
+    // MARK: - GET /presigned-url?type=&ext=[&chatroomId=]  (client P)
+
+    /// Parses the query, then signs a path-style PUT for a new key of the type (its intent handed off).
+    func issueForQuery(_ req: Request, caller: Caller) throws(APIError) -> Response {
+        var typeName: String?
+        var ext: String?
+        var chatroomId: String?
+        let wellFormed = req.forEachQueryItem { n, v in
+            switch n {
+            case "type": typeName = v
+            case "ext": ext = v
+            case "chatroomId": chatroomId = v
+            default: break
+            }
+        }
+        guard wellFormed else { throw .malformedQuery }
+        do throws(UploadError) {
+            let upload = try issuer.catalog.checkNew(typeName: typeName, ext: ext, chatroomId: chatroomId)
+            // HEAD answers GET's headers without the URL, so it records no intent.
+            let issued = try issuer.issue(
+                upload, owner: caller.userId, signing: .pathStyle, recordsIntent: req.head.method != .HEAD)
+            return PresignService.issued(issued)
+        } catch {
+            throw APIError(error)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import HTTPServer
+import JSON
+import Records
+import Uploads
+
+/// A record as the API shows it (`POST /images`, `GET /images…`, and inside Uppy's completion answer):
+/// its members and a read URL.
+enum RecordJSON {
+    /// Writes `r`'s members, with its read URL from `records`, to `w`.
+    static func write(_ r: ImageRecord, readURL: String?, to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("id")
+        w.string(r.id)
+        w.key("imageKey")
+        w.string(r.imageKey)
+        w.key("key")
+        w.string(r.objectKey)
+        w.key("type")
+        w.string(r.type)
+        w.key("contentType")
+        w.string(r.contentType)
+        w.key("detectedType")
+        if let detected = r.detectedType { w.string(detected) } else { w.null() }
+        w.key("width")
+        if let width = r.width { w.int(width) } else { w.null() }
+        w.key("height")
+        if let height = r.height { w.int(height) } else { w.null() }
+        w.key("size")
+        w.int(r.size)
+        w.key("etag")
+        w.string(r.etag)
+        w.key("metadata")
+        w.raw(r.metadataJSON)
+        w.key("createdAt")
+        w.string(Timestamp.iso8601Millis(r.createdAtMs))
+        w.key("url")
+        if let readURL { w.string(readURL) } else { w.null() }
+        w.endObject()
+    }
+
+    /// `r` as a JSON body (its read URL from `records`).
+    static func body(_ r: ImageRecord, records: UploadRecords) -> [UInt8] {
+        var w = JSONWriter(reservingCapacity: 768)
+        write(r, readURL: records.readURL(for: r.objectKey), to: &w)
+        return w.bytes
+    }
+}

@@ -1,0 +1,91 @@
+import HTTPServer
+import JSON
+import SigV4
+import Uploads
+
+extension MultipartService {
+    // MARK: - GET /s3/params?filename=&type=&metadata[k]=v
+
+    /// A single-request browser upload: a presigned PUT (`uppy.paramsMethod = put`, the default:
+    /// its 200 carries the `ETag` header on every store) or a presigned POST whose policy pins the
+    /// key, the content type, `content-length-range` 0...the type's limit and `success_action_status`
+    /// 201, fields in Companion's order (`Issuer.issueBrowser`). Its intent is recorded under the key, so
+    /// `POST /images` with `imageKey` = the key confirms it. Signed on the event loop (pure computation).
+    func params(_ request: Request, caller: Caller) throws(CompanionError) -> Response {
+        var filename: String?
+        var contentType: String?
+        var given: [(key: String, value: String?)] = []
+        let wellFormed = request.forEachQueryItem { name, value in
+            switch name {
+            case "filename": filename = value
+            case "type": contentType = value
+            default:
+                // `metadata[k]=v`, as Uppy writes file metadata into the query.
+                if name.hasPrefix("metadata["), name.hasSuffix("]"), name.utf8.count >= 10 {
+                    given.append((String(name.dropFirst(9).dropLast()), value))
+                }
+            }
+        }
+        guard wellFormed else { throw .malformedQuery }
+        let metadata: MultipartRules.Metadata
+        switch MultipartRules.metadata(given) {
+        case .success(let m): metadata = m
+        case .failure(let refusal): throw refusal
+        }
+        let object = try newObject(filename: filename, contentType: contentType, metadata: metadata, caller: caller)
+        let lifetime = Issuer.browserLifetime(object, expires: expires)
+        // HEAD answers GET's headers without the URL, so it records no intent.
+        let upload = try lifecycle { () throws(UploadError) in
+            try issuer.issueBrowser(
+                object, form: paramsForm, lifetime: lifetime, owner: caller.userId,
+                recordsIntent: request.head.method != .HEAD)
+        }
+        var w = JSONWriter(reservingCapacity: 2048)
+        w.beginObject()
+        switch upload {
+        case .put(let url):
+            w.key("method")
+            w.string("PUT")
+            w.key("url")
+            w.string(url.url)
+            w.key("headers")
+            w.beginObject()
+            w.key("content-type")
+            w.string(object.contentType)
+            w.endObject()
+        case .post(let post):
+            w.key("method")
+            w.string("POST")
+            w.key("url")
+            w.string(post.url)
+            w.key("fields")
+            w.beginObject()
+            for (name, value) in MultipartService.companionOrder(post.fields) {
+                w.key(name)
+                w.string(value)
+            }
+            w.endObject()
+        }
+        w.key("expires")
+        w.int(lifetime)
+        w.key("key")
+        w.string(object.key)
+        w.endObject()
+        return .companion(w.bytes)
+    }
+
+    /// The form fields in the order Companion's (`@aws-sdk/s3-presigned-post`) answer lists them:
+    /// `success_action_status`, `Content-Type`, the `x-amz-*` credential fields, `key`, `policy`,
+    /// `x-amz-signature`.
+    static func companionOrder(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        let order = [
+            "success_action_status", "content-type", "x-amz-algorithm", "x-amz-credential", "x-amz-date",
+            "x-amz-security-token", "key", "policy", "x-amz-signature",
+        ]
+        func rank(_ name: String) -> Int { order.firstIndex(of: name.lowercased()) ?? order.count }
+        return fields.enumerated().sorted { a, b in
+            let (ra, rb) = (rank(a.element.name), rank(b.element.name))
+            return ra != rb ? ra < rb : a.offset < b.offset
+        }.map(\.element)
+    }
+}

@@ -1,0 +1,410 @@
+import Auth
+import CloudCredentials
+import Config
+import Crypto
+import HTTP1
+import HTTPServer
+import ObjectStore
+import Records
+import SigV4
+import System
+import Uploads
+
+/// The assembled server: configuration in, routes wired to the records store, the signer and storage.
+public final class Application: Sendable {
+    /// The HTTP server (its `port` is the bound one).
+    public let server: HTTPServer
+    /// The operations listener when `server.metricsPort` is set (`/metrics`, `/healthz`, `/readyz`).
+    public let metricsServer: HTTPServer?
+    /// The records store.
+    public let store: any RecordStore
+    private let intentWriter: IntentWriter
+    private let committer: GroupCommitter
+    /// The upload lifecycle every front door calls.
+    let uploads: UploadLifecycle
+    private let log: LogSink
+    /// The signers of the current credentials (`signers.configured.current` is the `Presigner` in use).
+    let signers: Signers
+    /// The credentials and their refresher.
+    let credentials: AppCredentials
+
+    /// Builds every part from `config`; nothing listens until `start()`.
+    public init(config: PresigndConfig, env: AppEnvironment, log: LogSink = LogSink()) throws(AppError) {
+        self.log = log
+        let (provider, provided) = try Application.resolveCredentials(config, env: env, log: log)
+        try ClientPContract.check(config, credentials: provided.credentials, provider: provided.provider, log: log)
+        let signers = try Application.makeSigners(config.s3, credentials: provided.credentials)
+        self.signers = signers
+        credentials = Application.makeCredentials(
+            config, provider: provider, initial: provided, signers: signers, env: env, log: log)
+        let storage = Application.makeStorage(config.s3, signers: signers, env: env)
+        let store = try Application.openStore(config.records)
+        self.store = store
+        intentWriter = Application.makeIntentWriter(config.records, store: store, log: log)
+        committer = GroupCommitter(store: store, maxBatch: config.records.groupCommitMaxBatch)
+        do throws(UploadError) {
+            uploads = try UploadLifecycle(
+                config: config, store: store, committer: committer, writer: intentWriter, storage: storage,
+                completeStorage: config.uppy.enabled
+                    ? Application.makeCompleteStorage(config, signers: signers, env: env) : nil,
+                signers: Issuer.Signers(pathStyle: signers.pathStyle, configured: signers.configured),
+                env: env.uploads, events: { [log] event in event.write(to: log) })
+        } catch {
+            if case .configuration(let key) = error { throw .configuration(key) }
+            throw .startup("uploads", "\(error)")
+        }
+
+        // The front doors: native, compatibility, Uppy (each with its own error presenter), and the
+        // operator's routes.
+        let gate = try Application.makeGate(config: config, env: env, log: log)
+        let presign = PresignService(config: config, issuer: uploads.issuer, gate: gate)
+        let images = ImagesService(
+            config: config, confirmer: uploads.confirmer, records: uploads.records, catalog: uploads.catalog, gate: gate
+        )
+        let compat = CompatService(
+            config: config, uploads: uploads, gate: gate,
+            clientPIssue: { request, caller throws(APIError) in try presign.issueForQuery(request, caller: caller) })
+        // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
+        let metricsBox = MetricsBox()
+        let ops = Application.makeOpsService(
+            config.s3, store: store, storage: storage, credentials: credentials, metrics: metricsBox, env: env,
+            log: log)
+
+        // POST /admin/explain, only when switched on (admin API keys only).
+        let explainRoutes =
+            config.explain.enabled
+            ? ExplainService(
+                config: config, signer: { [signer = signers.configured] in signer.current }, gate: gate, env: env
+            ).routes() : []
+        var apiRoutes = presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes
+        if let multipart = uploads.multipart {
+            apiRoutes += MultipartService(config: config, uploads: uploads, multipart: multipart, gate: gate).routes()
+        }
+        (server, metricsServer) = try Application.makeServers(
+            config, apiRoutes: CORSPolicy(config.cors).apply(try compat.routes(besides: apiRoutes)),
+            opsRoutes: ops.routes(), log: log)
+        metricsBox.set(server.metrics)
+        Application.registerMetrics(
+            server.metrics, intents: intentWriter, store: store, gate: gate, committer: committer)
+        server.metrics.register(
+            name: "presignd_content_refused_total",
+            help: "Uploads refused at confirmation because their bytes are no image of an allowed format."
+        ) { [uploads] in uploads.confirmer.contentRefusals.load(ordering: .relaxed) }
+        server.metrics.register(
+            name: "presignd_intents_flushed_before_confirm_total",
+            help: "Confirmations that waited for their still queued intent to be stored first."
+        ) { [uploads] in uploads.intents.flushesBeforeCopy.load(ordering: .relaxed) }
+        credentials.registerMetrics(server.metrics, refusals: { [signers] in signers.refusalCount })
+        Application.registerJanitorMetrics(server.metrics, uploads.janitor)
+    }
+
+    /// The three signers of the current credentials: client P's URLs (path-style, public endpoint),
+    /// every other URL (configured addressing, public endpoint), and the server's own calls to storage
+    /// (configured addressing, internal endpoint). Each is a `RotatingPresigner`: a refresh swaps the
+    /// presigner inside, and each URL is signed by one set of credentials, its lifetime clamped to theirs.
+    struct Signers: Sendable {
+        /// Client P's URLs: path-style, public endpoint.
+        let pathStyle: RotatingPresigner
+        /// Every other URL: configured addressing, public endpoint.
+        let configured: RotatingPresigner
+        /// The server's own calls to storage: configured addressing, internal endpoint.
+        let internalSigner: RotatingPresigner
+        /// The endpoint the server itself calls.
+        let internalEndpoint: Endpoint
+
+        /// Hands new credentials to every signer (a signer that refuses them keeps its own).
+        func rotate(to credentials: Credentials) throws(SigV4Error) {
+            for signer in [pathStyle, configured, internalSigner] { try signer.rotate(to: credentials) }
+        }
+
+        /// URLs refused for want of credential lifetime, over every signer.
+        var refusalCount: Int { pathStyle.refusalCount + configured.refusalCount + internalSigner.refusalCount }
+    }
+
+    /// Step 1: the signers, from the credentials the chain gave and the S3 endpoints.
+    static func makeSigners(_ s3: S3Config, credentials: Credentials) throws(AppError) -> Signers {
+        let publicEndpointText = s3.effectivePublicEndpoint
+        do {
+            let endpoint = try Endpoint(parsing: publicEndpointText)
+            let internalEndpoint = try Endpoint(parsing: s3.endpoint)
+            let style: AddressingStyle
+            switch s3.addressing {
+            case .path: style = .path
+            case .virtual: style = .virtual
+            case .auto: style = .auto
+            }
+            func signer(_ endpoint: Endpoint, _ addressing: AddressingStyle) throws(SigV4Error) -> RotatingPresigner {
+                RotatingPresigner(
+                    try Presigner(
+                        credentials: credentials, region: s3.region, endpoint: endpoint, addressing: addressing),
+                    minimumLifetimeSeconds: s3.minimumUrlLifetimeSeconds)
+            }
+            return Signers(
+                pathStyle: try signer(endpoint, .path), configured: try signer(endpoint, style),
+                internalSigner: try signer(internalEndpoint, style), internalEndpoint: internalEndpoint)
+        } catch {
+            throw .startup("s3", "cannot sign for \(publicEndpointText): \(error)")
+        }
+    }
+
+    /// Step 1b: the holder of the credentials, whose refresher rotates `signers`; `random` draws the
+    /// refresh jitter and the retry backoff.
+    static func makeCredentials(
+        _ config: PresigndConfig, provider: any CredentialsProvider, initial: ProvidedCredentials, signers: Signers,
+        env: AppEnvironment, log: LogSink,
+        random: @escaping @Sendable (_ upperBound: Int) -> Int = { Int.random(in: 0...max(0, $0)) }
+    ) -> AppCredentials {
+        let s3 = config.s3
+        let policy = RefreshPolicy(
+            refreshBeforeExpirySeconds: Int64(s3.refreshBeforeExpirySeconds),
+            jitterSeconds: Int64(s3.refreshJitterSeconds))
+        return AppCredentials(
+            provider: provider, initial: initial, policy: policy, now: { env.nowMillis() / 1000 }, random: random,
+            onRotate: { credentials in
+                do throws(SigV4Error) {
+                    try signers.rotate(to: credentials)
+                } catch {
+                    log.error("new credentials cannot sign; the old ones stay", ["error": "\(error)"])
+                }
+                if let reason = ClientPContract.conflict(config, credentials: credentials, provider: provider.name) {
+                    log.warn("client P's uploads will fail", ["reason": reason])
+                }
+            }, log: log)
+    }
+
+    /// Step 2b: the storage client of CompleteMultipartUpload: the server's own, with `uppy.completeTimeoutMs`.
+    static func makeCompleteStorage(_ config: PresigndConfig, signers: Signers, env: AppEnvironment) -> S3Client {
+        var s3 = config.s3
+        s3.requestTimeoutMs = max(s3.requestTimeoutMs, config.uppy.completeTimeoutMs)
+        return makeStorage(s3, signers: signers, env: env)
+    }
+
+    /// Step 2: the client of the server's own calls to storage.
+    static func makeStorage(_ s3: S3Config, signers: Signers, env: AppEnvironment) -> S3Client {
+        S3Client(
+            options: ObjectStoreOptions(
+                endpoint: signers.internalEndpoint, bucket: s3.bucket, requestTimeoutMs: s3.requestTimeoutMs,
+                maxRetries: s3.maxRetries, caFile: s3.caFile, connectHost: s3.connectHost),
+            signer: signers.internalSigner, now: { env.nowMillis() / 1000 })
+    }
+
+    /// Step 3: the records store, opened and migrated.
+    static func openStore(_ records: RecordsConfig) throws(AppError) -> any RecordStore {
+        do {
+            let store = try RecordStoreFactory.open(
+                url: records.url, poolSize: records.poolSize, busyTimeoutMs: records.busyTimeoutMs,
+                intentIndexCapacity: records.intentIndexCapacity)
+            try store.migrate()
+            return store
+        } catch {
+            throw .startup("records", "\(error)")
+        }
+    }
+
+    /// Step 4: the writer that stores queued intents in batches; a failed batch is logged.
+    static func makeIntentWriter(_ records: RecordsConfig, store: any RecordStore, log: LogSink) -> IntentWriter {
+        IntentWriter(
+            store: store, batchSize: records.intentBatchSize, flushIntervalMs: records.intentFlushMs,
+            maxPending: records.intentQueueLimit,
+            onError: { error in log.error("intent batch not stored", ["error": "\(error)"]) })
+    }
+
+    /// Step 5: `/healthz`, `/readyz` (the store, and one probe of the bucket for storage and its clock)
+    /// and `/metrics`.
+    static func makeOpsService(
+        _ s3: S3Config, store: any RecordStore, storage: some ObjectStorage, credentials: AppCredentials,
+        metrics: MetricsBox, env: AppEnvironment, log: LogSink
+    ) -> OpsService {
+        OpsService(
+            store: store, metrics: { metrics.render() },
+            storageCheck: { [maxSkew = s3.maxClockSkewSeconds] in
+                // One probe of the bucket answers both: does storage take our requests (and if not, why),
+                // and does its clock (the Date header, sent with refusals too) agree with ours.
+                let probe: Result<S3Client.BucketProbe, ObjectStoreError>
+                do throws(ObjectStoreError) {
+                    probe = .success(try storage.probeBucket())
+                } catch {
+                    probe = .failure(error)
+                }
+                return [credentials.readinessCheck()]
+                    + StorageReadiness.checks(probe: probe, nowMillis: env.nowMillis(), maxSkewSeconds: maxSkew)
+            }, log: log)
+    }
+
+    /// The options of the main listener.
+    static func serverOptions(_ config: PresigndConfig) -> ServerOptions {
+        var options = ServerOptions()
+        options.host = config.server.host
+        options.port = config.server.port
+        options.eventLoops = config.server.eventLoops
+        options.workerThreads = config.server.workerThreads
+        options.maxQueuedJobs = config.server.workerQueueLimit
+        options.maxConnections = config.server.maxConnections
+        options.headerTimeoutMs = config.server.headerTimeoutMs
+        options.bodyTimeoutMs = config.server.bodyTimeoutMs
+        options.idleTimeoutMs = config.server.idleTimeoutMs
+        options.drainTimeoutMs = config.server.drainTimeoutMs
+        options.maxPipelinedPerRead = config.server.maxPipelinedPerRead
+        options.accessLog = config.log.accessLog
+        options.errorBody = ErrorBody.json
+        if config.tls.enabled {
+            let minVersion: TLSOptions.Version
+            switch config.tls.minVersion {
+            case .tls12: minVersion = .tls12
+            case .tls13: minVersion = .tls13
+            }
+            options.tls = TLSOptions(
+                certificateFile: config.tls.certificateFile, privateKeyFile: config.tls.privateKeyFile,
+                minVersion: minVersion)
+        }
+        return options
+    }
+
+    /// Step 6: the main server, and the operations server when `server.metricsPort` is set (metrics
+    /// then move there, for a scraper on a private network; health stays on both).
+    static func makeServers(
+        _ config: PresigndConfig, apiRoutes: [Route], opsRoutes: [Route], log: LogSink
+    ) throws(AppError) -> (HTTPServer, HTTPServer?) {
+        var router = Router()
+        for r in apiRoutes { router.add(r) }
+        let separateMetrics = config.server.metricsPort != 0
+        for r in opsRoutes where !separateMetrics || r.template != "/metrics" { router.add(r) }
+        do {
+            let server = try HTTPServer(options: serverOptions(config), router: router, logSink: log)
+            guard separateMetrics else { return (server, nil) }
+            var opsRouter = Router()
+            for r in opsRoutes { opsRouter.add(r) }
+            var o = ServerOptions()
+            o.host = config.server.host
+            o.port = config.server.metricsPort
+            o.eventLoops = 1
+            o.workerThreads = 1
+            o.maxConnections = 64
+            o.accessLog = false
+            o.errorBody = ErrorBody.json
+            return (server, try HTTPServer(options: o, router: opsRouter, logSink: log))
+        } catch {
+            throw .startup("server", "\(error)")
+        }
+    }
+
+    /// Step 7: the application's gauges and counters next to the server's own.
+    static func registerMetrics(
+        _ metrics: ServerMetrics, intents: IntentWriter, store: any RecordStore, gate: Gate, committer: GroupCommitter
+    ) {
+        metrics.register(name: "presignd_intents_pending", help: "Upload intents queued, not yet stored.") {
+            intents.pendingCount
+        }
+        if let sqlite = store as? SQLiteRecordStore {
+            metrics.register(
+                name: "presignd_intent_index_entries",
+                help: "Intents in SQLite's in-memory intent index (at most records.intentIndexCapacity)."
+            ) { sqlite.intentIndexCount }
+            metrics.register(
+                name: "presignd_intent_index_overflow_total",
+                help:
+                    "Intents stored one row each because the intent index was full (raise records.intentIndexCapacity)."
+            ) { sqlite.intentOverflowCount }
+        }
+        metrics.register(
+            name: "presignd_rate_limited_issue_total", help: "Issue requests refused with 429."
+        ) { gate.limitedIssue.load(ordering: .relaxed) }
+        metrics.register(
+            name: "presignd_rate_limited_confirm_total", help: "Confirm and records requests refused with 429."
+        ) { gate.limitedConfirm.load(ordering: .relaxed) }
+        metrics.register(name: "presignd_record_batches_total", help: "Group-commit transactions of records.") {
+            committer.batchesCommitted
+        }
+    }
+
+    /// The janitor's counters.
+    static func registerJanitorMetrics(_ metrics: ServerMetrics, _ janitor: Janitor) {
+        metrics.register(name: "presignd_janitor_sweeps_total", help: "Janitor sweeps finished.") {
+            janitor.sweeps.load(ordering: .relaxed)
+        }
+        metrics.register(
+            name: "presignd_janitor_failed_sweeps_total", help: "Janitor sweeps stopped by an error (retried later)."
+        ) { janitor.failedSweeps.load(ordering: .relaxed) }
+        metrics.register(name: "presignd_janitor_intents_removed_total", help: "Expired intents removed.") {
+            janitor.intentsRemoved.load(ordering: .relaxed)
+        }
+        metrics.register(name: "presignd_janitor_objects_deleted_total", help: "Objects the janitor deleted.") {
+            janitor.objectsDeleted.load(ordering: .relaxed)
+        }
+        metrics.register(
+            name: "presignd_janitor_replaced_objects_deleted_total",
+            help: "Objects of replaced records the janitor deleted from the pending deletions."
+        ) { janitor.replacedDeleted.load(ordering: .relaxed) }
+    }
+
+    /// Starts serving.
+    public func start() {
+        server.start()
+        metricsServer?.start()
+        uploads.janitor.start()
+        credentials.start()
+    }
+
+    /// Reloads the TLS certificate and key from their files for new connections (SIGHUP); a no-op
+    /// without TLS. A failed reload keeps the old certificate and reports why.
+    public func reloadTLS() -> String? {
+        do {
+            try server.reloadTLS()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Graceful stop: drain the server, then flush queued intents. Blocks until done.
+    public func stop() {
+        server.shutdown()
+        metricsServer?.shutdown()
+        server.wait()
+        metricsServer?.wait()
+        uploads.janitor.stop()
+        credentials.stop()
+        committer.shutdown()
+        intentWriter.shutdown()
+    }
+
+    /// The caller resolver of `auth.mode` behind the rate limits of `limits`.
+    static func makeGate(config: PresigndConfig, env: AppEnvironment, log: LogSink) throws(AppError) -> Gate {
+        let a = config.auth
+        let callers: any CallerResolver
+        switch a.mode {
+        case .jwt:
+            let settings = AuthSettings(
+                algorithms: Set(a.jwtAlgorithms.compactMap(JWTAlgorithm.init(rawValue:))),
+                issuer: a.jwtIssuer, audience: a.jwtAudience,
+                leewaySeconds: Int64(a.jwtLeewaySeconds), userClaim: a.jwtUserClaim, maxTokenBytes: a.maxTokenBytes,
+                apiKeys: a.apiKeys.compactMap { APIKey(id: $0.id, sha256Hex: $0.sha256) })
+            let keys: KeySet
+            do {
+                keys = try KeySet.load(pemFiles: a.jwtPublicKeyFiles, jwksFile: a.jwksFile, hs256Secret: a.hs256Secret)
+            } catch {
+                throw .startup("auth", error.description)
+            }
+            for note in keys.notes { log.warn("auth key skipped", ["detail": note]) }
+            callers = TokenCallerResolver(
+                authenticator: Authenticator(configuration: settings, keys: keys),
+                nowSeconds: { env.nowMillis() / 1000 }, log: log)
+        case .none:
+            callers = FixedCallerResolver(userId: a.devDefaultUserId)
+        case .dev:
+            callers = DevelopmentCallerResolver(header: a.devUserHeader, defaultUserId: a.devDefaultUserId)
+        }
+        let l = config.limits
+        guard l.enabled else { return Gate(callers: callers) }
+        let now: @Sendable () -> Int64 = { env.nowMillis() }
+        func limiter(_ perMinute: Int) -> RateLimiter {
+            RateLimiter(perMinute: perMinute, burst: l.capacity(perMinute: perMinute), now: now)
+        }
+        return Gate(
+            callers: callers,
+            issue: .init(perUser: limiter(l.issuePerUserPerMinute), perAddress: limiter(l.issuePerAddressPerMinute)),
+            confirm: .init(
+                perUser: limiter(l.confirmPerUserPerMinute), perAddress: limiter(l.confirmPerAddressPerMinute)),
+            trustedProxies: l.trustForwardedFor ? l.trustedProxies.compactMap(AddressRange.init) : [])
+    }
+}

@@ -1,0 +1,97 @@
+import ImageProbe
+import ObjectStore
+import Records
+
+/// The uploaded object of an intent as it will be recorded: where it lives, what storage says of it, its
+/// media type, and what the content check found in it.
+struct VerifiedObject {
+    /// The key it lives under now (the permanent key once promoted).
+    let key: String
+    /// Its size and ETag as storage reported them.
+    let info: ObjectInfo
+    /// Its media type, lower case, without parameters: the detected format's when the content check
+    /// ran, else the one storage holds.
+    let contentType: String
+    /// The format and pixel size in its first bytes; nil when the type's content check is off.
+    var image: DetectedImage? = nil
+}
+
+extension Confirmer {
+    /// Finds the object (under the upload key, or under the permanent key when an earlier confirmation
+    /// promoted it but did not finish), deletes it when it breaks the intent's size or content-type
+    /// limits or, for a type with the content check on, when its first bytes are no image of a format the
+    /// type allows; then promotes it by copy + delete when the type has a permanent key.
+    ///
+    /// With the content check on, one ranged GET of the first 64 KiB stands in for the HEAD (it answers
+    /// the same size, type and ETag), so the check costs no extra request. The promoted copy is stored
+    /// with the detected type when the upload was labelled otherwise.
+    func verifiedObject(_ intent: UploadIntent, in storage: any ObjectStorage) throws(UploadError) -> VerifiedObject {
+        let allowedFormats = catalog.contentCheck(of: intent)
+        let reads = allowedFormats != nil
+        var key = intent.objectKey
+        var found = try Self.look(at: key, in: storage, reading: reads)
+        var promoted = false
+        if found == nil, let permanent = intent.permanentKey {
+            found = try Self.look(at: permanent, in: storage, reading: reads)
+            if found != nil {
+                key = permanent
+                promoted = true
+            }
+        }
+        guard let found else { throw .imageNotUploaded }
+        let info = found.info
+        if info.size > intent.maxBytes {
+            try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
+            throw .imageTooLarge(size: info.size, limit: intent.maxBytes)
+        }
+        let probe = reads ? ImageProbe.inspect(found.bytes, totalLength: Int(clamping: info.size)) : nil
+        let detected = probe?.image
+        // A promotion finished earlier stored the copy under the detected type, which the intent may not list.
+        guard let media = UploadRules.mediaType(info.contentType),
+            intent.allowedContentTypes.contains(media) || (promoted && media == detected?.mimeType)
+        else {
+            try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
+            throw .contentTypeNotAllowed(
+                stored: info.contentType, type: intent.type, allowed: intent.allowedContentTypes)
+        }
+        if let probe, let allowedFormats {
+            var mismatch: ContentMismatch?
+            switch probe {
+            case .notImage(let refusal): mismatch = .notImage(refusal)
+            case .image(let image) where !allowedFormats.contains(image.mimeType):
+                mismatch = .formatNotAllowed(detected: image.format, type: intent.type, allowed: allowedFormats)
+            case .image: mismatch = nil
+            }
+            if let mismatch {
+                try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
+                contentRefusals.wrappingAdd(1, ordering: .relaxed)
+                events(
+                    .contentRefused(type: intent.type, reason: mismatch.code, size: info.size, owner: intent.ownerId))
+                throw .contentMismatch(mismatch)
+            }
+        }
+        let recordedType = detected?.mimeType ?? media
+        if let permanent = intent.permanentKey, !promoted {
+            // `confirm` stored the intent first: a stored row names the permanent key.
+            try UploadError.calling { () throws(ObjectStoreError) in
+                try storage.copy(
+                    from: intent.objectKey, to: permanent, contentType: recordedType == media ? nil : recordedType,
+                    expecting: info)
+                try storage.delete(key: intent.objectKey)
+            }
+            key = permanent
+        }
+        return VerifiedObject(key: key, info: info, contentType: recordedType, image: detected)
+    }
+
+    /// What storage holds under `key`: with `reading`, its first `ImageProbeLimits().maxBytes` bytes and
+    /// what the ranged GET says of the whole object; without, a HEAD's answer and no bytes. Nil when there
+    /// is no object.
+    static func look(at key: String, in storage: any ObjectStorage, reading: Bool) throws(UploadError) -> ObjectPrefix?
+    {
+        try UploadError.calling { () throws(ObjectStoreError) in
+            if reading { return try storage.readPrefix(key: key, maxBytes: ImageProbeLimits().maxBytes) }
+            return try storage.head(key: key).map { ObjectPrefix(bytes: [], info: $0) }
+        }
+    }
+}

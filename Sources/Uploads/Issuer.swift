@@ -1,0 +1,136 @@
+import Config
+import Records
+import SigV4
+
+/// Issuing upload URLs: a server-made key of a type, a client-chosen key, and a browser upload's single
+/// PUT or POST. Each signs through a `RotatingPresigner` and hands the URL's intent to `IntentKeeper`
+/// before the URL can be answered.
+public final class Issuer: Sendable {
+    /// The signers of issued URLs.
+    public struct Signers: Sendable {
+        /// Client P's URLs: always path-style (its client takes the key from the path).
+        public let pathStyle: RotatingPresigner
+        /// Every other URL: the configured addressing.
+        public let configured: RotatingPresigner
+
+        /// Both signers.
+        public init(pathStyle: RotatingPresigner, configured: RotatingPresigner) {
+            self.pathStyle = pathStyle
+            self.configured = configured
+        }
+    }
+
+    /// Which signer signs a URL.
+    public enum Signing: Sendable {
+        /// Path-style (client P's URLs).
+        case pathStyle
+        /// The configured addressing.
+        case configured
+    }
+
+    /// The types and their rules.
+    public let catalog: UploadCatalog
+    /// The signers.
+    public let signers: Signers
+    /// The bucket every URL is for.
+    public let bucket: String
+    let intents: IntentKeeper
+    let ownership: ImageKeyOwnership
+    let env: UploadEnvironment
+    /// Whether URLs for client-chosen keys sign `If-None-Match: *`.
+    let signIfNoneMatch: Bool
+
+    /// An issuer for `bucket`.
+    public init(
+        catalog: UploadCatalog, signers: Signers, bucket: String, intents: IntentKeeper, ownership: ImageKeyOwnership,
+        env: UploadEnvironment, signIfNoneMatch: Bool
+    ) {
+        self.catalog = catalog
+        self.signers = signers
+        self.bucket = bucket
+        self.intents = intents
+        self.ownership = ownership
+        self.env = env
+        self.signIfNoneMatch = signIfNoneMatch
+    }
+
+    /// A PUT for a new key of the upload's type, signed for `host` only, valid the type's lifetime (or
+    /// `expires`); its intent is handed off unless `recordsIntent` is false (a HEAD, which answers no URL).
+    public func issue(
+        _ upload: NewUpload, owner: String, signing: Signing, expires: Int? = nil, recordsIntent: Bool
+    ) throws(UploadError) -> IssuedURL {
+        let type = upload.type
+        let now = env.nowMillis()
+        let values = KeyTemplate.Values(
+            userId: owner, uuid: env.newUUID(), epochMillis: now, ext: upload.ext,
+            chatroomId: type.chatroomId(sent: upload.chatroomId, env: env))
+        let (key, permanent) = try type.keys(values)
+        let presigned = try presignPut(
+            signing == .pathStyle ? signers.pathStyle : signers.configured, key: key,
+            expires: expires ?? type.config.expiresSeconds, signedHeaders: [], nowMillis: now)
+        let issued = IssuedURL(presigned: presigned, key: key, imageKey: nil)
+        if recordsIntent {
+            try intents.handOff(
+                UploadIntent(
+                    ownerId: owner, imageKey: key, objectKey: key, permanentKey: permanent, type: type.config.name,
+                    contentType: nil, allowedContentTypes: type.config.contentTypes, maxBytes: type.config.maxBytes,
+                    createdAtMs: now, expiresAtMs: issued.expiresAtMs))
+        }
+        return issued
+    }
+
+    /// On a worker (the store decides who holds the key): a PUT for a client-chosen key, refused when the
+    /// key is recorded or issued to someone else; signs `content-type` (and the declared size and
+    /// digests), and hands its intent off.
+    public func issue(_ upload: KeyedUpload, owner: String) throws(UploadError) -> IssuedURL {
+        switch try ownership.use(of: upload.imageKey, by: owner) {
+        case .free: break
+        case .recorded: throw .keyAlreadyRecorded
+        case .issuedToOther: throw .keyInUse
+        }
+        let type = upload.type
+        let now = env.nowMillis()
+        let values = KeyTemplate.Values(
+            userId: owner, uuid: upload.imageKey, epochMillis: now,
+            ext: UploadRules.fileExtension(for: upload.contentType), chatroomId: type.chatroomId(sent: nil, env: env),
+            imageKey: upload.imageKey)
+        let (key, permanent) = try type.keys(values)
+        var signed: [(name: String, value: String)] = [("content-type", upload.contentType)]
+        if let size = upload.size { signed.append(("content-length", String(size))) }
+        if let md5 = upload.contentMD5 { signed.append(("content-md5", md5)) }
+        if let sha256 = upload.checksumSHA256 { signed.append(("x-amz-checksum-sha256", sha256)) }
+        if signIfNoneMatch { signed.append(("if-none-match", "*")) }
+        let presigned = try presignPut(
+            signers.configured, key: key, expires: upload.expiresSeconds ?? type.config.expiresSeconds,
+            signedHeaders: signed, nowMillis: now)
+        let issued = IssuedURL(presigned: presigned, key: key, imageKey: upload.imageKey)
+        try intents.handOff(
+            UploadIntent(
+                ownerId: owner, imageKey: upload.imageKey, objectKey: key, permanentKey: permanent,
+                type: type.config.name, contentType: upload.contentType, allowedContentTypes: [upload.contentType],
+                maxBytes: upload.size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: issued.expiresAtMs))
+        return issued
+    }
+
+    /// A presigned PUT of `key` with `signer`'s current credentials, `signedHeaders` signed in, valid
+    /// `expires` seconds from `nowMillis` or less when the credentials expire sooner (the URL's
+    /// `expiresAt` says which); `.credentialsUnavailable` when they have too little life left for a URL.
+    func presignPut(
+        _ signer: RotatingPresigner, key: String, expires: Int, signedHeaders: [(name: String, value: String)],
+        nowMillis: Int64
+    ) throws(UploadError) -> PresignedURL {
+        do {
+            return try signer.presign(
+                PresignRequest(method: "PUT", bucket: bucket, key: key, expires: expires, signedHeaders: signedHeaders),
+                now: nowMillis / 1000)
+        } catch {
+            throw Self.signingError(error)
+        }
+    }
+
+    /// A signer's refusal as the lifecycle's error.
+    static func signingError(_ error: SigV4Error) -> UploadError {
+        if case .credentialsExpiring(let left) = error { return .credentialsUnavailable(secondsLeft: left) }
+        return .signingFailed
+    }
+}

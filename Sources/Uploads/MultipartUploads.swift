@@ -1,0 +1,125 @@
+import ObjectStore
+import Records
+import SigV4
+
+/// Multipart uploads (Uppy's large files): create one with its intent, sign its part URLs, list and
+/// abort it for its owner, and complete it into a record as any confirmation does.
+///
+/// An upload is the caller's when its intent (recorded at creation under the pair key
+/// `key#uploadId`) names the caller and has not expired; any other is `.noSuchUpload`, the same answer
+/// storage's `NoSuchUpload` gets. Owners checked here are remembered (`owners`), so that part URLs
+/// (one request per part) can be signed on the event loop.
+public final class MultipartUploads: Sendable {
+    let issuer: Issuer
+    let storage: any MultipartStorage
+    /// The same store with the longer timeout of CompleteMultipartUpload.
+    let completeStorage: any MultipartStorage
+    let intents: IntentKeeper
+    let ownership: ImageKeyOwnership
+    let confirmer: Confirmer
+    let env: UploadEnvironment
+    /// The lifetime of a part URL, in seconds.
+    public let partExpires: Int
+    /// How long an upload may take before its intent expires (and the janitor aborts it).
+    let uploadLifetimeMs: Int64
+    /// Uploads whose owner is known here: their part URLs are signed on the event loop.
+    public let owners = UploadOwnerCache()
+
+    /// Multipart uploads through `storage` (`completeStorage` for completions).
+    public init(
+        issuer: Issuer, storage: any MultipartStorage, completeStorage: any MultipartStorage, intents: IntentKeeper,
+        ownership: ImageKeyOwnership, confirmer: Confirmer, env: UploadEnvironment, partExpires: Int,
+        uploadLifetimeMs: Int64
+    ) {
+        self.issuer = issuer
+        self.storage = storage
+        self.completeStorage = completeStorage
+        self.intents = intents
+        self.ownership = ownership
+        self.confirmer = confirmer
+        self.env = env
+        self.partExpires = partExpires
+        self.uploadLifetimeMs = uploadLifetimeMs
+    }
+
+    /// The bucket uploads go to.
+    public var bucket: String { issuer.bucket }
+
+    /// On a worker: CreateMultipartUpload of `object`, then its intent under the pair key, handed off as
+    /// every issued URL's is; when it cannot be kept, the upload is aborted.
+    public func create(_ object: PlannedObject, owner: String) throws(UploadError) -> UploadRef {
+        let uploadId = try UploadError.calling { () throws(ObjectStoreError) in
+            try storage.createMultipartUpload(key: object.key, contentType: object.contentType, metadata: [])
+        }
+        let now = env.nowMillis()
+        let intent = issuer.intent(
+            of: object, owner: owner, imageKey: UploadRef.pairKey(key: object.key, uploadId: uploadId), nowMs: now,
+            lifetimeMs: uploadLifetimeMs)
+        do {
+            try issuer.handOff(intent)
+        } catch {
+            try? storage.abortMultipartUpload(key: object.key, uploadId: uploadId)
+            throw error
+        }
+        owners.remember(key: object.key, uploadId: uploadId, ownerId: owner, expiresAtMs: intent.expiresAtMs)
+        return UploadRef(uploadId: uploadId, key: object.key)
+    }
+
+    /// On the event loop: whether `owner` is known to own `ref` (else ask `owned` on a worker).
+    public func knowsOwner(_ ref: UploadRef, owner: String) -> Bool {
+        owners.owns(ref, ownerId: owner, nowMs: env.nowMillis())
+    }
+
+    /// On a worker: the intent of `owner`'s upload `ref`, else `.noSuchUpload` (never issued, another
+    /// owner's, or expired). Only the intent is read (the writer's queue, then the store), not the
+    /// records: a completed upload is gone from storage, so its part URLs, listing and abort are
+    /// answered `NoSuchUpload` by storage anyway, and part signing stays one lookup.
+    public func owned(_ ref: UploadRef, owner: String) throws(UploadError) -> UploadIntent {
+        guard let intent = try intents.intent(imageKey: ref.pairKey), intent.ownerId == owner,
+            intent.expiresAtMs > env.nowMillis()
+        else { throw .noSuchUpload }
+        owners.remember(ref, ownerId: intent.ownerId, expiresAtMs: intent.expiresAtMs)
+        return intent
+    }
+
+    /// The presigned UploadPart URL of part `number` of `ref` (signed as client-chosen keys are), for an
+    /// upload whose owner was checked.
+    public func partURL(_ ref: UploadRef, _ number: Int, nowMs: Int64? = nil) throws(UploadError) -> String {
+        let now = nowMs ?? env.nowMillis()
+        do {
+            return try issuer.signers.configured.presignUploadPart(
+                bucket: issuer.bucket, key: ref.key, uploadId: ref.uploadId, partNumber: number, expires: partExpires,
+                now: now / 1000
+            ).url
+        } catch {
+            throw Issuer.signingError(error)
+        }
+    }
+
+    /// On a worker: the URLs of `numbers` (in that order) of `owner`'s upload `ref`.
+    public func partURLs(_ ref: UploadRef, _ numbers: [Int], owner: String) throws(UploadError) -> [String] {
+        _ = try owned(ref, owner: owner)
+        let now = env.nowMillis()
+        var urls: [String] = []
+        urls.reserveCapacity(numbers.count)
+        for n in numbers { urls.append(try partURL(ref, n, nowMs: now)) }
+        return urls
+    }
+
+    /// On a worker: every part of `owner`'s upload `ref` uploaded so far (ListParts, every page).
+    public func listParts(_ ref: UploadRef, owner: String) throws(UploadError) -> [UploadedPart] {
+        _ = try owned(ref, owner: owner)
+        return try UploadError.calling { () throws(ObjectStoreError) in
+            try storage.listParts(key: ref.key, uploadId: ref.uploadId)
+        }
+    }
+
+    /// On a worker: AbortMultipartUpload of `owner`'s upload `ref`.
+    public func abort(_ ref: UploadRef, owner: String) throws(UploadError) {
+        _ = try owned(ref, owner: owner)
+        owners.forget(ref)
+        try UploadError.calling { () throws(ObjectStoreError) in
+            try storage.abortMultipartUpload(key: ref.key, uploadId: ref.uploadId)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ObjectStore
+import Records
+
+/// Everything the upload lifecycle refuses or fails with, each case carrying what its answer needs.
+///
+/// Nothing here knows HTTP: the front doors map these to their own dialect (the native
+/// `{"code","message"}`, an app's envelope, Companion's `{"error","code"}`).
+public enum UploadError: Error, Sendable, Equatable {
+    /// The request breaks its upload type's rules: every problem found, in the order of the fields.
+    case rejected([UploadProblem])
+    /// A new URL for a recorded key would let its confirmed object be overwritten.
+    case keyAlreadyRecorded
+    /// The key was issued to another owner, and that URL has not expired.
+    case keyInUse
+    /// Another owner recorded this key.
+    case recordedByAnotherUser
+    /// No URL was issued for the key (or its intent has been swept).
+    case intentNotFound
+    /// The key was issued to another owner.
+    case issuedToAnotherUser
+    /// The multipart upload was never issued to the caller, is another caller's, has expired, or storage
+    /// no longer knows it (aborted, completed): the same answer in every case.
+    case noSuchUpload
+    /// The URL was issued, and nothing is in storage under it.
+    case imageNotUploaded
+    /// The stored object's size, over the intent's limit (the object was deleted).
+    case imageTooLarge(size: Int64, limit: Int64)
+    /// What storage holds (nil: no content type) against what the type allows (the object was deleted).
+    case contentTypeNotAllowed(stored: String?, type: String, allowed: [String])
+    /// The object's first bytes are no image of a format the type allows (the object was deleted).
+    case contentMismatch(ContentMismatch)
+    /// The owner has no record with this id.
+    case recordNotFound
+    /// A completion names part `partNumber`, which was not uploaded or whose ETag differs.
+    case partNotUploaded(partNumber: Int)
+    /// Part `partNumber` is over S3's largest part (5 GiB).
+    case partTooLarge(partNumber: Int)
+    /// Part `partNumber` is under S3's smallest part (5 MiB) and is not the last.
+    case partTooSmall(partNumber: Int)
+    /// The parts add up to more than the type's `limit`.
+    case uploadTooLarge(limit: Int64)
+    /// The intent writer's queue is full (the database is down or far behind): no URL is issued, since
+    /// a URL whose intent is lost can never be confirmed.
+    case intentsBacklogged
+    /// The storage credentials have `secondsLeft` seconds of life (0: expired), too few for a URL.
+    case credentialsUnavailable(secondsLeft: Int)
+    /// The URL could not be signed.
+    case signingFailed
+    /// The records store failed.
+    case store(RecordsError)
+    /// A call to storage failed.
+    case storage(ObjectStoreError)
+    /// A configured upload type cannot be used (the key path of the value; start-up only).
+    case configuration(String)
+}
+
+extension UploadError {
+    /// `body`, with a records-store failure as `.store`.
+    static func storing<T>(_ body: () throws(RecordsError) -> T) throws(UploadError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// `body`, with a storage failure as `.storage`.
+    static func calling<T>(_ body: () throws(ObjectStoreError) -> T) throws(UploadError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .storage(error)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// One rule of an upload type that a request breaks, with the values its message needs. Which field
+/// it belongs to, and how it reads, is each front door's to say.
+public enum UploadProblem: Sendable, Equatable {
+    /// No type is named.
+    case typeMissing
+    /// No configured type has this name (or, issuing by type, the type takes no extension).
+    case unknownType(String)
+    /// No extension is given.
+    case extensionMissing
+    /// The extension is not one of the type's.
+    case extensionNotAllowed(String, type: String, allowed: [String])
+    /// A `chatroomId` is given and is not a number.
+    case chatroomIdNotNumeric
+    /// The type's `chatroomId` rule is `required`, and none is given.
+    case chatroomIdRequired(type: String)
+    /// The content type is not one of the type's.
+    case contentTypeNotAllowed(String, type: String, allowed: [String])
+    /// The declared size is over the type's limit.
+    case sizeOverLimit(Int64, type: String, limit: Int64)
+    /// The type's key template cannot be filled from the request's values.
+    case keyUnrenderable(type: String)
+    /// The upload is of a type the operation does not take (a compatibility route's `types`).
+    case typeNotAccepted(String, accepted: [String])
+}

@@ -1,0 +1,103 @@
+import Config
+import Records
+import Testing
+import Uploads
+import UploadsTestSupport
+
+/// Issuing: keys rendered from the type's templates, the URL signed, and its intent handed off once
+/// through `IntentKeeper` (refused when it cannot be kept; none for a HEAD).
+@Suite struct IssuerTests {
+    @Test("a server-made key of a type: the upload and permanent keys, and the intent of the URL")
+    func issueByType() throws {
+        let sink = RecordingIntentSink()
+        let h = try LifecycleHarness(sink: sink)
+        let upload = try h.catalog.checkNew(typeName: "PROFILE", ext: "jpg", chatroomId: nil)
+        let issued = try h.issuer.issue(upload, owner: "7", signing: .pathStyle, recordsIntent: true)
+        let uuid = "00000000-0000-4000-8000-000000000001"
+        #expect(issued.key == "delete/profile/7/\(uuid)_\(LifecycleHarness.now).jpg")
+        #expect(issued.imageKey == nil)
+        #expect(issued.presigned.url.hasPrefix("http://127.0.0.1:9000/uploads/delete/profile/7/"))
+        #expect(issued.expiresAtMs == (LifecycleHarness.now / 1000 + 600) * 1000)
+        let intent = try #require(sink.intents.first)
+        #expect(sink.intents.count == 1)
+        #expect(intent.imageKey == issued.key && intent.objectKey == issued.key && intent.ownerId == "7")
+        #expect(intent.permanentKey == "profile/7/origin/\(uuid)_\(LifecycleHarness.now).jpg")
+        #expect(intent.allowedContentTypes == ["image/jpeg", "image/png"] && intent.expiresAtMs == issued.expiresAtMs)
+        // A HEAD answers no URL: no intent.
+        _ = try h.issuer.issue(upload, owner: "7", signing: .pathStyle, recordsIntent: false)
+        #expect(sink.intents.count == 1)
+    }
+
+    @Test("a full intent queue: no URL, for every issuing operation")
+    func backlogged() throws {
+        let h = try LifecycleHarness(sink: RecordingIntentSink(refusing: true))
+        let upload = try h.catalog.checkNew(typeName: "PROFILE", ext: "jpg", chatroomId: nil)
+        #expect(throws: UploadError.intentsBacklogged) {
+            try h.issuer.issue(upload, owner: "7", signing: .configured, recordsIntent: true)
+        }
+        let keyed = try #require(
+            h.catalog.checkKeyed(
+                KeyedRequest(
+                    typeName: "IMAGE", contentType: "image/png", imageKey: "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a")
+            ).upload)
+        #expect(throws: UploadError.intentsBacklogged) { try h.issuer.issue(keyed, owner: "7") }
+        let object = try h.issuer.plan(
+            ObjectRequest(
+                filename: "a.png", mediaType: "image/png", typeName: "IMAGE", chatroomId: nil, metadataJSON: nil),
+            owner: "7")
+        #expect(throws: UploadError.intentsBacklogged) {
+            try h.issuer.issueBrowser(object, form: .put, lifetime: 60, owner: "7", recordsIntent: true)
+        }
+    }
+
+    @Test("a client-chosen key: signed headers, the declared size as the limit; refused once recorded or in use")
+    func issueForKey() throws {
+        let sink = RecordingIntentSink()
+        let h = try LifecycleHarness(sink: sink)
+        let key = "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"
+        let keyed = try #require(
+            h.catalog.checkKeyed(KeyedRequest(typeName: "IMAGE", contentType: "image/png", imageKey: key, size: 99))
+                .upload)
+        let issued = try h.issuer.issue(keyed, owner: "7")
+        #expect(issued.key == key && issued.imageKey == key)
+        #expect(issued.presigned.headers.map(\.name) == ["Content-Length", "Content-Type"])
+        #expect(sink.intents.first?.maxBytes == 99 && sink.intents.first?.contentType == "image/png")
+        // Another owner's unexpired intent (in the writer's queue or the store) holds the key.
+        h.writer.enqueue(try #require(sink.intents.first))
+        #expect(throws: UploadError.keyInUse) { try h.issuer.issue(keyed, owner: "8") }
+        _ = try h.issuer.issue(keyed, owner: "7")
+        _ = try h.store.insertRecords([
+            ImageRecord(
+                id: "r1", ownerId: "7", imageKey: key, objectKey: key, type: "IMAGE", contentType: "image/png", size: 1,
+                etag: "e", metadataJSON: "{}", createdAtMs: LifecycleHarness.now)
+        ])
+        #expect(throws: UploadError.keyAlreadyRecorded) { try h.issuer.issue(keyed, owner: "7") }
+    }
+
+    @Test("a browser upload's object: the file name's slug in the key, the metadata on its intent")
+    func browserUpload() throws {
+        var config = PresigndConfig.defaults
+        config.types.append(
+            UploadTypeConfig(
+                name: "FILE", extensions: [], contentTypes: ["video/mp4"],
+                keyTemplate: "files/{userId}/{uuid}/{filename}.{ext}",
+                maxBytes: 1000))
+        let sink = RecordingIntentSink()
+        let h = try LifecycleHarness(config: config, sink: sink)
+        let object = try h.issuer.plan(
+            ObjectRequest(
+                filename: "My Holiday.MP4", mediaType: "video/mp4", typeName: "FILE", chatroomId: nil,
+                metadataJSON: #"{"a":"b"}"#), owner: "7")
+        #expect(object.key == "files/7/00000000-0000-4000-8000-000000000001/my-holiday.mp4")
+        guard
+            case .post(let post) = try h.issuer.issueBrowser(
+                object, form: .post, lifetime: 60, owner: "7", recordsIntent: true)
+        else {
+            Issue.record("a POST was asked for")
+            return
+        }
+        #expect(post.fields.contains { $0.name == "key" && $0.value == object.key })
+        let intent = try #require(sink.intents.first)
+        #expect(intent.metadataJSON == #"{"a":"b"}"# && intent.expiresAtMs == LifecycleHarness.now + 60_000)
+    }
+}
