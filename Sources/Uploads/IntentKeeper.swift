@@ -37,9 +37,6 @@ public final class IntentKeeper: Sendable {
         try UploadError.storing { () throws(RecordsError) in try writer.intent(imageKey: imageKey) }
     }
 
-    /// The store the intents are written to.
-    public var store: any RecordStore { writer.store }
-
     /// Waits until `intent` is stored when it is still only in the intent writer's queue (issued within
     /// the last `records.intentFlushMs`, or waiting out a database outage), so that its row, which names
     /// the permanent key, is stored before anything is copied there: a crash after the copy then leaves

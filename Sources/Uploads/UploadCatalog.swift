@@ -42,7 +42,4 @@ public final class UploadCatalog: Sendable {
         if knownTypes.contains(intent.type) { return nil }
         return UploadTypeConfig.checksByDefault(intent.allowedContentTypes) ? intent.allowedContentTypes : nil
     }
-
-    /// The literal key prefixes of the types' key templates (where their uploads are).
-    public var keyPrefixes: [String] { types.map(\.key.literalPrefix) }
 }

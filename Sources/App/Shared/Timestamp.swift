@@ -3,12 +3,6 @@ import System
 
 /// Formatting of times for API bodies.
 enum Timestamp {
-    /// `2026-11-29T08:59:31Z` for epoch milliseconds (whole seconds).
-    static func iso8601(millis: Int64) -> String {
-        let s = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
-        return HTTPDate.iso8601Second(CivilDateTime(epochSeconds: s)) + "Z"
-    }
-
     /// Appends `"2026-11-29T08:59:31Z"` (quoted, for a JSON body) for epoch milliseconds, written
     /// without string interpolation (it is on the presign route).
     static func appendQuotedISO8601(millis: Int64, to out: inout [UInt8]) {

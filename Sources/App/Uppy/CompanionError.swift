@@ -41,9 +41,6 @@ enum CompanionError: Error, Sendable, Equatable {
     /// The metadata breaks a bound (the message says which).
     case badMetadata(String)
 
-    /// A lifecycle failure (`upload`), whatever a worker threw.
-    static func from(_ error: UploadError) -> CompanionError { .upload(error) }
-
     /// 400 `BAD_REQUEST` refusals: their message.
     private var badRequestMessage: String? {
         switch self {
