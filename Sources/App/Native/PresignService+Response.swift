@@ -10,11 +10,12 @@ extension PresignService {
     /// The body is written by fragments into one buffer sized in advance: the member names are literals,
     /// only the URL, the keys and the header values are escaped.
     static func issued(_ issued: IssuedURL) -> Response {
-        let (presigned, key, imageKey, expiresAt) = (issued.presigned, issued.key, issued.imageKey, issued.expiresAtMs)
-        let url = presigned.url
+        let url = issued.presigned.url
+        let key = issued.key
+        let imageKey = issued.imageKey
         var capacity = 160 + url.utf8.count + key.utf8.count
         if let imageKey { capacity += url.utf8.count + imageKey.utf8.count + 32 }
-        for h in presigned.headers { capacity += h.name.utf8.count + h.value.utf8.count + 6 }
+        for h in issued.presigned.headers { capacity += h.name.utf8.count + h.value.utf8.count + 6 }
         var body: [UInt8] = []
         body.reserveCapacity(capacity)
         if imageKey != nil {
@@ -32,14 +33,14 @@ extension PresignService {
             JSONWriter.appendQuoted(imageKey, to: &body)
         }
         JSONWriter.appendLiteral(#","method":"PUT","headers":{"#, to: &body)
-        for (index, h) in presigned.headers.enumerated() {
+        for (index, h) in issued.presigned.headers.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             JSONWriter.appendQuoted(h.name, to: &body)
             body.append(UInt8(ascii: ":"))
             JSONWriter.appendQuoted(h.value, to: &body)
         }
         JSONWriter.appendLiteral(#"},"expiresAt":"#, to: &body)
-        Timestamp.appendQuotedISO8601(millis: expiresAt, to: &body)
+        Timestamp.appendQuotedISO8601(millis: issued.expiresAtMs, to: &body)
         body.append(UInt8(ascii: "}"))
         return Response(status: 200, headers: APIError.jsonNoStoreHeaders, body: body)
     }
