@@ -12,7 +12,7 @@ Layers, lowest first (a module may use only modules of lower layers):
                                    each other: CPostgresLoader wraps CPostgres's headers)
   1 System                         threads, the monitor, clocks, whole-file reads, civil dates
   2 Crypto JSON HTTP1              pure cores
-  3 SigV4 Auth Config
+  3 SigV4 Auth Config StoreEvents
   4 HTTPServer ObjectStore Records I/O shells
   5 App
   6 presignd PresignBench          executables
@@ -33,7 +33,7 @@ LAYERS = [
     ["CLinux", "COpenSSL", "CSQLite", "CPostgres", "CPostgresLoader"],
     ["System"],
     ["Crypto", "JSON", "HTTP1", "ImageProbe"],
-    ["SigV4", "Auth", "Config"],
+    ["SigV4", "Auth", "Config", "StoreEvents"],
     ["HTTPServer", "ObjectStore", "Records"],
     ["CloudCredentials"],
     ["App"],
