@@ -34,7 +34,7 @@ public final class InMemoryRecordStore: RecordStore {
     }
 
     /// An owner's slot.
-    private struct SlotKey: Hashable {
+    struct SlotKey: Hashable {
         let ownerId: String
         let slot: String
     }

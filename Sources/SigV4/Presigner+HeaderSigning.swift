@@ -24,7 +24,7 @@ extension Presigner {
     /// request is for the endpoint's own path `/` (no bucket, no key: a service call such as RGW's topics).
     func signHeaders(
         method: String, bucket: String, key: String, query: [(name: String, value: String)],
-        headers extraHeaders: [(name: String, value: String)], payloadHash: String?, now: Int64, root: Bool,
+        headers extraHeaders: [(name: String, value: String)], payloadHash: String?, now: Int64, root: Bool = false,
         inspect: ((String, String) -> Void)?
     ) throws(SigV4Error) -> SignedRequest {
         try Self.validateMethod(method)
