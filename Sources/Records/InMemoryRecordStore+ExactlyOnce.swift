@@ -232,7 +232,9 @@ extension InMemoryRecordStore: ClaimStore, EventInbox, MultipartLedger {
     /// `MultipartLedger.removeMultipartUploads`.
     public func removeMultipartUploads(_ uploads: [(objectKey: String, uploadId: String)]) throws(RecordsError) {
         state.withLock { state in
-            for upload in uploads { state.uploads[UploadKey(objectKey: upload.objectKey, uploadId: upload.uploadId)] = nil }
+            for upload in uploads {
+                state.uploads[UploadKey(objectKey: upload.objectKey, uploadId: upload.uploadId)] = nil
+            }
         }
         commits.add(1, ordering: .relaxed)
     }

@@ -214,7 +214,8 @@ extension PostgresRecordStore: ClaimStore, EventInbox, MultipartLedger {
         try run { (connection) throws(RecordsError) in
             try connection.transaction { () throws(RecordsError) in
                 for upload in uploads {
-                    _ = try connection.executePrepared(q.removeUpload, [.text(upload.objectKey), .text(upload.uploadId)])
+                    _ = try connection.executePrepared(
+                        q.removeUpload, [.text(upload.objectKey), .text(upload.uploadId)])
                 }
             }
         }

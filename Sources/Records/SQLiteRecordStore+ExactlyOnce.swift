@@ -200,7 +200,9 @@ extension SQLiteRecordStore: ClaimStore, EventInbox, MultipartLedger {
     public func removeMultipartUploads(_ uploads: [(objectKey: String, uploadId: String)]) throws(RecordsError) {
         guard !uploads.isEmpty else { return }
         try write(durable: false) { (connection) throws(RecordsError) in
-            for upload in uploads { try connection.run(q.removeUpload, [.text(upload.objectKey), .text(upload.uploadId)]) }
+            for upload in uploads {
+                try connection.run(q.removeUpload, [.text(upload.objectKey), .text(upload.uploadId)])
+            }
         }
     }
 

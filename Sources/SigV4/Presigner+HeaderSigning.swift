@@ -60,7 +60,11 @@ extension Presigner {
         buffer.write(utf8: method)
         buffer.append(UInt8(ascii: "\n"))
         var path = [UInt8]()
-        if root { path.append(UInt8(ascii: "/")) } else { appendPath(bucket: bucket, key: key, virtual: virtual, to: &path) }
+        if root {
+            path.append(UInt8(ascii: "/"))
+        } else {
+            appendPath(bucket: bucket, key: key, virtual: virtual, to: &path)
+        }
         buffer.append(contentsOf: path)
         buffer.append(UInt8(ascii: "\n"))
         var queryText = [UInt8]()

@@ -47,7 +47,9 @@ public final class CertificateCache: Sendable {
         }
         entries.withLock { entries in
             entries[url] = (key, nowMs)
-            while entries.count > capacity, let oldest = entries.min(by: { $0.value.fetchedAtMs < $1.value.fetchedAtMs }) {
+            while entries.count > capacity,
+                let oldest = entries.min(by: { $0.value.fetchedAtMs < $1.value.fetchedAtMs })
+            {
                 entries[oldest.key] = nil
             }
         }

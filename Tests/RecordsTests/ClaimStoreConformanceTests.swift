@@ -17,7 +17,8 @@ extension TestStore {
 @Suite struct ClaimStoreConformanceTests {
     /// A claim request for `key`.
     static func request(
-        _ key: String, _ claimant: ClaimRequest.Claimant = .confirm, token: String = Sample.uuid(), nowMs: Int64 = 1_000,
+        _ key: String, _ claimant: ClaimRequest.Claimant = .confirm, token: String = Sample.uuid(),
+        nowMs: Int64 = 1_000,
         leaseMs: Int64 = 30_000, generation: Int64 = 1_700_000_000_000
     ) -> ClaimRequest {
         ClaimRequest(
@@ -62,7 +63,9 @@ extension TestStore {
         #expect(settled.state == .recorded && settled.recordId == record.id && settled.updatedAtMs == 7_000)
         // Every later claimant reads the record, whatever its token or generation.
         #expect(try store.claimIntent(second) == .recorded(record))
-        #expect(try store.claimIntent(Self.request(key, .janitor, nowMs: 99_000, generation: 1_800_000_000_000)) == .recorded(record))
+        #expect(
+            try store.claimIntent(Self.request(key, .janitor, nowMs: 99_000, generation: 1_800_000_000_000))
+                == .recorded(record))
         // A retry of the same settlement (its answer lost) is fenced now: the claim is settled.
         #expect(try store.recordClaimed([(record, first.token)], nowMs: 8_000) == [.fenced(settled)])
     }
@@ -111,16 +114,22 @@ extension TestStore {
             Issue.record("the janitor did not win")
             return
         }
-        #expect(try store.expireClaim(imageKey: intent.imageKey, token: janitor.token, reason: "unconfirmed", nowMs: 2_000))
+        #expect(
+            try store.expireClaim(imageKey: intent.imageKey, token: janitor.token, reason: "unconfirmed", nowMs: 2_000))
         try store.deleteIntents(imageKeys: [intent.imageKey])
         let expired = try #require(try store.claim(imageKey: intent.imageKey))
         #expect(expired.state == .expired && expired.reason == "unconfirmed" && expired.recordId == nil)
         // A late confirmation of the same intent reads the expiry (the API answers 410 INTENT_EXPIRED).
         let late = Self.request(intent.imageKey, .confirm, nowMs: 3_000, generation: intent.createdAtMs)
         #expect(try store.claimIntent(late) == .finished(expired))
-        #expect(try store.recordClaimed([(Sample.record(key: intent.imageKey), late.token)], nowMs: 3_000) == [.fenced(expired)])
+        #expect(
+            try store.recordClaimed([(Sample.record(key: intent.imageKey), late.token)], nowMs: 3_000) == [
+                .fenced(expired)
+            ])
         // The janitor's next pass after a crash between expiry and the intent's removal reads it too.
-        #expect(try store.claimIntent(Self.request(intent.imageKey, .janitor, generation: intent.createdAtMs)) == .finished(expired))
+        #expect(
+            try store.claimIntent(Self.request(intent.imageKey, .janitor, generation: intent.createdAtMs))
+                == .finished(expired))
         // A re-issue of the key (a newer intent) is a new generation: claimable afresh.
         let reissued = Self.request(intent.imageKey, .confirm, nowMs: 4_000, generation: intent.createdAtMs + 1)
         guard case .won(let fresh, nil) = try store.claimIntent(reissued) else {
@@ -189,7 +198,10 @@ extension TestStore {
         let records = held.map { Sample.record(key: $0.imageKey) }
         let stranger = Sample.record()
         let finishes = try store.recordClaimed(
-            [(records[0], held[0].token), (stranger, Sample.uuid()), (records[1], "wrong"), (records[2], held[2].token)],
+            [
+                (records[0], held[0].token), (stranger, Sample.uuid()), (records[1], "wrong"),
+                (records[2], held[2].token),
+            ],
             nowMs: 3_000)
         let heldClaim = try store.claim(imageKey: held[1].imageKey)
         #expect(finishes == [.recorded(records[0]), .fenced(nil), .fenced(heldClaim), .recorded(records[2])])
@@ -208,7 +220,8 @@ extension TestStore {
             _ = try store.claimIntent(request)
             #expect(
                 try store.expireClaim(
-                    imageKey: request.imageKey, token: request.token, reason: "unconfirmed", nowMs: Int64(index) * 1_000))
+                    imageKey: request.imageKey, token: request.token, reason: "unconfirmed", nowMs: Int64(index) * 1_000
+                ))
             settled.append(request.imageKey)
         }
         let live = Self.request(Sample.uuid(), nowMs: 0)
@@ -226,7 +239,8 @@ extension TestStore {
         let test = try TestStore.make(kind)
         defer { test.close() }
         // Two store objects on one database where the kind allows (two server instances).
-        let stores: [any ExactlyOnceStore] = kind == .inMemory ? [test.full] : [test.full, try test.reopen() as! any ExactlyOnceStore]
+        let stores: [any ExactlyOnceStore] =
+            kind == .inMemory ? [test.full] : [test.full, try test.reopen() as! any ExactlyOnceStore]
         for trial in 0..<10 {
             let key = Sample.uuid()
             let outcomes = Collector<(Int, ClaimOutcome)>()

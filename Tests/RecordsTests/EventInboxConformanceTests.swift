@@ -13,10 +13,13 @@ import Testing
         let bodies: [[UInt8]] = [Array(#"{"Records":[]}"#.utf8), [0, 1, 2, 255], []]
         var ids: [Int64] = []
         for (index, body) in bodies.enumerated() {
-            ids.append(try store.enqueueEvent(source: "rgw", body: body, receivedAtMs: 1_000 + Int64(index), limits: InboxLimits()))
+            ids.append(
+                try store.enqueueEvent(
+                    source: "rgw", body: body, receivedAtMs: 1_000 + Int64(index), limits: InboxLimits()))
         }
         #expect(ids == ids.sorted() && Set(ids).count == 3)
-        #expect(try store.inboxStats() == InboxStats(pending: 3, oldestPendingReceivedAtMs: 1_000, done: 0, rejected: 0))
+        #expect(
+            try store.inboxStats() == InboxStats(pending: 3, oldestPendingReceivedAtMs: 1_000, done: 0, rejected: 0))
         // Nothing is due before it was received.
         #expect(try store.takeEvents(nowMs: 999, limit: 10, leaseMs: 5_000, token: "a").isEmpty)
         let taken = try store.takeEvents(nowMs: 2_000, limit: 2, leaseMs: 5_000, token: "a")
@@ -32,7 +35,9 @@ import Testing
         #expect(try store.finishEvent(id: ids[0], token: "a", outcome: .done, nowMs: 3_001) == false)
         #expect(try store.finishEvent(id: ids[2], token: "b", outcome: .rejected(reason: "unknown-key"), nowMs: 3_000))
         // A retry makes it due again later, attempts counted.
-        #expect(try store.finishEvent(id: ids[1], token: "a", outcome: .retry(dueAtMs: 10_000, reason: "storage"), nowMs: 3_000))
+        #expect(
+            try store.finishEvent(
+                id: ids[1], token: "a", outcome: .retry(dueAtMs: 10_000, reason: "storage"), nowMs: 3_000))
         #expect(try store.takeEvents(nowMs: 9_999, limit: 10, leaseMs: 5_000, token: "c").isEmpty)
         let again = try store.takeEvents(nowMs: 10_000, limit: 10, leaseMs: 5_000, token: "c")
         #expect(again.map(\.id) == [ids[1]] && again[0].attempts == 2 && again[0].reason == "storage")
@@ -56,9 +61,11 @@ import Testing
         let store = test.full
         let limits = InboxLimits(maxBodyBytes: 16, maxPending: 2)
         #expect(throws: RecordsError.self) {
-            try store.enqueueEvent(source: "rgw", body: Array(repeating: 65, count: 17), receivedAtMs: 1, limits: limits)
+            try store.enqueueEvent(
+                source: "rgw", body: Array(repeating: 65, count: 17), receivedAtMs: 1, limits: limits)
         }
-        let first = try store.enqueueEvent(source: "rgw", body: Array(repeating: 65, count: 16), receivedAtMs: 1, limits: limits)
+        let first = try store.enqueueEvent(
+            source: "rgw", body: Array(repeating: 65, count: 16), receivedAtMs: 1, limits: limits)
         _ = try store.enqueueEvent(source: "sns", body: [1], receivedAtMs: 2, limits: limits)
         do {
             _ = try store.enqueueEvent(source: "rgw", body: [1], receivedAtMs: 3, limits: limits)
@@ -89,7 +96,8 @@ import Testing
         runConcurrently(6) { index in
             while true {
                 do {
-                    let events = try stores[index % 2].takeEvents(nowMs: 10, limit: 4, leaseMs: 60_000, token: "p\(index)")
+                    let events = try stores[index % 2].takeEvents(
+                        nowMs: 10, limit: 4, leaseMs: 60_000, token: "p\(index)")
                     if events.isEmpty { return }
                     for event in events { taken.append(event.id) }
                 } catch {
@@ -110,6 +118,7 @@ import Testing
         let id = try test.full.enqueueEvent(source: "minio", body: body, receivedAtMs: 42, limits: InboxLimits())
         let other = try test.reopen() as! any ExactlyOnceStore
         let taken = try other.takeEvents(nowMs: 42, limit: 10, leaseMs: 1, token: "t")
-        #expect(taken == [InboxEvent(id: id, source: "minio", body: body, receivedAtMs: 42, attempts: 1, state: .pending)])
+        #expect(
+            taken == [InboxEvent(id: id, source: "minio", body: body, receivedAtMs: 42, attempts: 1, state: .pending)])
     }
 }

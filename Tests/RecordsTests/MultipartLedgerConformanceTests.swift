@@ -22,9 +22,15 @@ import Testing
         #expect(try store.multipartUpload(objectKey: upload.objectKey, uploadId: upload.uploadId) == upload)
         #expect(try store.multipartUpload(objectKey: upload.objectKey, uploadId: "other") == nil)
         #expect(try store.multipartUpload(objectKey: "other", uploadId: upload.uploadId) == nil)
-        let parts = (1...3).map { MultipartUploadEntry.Part(number: $0, etag: "\"\(String(repeating: "\($0)", count: 32))\"") }
-        #expect(try store.noteCompletion(objectKey: upload.objectKey, uploadId: upload.uploadId, parts: parts, nowMs: 5_000))
-        #expect(try store.noteCompletion(objectKey: upload.objectKey, uploadId: "absent", parts: parts, nowMs: 5_000) == false)
+        let parts = (1...3).map {
+            MultipartUploadEntry.Part(number: $0, etag: "\"\(String(repeating: "\($0)", count: 32))\"")
+        }
+        #expect(
+            try store.noteCompletion(objectKey: upload.objectKey, uploadId: upload.uploadId, parts: parts, nowMs: 5_000)
+        )
+        #expect(
+            try store.noteCompletion(objectKey: upload.objectKey, uploadId: "absent", parts: parts, nowMs: 5_000)
+                == false)
         var completing = upload
         completing.completionParts = parts
         completing.completingAtMs = 5_000
@@ -58,7 +64,10 @@ import Testing
         var sibling = Self.upload(uploads[0].objectKey, createdAtMs: 4_000)
         sibling.imageKey = uploads[0].imageKey
         try store.putMultipartUpload(sibling)
-        #expect(try store.multipartUploads(createdBeforeMs: 5_000, limit: 10) == [uploads[1], uploads[2], uploads[0], sibling])
+        #expect(
+            try store.multipartUploads(createdBeforeMs: 5_000, limit: 10) == [
+                uploads[1], uploads[2], uploads[0], sibling,
+            ])
         #expect(try store.multipartUploads(createdBeforeMs: 5_000, limit: 2) == [uploads[1], uploads[2]])
         #expect(try store.multipartUploads(createdBeforeMs: 1_000, limit: 10) == [])
         #expect(throws: RecordsError.self) { try store.multipartUploads(createdBeforeMs: 1, limit: 0) }
