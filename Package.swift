@@ -81,7 +81,8 @@ let package = Package(
             name: "StoreEventsTests", dependencies: ["StoreEvents", "Crypto", "JSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
         .testTarget(
-            name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStoreTestSupport", "SigV4", "Crypto"]),
+            name: "ObjectStoreTests",
+            dependencies: ["ObjectStore", "ObjectStoreTestSupport", "SigV4", "Crypto", "StoreEvents"]),
         .testTarget(
             name: "CloudCredentialsTests",
             dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON", "TestSupport"]),

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import ObjectStoreTestSupport
 import SigV4
+import StoreEvents
 import Testing
 
 @testable import ObjectStore
@@ -173,6 +174,15 @@ struct S3ClientNotificationRGWTests {
         }
         // The redelivery is the same event.
         #expect(deliveries[0].body == deliveries[1].body)
+        // The pure core reads what RGW really sent, and only with the topic's secret.
+        let rgw = try RGWEnvironment.current()
+        let parser = S3EventParser(bucket: rgw.bucket)
+        let batch = try PushAuthenticator(secret: Secret(token), parser: parser).rgwPush(body: deliveries[1].body)
+        #expect(batch.unusable.isEmpty)
+        #expect(batch.events.map(\.key) == [key] && batch.events.first?.size == 1234 && batch.events.first?.etag == md5)
+        #expect(throws: StoreEventsError.self) {
+            try PushAuthenticator(secret: Secret(token + "x"), parser: parser).rgwPush(body: deliveries[1].body)
+        }
 
         // The endpoint down: the event waits in RGW's queue and comes when it is back.
         listener.stop()
