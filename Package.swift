@@ -37,6 +37,8 @@ let package = Package(
         .target(
             name: "Config", dependencies: ["JSON", "Crypto", "System"], resources: [.embedInCode("presignd.json")]),
         .target(name: "Auth", dependencies: ["Crypto", "JSON", "System"]),
+        // The store's upload events: S3 event JSON (RGW, MinIO, AWS through SNS) and SNS verification.
+        .target(name: "StoreEvents", dependencies: ["JSON", "Crypto"]),
 
         // I/O shells
         .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "System", "CLinux", "COpenSSL"]),
@@ -84,9 +86,12 @@ let package = Package(
             name: "SigV4Tests", dependencies: ["SigV4", "Crypto", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "JSON", "Crypto"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Crypto", "JSON"]),
+        .testTarget(
+            name: "StoreEventsTests", dependencies: ["StoreEvents", "Crypto", "JSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
         .testTarget(
-            name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStoreTestSupport", "SigV4", "Crypto"]),
+            name: "ObjectStoreTests",
+            dependencies: ["ObjectStore", "ObjectStoreTestSupport", "SigV4", "Crypto", "StoreEvents"]),
         .testTarget(
             name: "CloudCredentialsTests",
             dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON", "TestSupport"]),

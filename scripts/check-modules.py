@@ -20,7 +20,7 @@ Layers, lowest first (a module may use only modules of lower layers):
                                    each other: CPostgresLoader wraps CPostgres's headers)
   1 System                         threads, the monitor, clocks, whole-file reads, civil dates
   2 Crypto JSON HTTP1 ImageProbe   pure cores
-  3 SigV4 Auth Config
+  3 SigV4 Auth Config StoreEvents
   4 HTTPServer ObjectStore Records I/O shells
   5 CloudCredentials Uploads       the credential chain; the upload lifecycle (no HTTP module)
   6 App                            the front doors, admission, wiring
@@ -43,7 +43,7 @@ LAYERS = [
     ["CLinux", "COpenSSL", "CSQLite", "CPostgres", "CPostgresLoader"],
     ["System"],
     ["Crypto", "JSON", "HTTP1", "ImageProbe"],
-    ["SigV4", "Auth", "Config"],
+    ["SigV4", "Auth", "Config", "StoreEvents"],
     ["HTTPServer", "ObjectStore", "Records"],
     ["CloudCredentials", "Uploads"],
     ["App"],

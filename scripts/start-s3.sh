@@ -6,6 +6,13 @@
 # presigned URLs with a bad signature, wrong secret, unknown key, past their
 # X-Amz-Expires or with a different signed Content-Type get 403.
 #
+# Bucket notifications (issue 22): RGW 16.2's SNS-compatible topic API (POST / with Action=CreateTopic,
+# signed with SigV4) and PUT /<bucket>?notification work with this configuration as it is: persistent
+# topics keep their queue in RADOS through the OSD's 2pc_queue class, which Debian's ceph-osd loads by
+# default, and an http:// push endpoint with no user or password needs no
+# rgw_allow_notification_secrets_in_cleartext. The script checks at the end that the topic API answers
+# (Tests/ObjectStoreTests/S3ClientNotificationRGWTests.swift pushes real events to a loopback listener).
+#
 # Idempotent: installs the Debian packages if missing; if our cluster is
 # already running it only makes sure the user and bucket exist.
 #
@@ -140,6 +147,14 @@ ensure_user_and_bucket() {
   [ "$code" = 200 ] || die "signed HEAD of bucket $S3_BUCKET returned HTTP $code"
 }
 
+check_topic_api() {  # RGW's topic API must answer a signed ListTopics (bucket notifications need it)
+  local code
+  code=$(curl -sS --max-time 20 -o "$D/log/list-topics.xml" -w '%{http_code}' \
+    --aws-sigv4 "aws:amz:$S3_REGION:s3" --user "$S3_ACCESS_KEY:$S3_SECRET_KEY" \
+    -X POST --data 'Action=ListTopics' "http://$HOST:$S3_PORT/" || true)
+  [ "$code" = 200 ] || die "RGW's topic API (ListTopics) answered HTTP $code: $(cat "$D/log/list-topics.xml" 2>/dev/null)"
+}
+
 print_exports() {
   cat <<EOF
 export S3_ENDPOINT=http://$HOST:$S3_PORT
@@ -158,6 +173,7 @@ EOF
 if pid_alive "$D/run/mon.a.pid" && pid_alive "$D/run/osd.0.pid" && pid_alive "$RGW_PID" && http_up && https_up; then
   log "radosgw already running (pid $(cat "$RGW_PID")), state in $D"
   ensure_user_and_bucket
+  check_topic_api
   print_exports
   exit 0
 fi
@@ -271,5 +287,6 @@ wait_for "radosgw over HTTPS on $HOST:$S3_TLS_PORT" https_up
 log "radosgw answering on $HOST:$S3_PORT and https://$HOST:$S3_TLS_PORT after $(elapsed)s"
 
 ensure_user_and_bucket
+check_topic_api
 log "ready after $(elapsed)s: user $S3_USER, bucket $S3_BUCKET; rgw pid $(cat "$RGW_PID")"
 print_exports

@@ -51,7 +51,8 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
         }
         guard let context = EVP_MD_CTX_new() else { throw .signingFailed(detail: OpenSSLErrors.oldest()) }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, handle) == 1 else {
+        let digest = algorithm == .rsaPKCS1v15SHA1 ? EVP_sha1() : EVP_sha256()
+        guard EVP_DigestSignInit(context, nil, digest, nil, handle) == 1 else {
             throw .signingFailed(detail: OpenSSLErrors.oldest())
         }
         var length = 0
@@ -66,7 +67,7 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
         guard signed == 1 else { throw .signingFailed(detail: OpenSSLErrors.oldest()) }
         signature.removeSubrange(length...)
         switch algorithm {
-        case .rsaPKCS1v15SHA256:
+        case .rsaPKCS1v15SHA256, .rsaPKCS1v15SHA1:
             return signature
         case .ecdsaP256SHA256:
             guard let raw = ECDSASignature.raw(fromDER: signature) else {

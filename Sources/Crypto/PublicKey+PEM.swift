@@ -23,7 +23,7 @@ extension PublicKey {
 }
 
 /// One block of a PEM document: its label and its decoded DER bytes.
-private struct PEMBlock {
+struct PEMBlock {
     /// The label between `-----BEGIN ` and `-----`.
     let label: String
     /// The base64-decoded contents.

@@ -13,10 +13,10 @@ extension PublicKey {
         switch kind {
         case .rsa(let bits):
             guard signature.count == (bits + 7) / 8 else { return false }
-            return verifyDigestSignature(signature, message: message)
+            return verifyDigestSignature(signature, message: message, sha1: algorithm == .rsaPKCS1v15SHA1)
         case .ecP256:
             guard let der = ECDSASignature.der(fromRaw: signature) else { return false }
-            return der.withUnsafeBytes { verifyDigestSignature($0, message: message) }
+            return der.withUnsafeBytes { verifyDigestSignature($0, message: message, sha1: false) }
         }
     }
 
@@ -27,11 +27,14 @@ extension PublicKey {
         }
     }
 
-    /// `EVP_DigestVerify` with SHA-256 over `message`; for RSA keys PKCS #1 v1.5 padding (OpenSSL's default).
-    private func verifyDigestSignature(_ signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
+    /// `EVP_DigestVerify` with SHA-256 (SHA-1 when `sha1`) over `message`; for RSA keys PKCS #1 v1.5 padding
+    /// (OpenSSL's default).
+    private func verifyDigestSignature(_ signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, sha1: Bool)
+        -> Bool
+    {
         guard let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, handle) == 1 else {
+        guard EVP_DigestVerifyInit(context, nil, sha1 ? EVP_sha1() : EVP_sha256(), nil, handle) == 1 else {
             ERR_clear_error()
             return false
         }

@@ -6,7 +6,7 @@ import Synchronization
 /// survives the object.
 public final class InMemoryRecordStore: RecordStore {
     /// Everything the store holds, guarded by one mutex.
-    private struct State {
+    struct State {
         /// Intents by image key.
         var intents: [String: UploadIntent] = [:]
         /// Records by id.
@@ -17,18 +17,32 @@ public final class InMemoryRecordStore: RecordStore {
         var slots: [SlotKey: String] = [:]
         /// Pending object deletions with the time they were queued.
         var deletions: [String: Int64] = [:]
+        /// Claims by image key (schema version 7).
+        var claims: [String: IntentClaim] = [:]
+        /// Inbox entries by id, with their due time and lease token.
+        var events: [Int64: (event: InboxEvent, dueAtMs: Int64, token: String?, finishedAtMs: Int64?)] = [:]
+        /// The last inbox id given.
+        var lastEventId: Int64 = 0
+        /// Multipart uploads by object key and upload id.
+        var uploads: [UploadKey: MultipartUploadEntry] = [:]
+    }
+
+    /// A multipart upload's identity.
+    struct UploadKey: Hashable {
+        let objectKey: String
+        let uploadId: String
     }
 
     /// An owner's slot.
-    private struct SlotKey: Hashable {
+    struct SlotKey: Hashable {
         let ownerId: String
         let slot: String
     }
 
     /// The data.
-    private let state = Mutex(State())
+    let state = Mutex(State())
     /// Write transactions committed.
-    private let commits = Atomic<Int>(0)
+    let commits = Atomic<Int>(0)
 
     /// An empty store.
     public init() {}

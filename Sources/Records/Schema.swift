@@ -194,6 +194,104 @@ enum Schema {
             ],
             postgres: ["ALTER TABLE intents ADD COLUMN metadata TEXT"]
         ),
+        // Version 6 is the intent write path's (merged separately); versions are applied one by one.
+        Migration(
+            version: 7,
+            sqlite: [
+                // Fenced claims on intents (ClaimStore): who settles an intent, and how it was settled. Its own
+                // table, because SQLite keeps most intents inside batch blobs.
+                """
+                CREATE TABLE intent_claims (
+                    image_key TEXT NOT NULL PRIMARY KEY,
+                    intent_created_at_ms INTEGER NOT NULL,
+                    claimant TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    lease_until_ms INTEGER NOT NULL,
+                    claimed_at_ms INTEGER NOT NULL,
+                    updated_at_ms INTEGER NOT NULL,
+                    record_id TEXT,
+                    reason TEXT
+                )
+                """,
+                "CREATE INDEX intent_claims_updated ON intent_claims (updated_at_ms)",
+                // The durable inbox of store events (EventInbox).
+                """
+                CREATE TABLE event_inbox (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    source TEXT NOT NULL,
+                    body BLOB NOT NULL,
+                    received_at_ms INTEGER NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    reason TEXT,
+                    due_at_ms INTEGER NOT NULL,
+                    lease_token TEXT,
+                    finished_at_ms INTEGER
+                )
+                """,
+                "CREATE INDEX event_inbox_due ON event_inbox (state, due_at_ms)",
+                // The multipart uploads this server created (MultipartLedger).
+                """
+                CREATE TABLE multipart_uploads (
+                    object_key TEXT NOT NULL,
+                    upload_id TEXT NOT NULL,
+                    image_key TEXT NOT NULL,
+                    owner_id TEXT NOT NULL,
+                    created_at_ms INTEGER NOT NULL,
+                    parts TEXT,
+                    completing_at_ms INTEGER,
+                    PRIMARY KEY (object_key, upload_id)
+                )
+                """,
+                "CREATE INDEX multipart_uploads_created ON multipart_uploads (created_at_ms)",
+            ],
+            postgres: [
+                """
+                CREATE TABLE intent_claims (
+                    image_key TEXT NOT NULL PRIMARY KEY,
+                    intent_created_at_ms BIGINT NOT NULL,
+                    claimant TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    lease_until_ms BIGINT NOT NULL,
+                    claimed_at_ms BIGINT NOT NULL,
+                    updated_at_ms BIGINT NOT NULL,
+                    record_id TEXT,
+                    reason TEXT
+                )
+                """,
+                "CREATE INDEX intent_claims_updated ON intent_claims (updated_at_ms)",
+                """
+                CREATE TABLE event_inbox (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    source TEXT NOT NULL,
+                    body BYTEA NOT NULL,
+                    received_at_ms BIGINT NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    reason TEXT,
+                    due_at_ms BIGINT NOT NULL,
+                    lease_token TEXT,
+                    finished_at_ms BIGINT
+                )
+                """,
+                "CREATE INDEX event_inbox_due ON event_inbox (state, due_at_ms)",
+                """
+                CREATE TABLE multipart_uploads (
+                    object_key TEXT NOT NULL,
+                    upload_id TEXT NOT NULL,
+                    image_key TEXT NOT NULL,
+                    owner_id TEXT NOT NULL,
+                    created_at_ms BIGINT NOT NULL,
+                    parts TEXT,
+                    completing_at_ms BIGINT,
+                    PRIMARY KEY (object_key, upload_id)
+                )
+                """,
+                "CREATE INDEX multipart_uploads_created ON multipart_uploads (created_at_ms)",
+            ]
+        ),
     ]
 
     /// The migrations whose versions are not in `applied`, oldest first: every version is looked up, not

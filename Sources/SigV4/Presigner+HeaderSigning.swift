@@ -16,24 +16,27 @@ extension Presigner {
     ) throws(SigV4Error) -> SignedRequest {
         try signHeaders(
             method: method, bucket: bucket, key: key, query: query, headers: headers, payloadHash: payloadHash,
-            now: now,
+            now: now, root: false,
             inspect: nil)
     }
 
-    /// `signHeaders`, showing `inspect` the canonical request and the string to sign.
+    /// `signHeaders`, showing `inspect` the canonical request and the string to sign; with `root` the
+    /// request is for the endpoint's own path `/` (no bucket, no key: a service call such as RGW's topics).
     func signHeaders(
         method: String, bucket: String, key: String, query: [(name: String, value: String)],
-        headers extraHeaders: [(name: String, value: String)], payloadHash: String?, now: Int64,
+        headers extraHeaders: [(name: String, value: String)], payloadHash: String?, now: Int64, root: Bool = false,
         inspect: ((String, String) -> Void)?
     ) throws(SigV4Error) -> SignedRequest {
         try Self.validateMethod(method)
-        try BucketName.validate(bucket)
-        try ObjectKey.validate(key, allowingEmpty: true)
+        if !root {
+            try BucketName.validate(bucket)
+            try ObjectKey.validate(key, allowingEmpty: true)
+        }
         let payload = payloadHash ?? Self.unsignedPayload
         guard payload == Self.unsignedPayload || Self.isLowerHexSHA256(payload) else {
             throw .invalidPayloadHash(payload)
         }
-        let virtual = usesVirtualHosting(bucket)
+        let virtual = !root && usesVirtualHosting(bucket)
         let host = virtual ? bucket + "." + endpoint.authority : endpoint.authority
         let date = AmzDate(epochSeconds: now)
         var timestamp = [UInt8]()
@@ -57,7 +60,11 @@ extension Presigner {
         buffer.write(utf8: method)
         buffer.append(UInt8(ascii: "\n"))
         var path = [UInt8]()
-        appendPath(bucket: bucket, key: key, virtual: virtual, to: &path)
+        if root {
+            path.append(UInt8(ascii: "/"))
+        } else {
+            appendPath(bucket: bucket, key: key, virtual: virtual, to: &path)
+        }
         buffer.append(contentsOf: path)
         buffer.append(UInt8(ascii: "\n"))
         var queryText = [UInt8]()

@@ -28,8 +28,8 @@ import Testing
         }
         #expect(
             tables == [
-                "intent_batches", "intents", "object_deletions", "record_slots", "records", "schema_version",
-                "sqlite_sequence",
+                "event_inbox", "intent_batches", "intent_claims", "intents", "multipart_uploads", "object_deletions",
+                "record_slots", "records", "schema_version", "sqlite_sequence",
             ])
         let indexes = try probe.query(
             "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name", []
@@ -38,8 +38,8 @@ import Testing
         }
         #expect(
             indexes == [
-                "intents_expires_at", "intents_key_hash", "record_slots_record", "records_image_key",
-                "records_owner_created",
+                "event_inbox_due", "intent_claims_updated", "intents_expires_at", "intents_key_hash",
+                "multipart_uploads_created", "record_slots_record", "records_image_key", "records_owner_created",
             ])
     }
 
