@@ -75,7 +75,6 @@ extension EventLoop {
         }
     }
 
-
     /// Carries out the `RequestPlan` of a parsed head: answers a refusal at once, or sets up body
     /// reading, or dispatches. The head is consumed (moved into the pending request, not copied).
     private func beginRequest(_ c: Connection, _ head: consuming RequestHead) {
@@ -131,7 +130,8 @@ extension EventLoop {
             let renderer = route.errorRenderer
             let errorBody = options.errorBody
             start(
-                Responder(dropped: { ServerError.responderDropped.response(renderer: renderer, errorBody: errorBody) }) {
+                Responder(dropped: { ServerError.responderDropped.response(renderer: renderer, errorBody: errorBody) })
+                {
                     [self] response in self.post(Completion(connectionId: id, response: response))
                 })
         }

@@ -21,7 +21,8 @@ extension EventLoop {
             if answersTimeout, let p = c.pendingBody {
                 c.pendingBody = nil
                 respond(
-                    c, answer(.bodyTimeout, p.route.errorRenderer), head: p.head, route: p.route.template, requestId: p.requestId, startNanos: p.startNanos,
+                    c, answer(.bodyTimeout, p.route.errorRenderer), head: p.head, route: p.route.template,
+                    requestId: p.requestId, startNanos: p.startNanos,
                     mustClose: true)
                 flush(c)
             } else {

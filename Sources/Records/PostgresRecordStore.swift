@@ -42,7 +42,7 @@ public final class PostgresRecordStore: RecordStore {
         try run { (connection) throws(RecordsError) in
             try connection.transaction { () throws(RecordsError) in
                 try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(PostgresQueries.migrationLockKey)])
-                try connection.execute(Schema.postgresVersionTable)
+                try connection.execute(PostgresSchema.versionTable)
                 let current = try connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")
                 let version = Int(try current.int64(0, 0))
                 guard version <= Schema.latestVersion else {

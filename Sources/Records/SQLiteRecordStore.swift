@@ -85,7 +85,7 @@ public final class SQLiteRecordStore: RecordStore {
     /// Applies the missing migrations in one `BEGIN IMMEDIATE` transaction.
     public func migrate() throws(RecordsError) {
         try write { (connection) throws(RecordsError) in
-            try connection.execute(Schema.sqliteVersionTable)
+            try connection.execute(SQLiteSchema.versionTable)
             let current =
                 Int(try connection.scalarText("SELECT COALESCE(MAX(version), 0) FROM schema_version") ?? "0") ?? 0
             guard current <= Schema.latestVersion else {

@@ -1,4 +1,5 @@
-/// The schema migrations, in order, in both SQL dialects.
+/// The schema migrations, in order, in both SQL dialects (the statements of each dialect in its own
+/// file: `SQLiteSchema.swift`, `PostgresSchema.swift`), and the column lists and values both stores use.
 ///
 /// `records` has two unique keys (id, image_key) and one listing index (owner, newest first); a type
 /// filter walks the owner's index. There is deliberately no (owner, type, ...) index: ids and keys are
@@ -18,183 +19,16 @@ enum Schema {
         let postgres: [String]
     }
 
-    /// The table of applied versions (SQLite).
-    static let sqliteVersionTable = """
-        CREATE TABLE IF NOT EXISTS schema_version (
-            version INTEGER NOT NULL PRIMARY KEY,
-            applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
-        )
-        """
-
-    /// The table of applied versions (PostgreSQL).
-    static let postgresVersionTable = """
-        CREATE TABLE IF NOT EXISTS schema_version (
-            version INTEGER NOT NULL PRIMARY KEY,
-            applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-        )
-        """
-
-    /// Every migration, oldest first.
-    static let migrations: [Migration] = [
-        Migration(
-            version: 1,
-            sqlite: [
-                // A rowid table (rows are appended in issue order) looked up through an index on a 64-bit
-                // hash of the key: inserting a random 70-byte text key into a text primary key cost about
-                // twice as much per intent (Benchmarks, docs/records.md).
-                """
-                CREATE TABLE intents (
-                    key_hash INTEGER NOT NULL,
-                    image_key TEXT NOT NULL,
-                    owner_id TEXT NOT NULL,
-                    object_key TEXT NOT NULL,
-                    permanent_key TEXT,
-                    type TEXT NOT NULL,
-                    content_type TEXT,
-                    allowed_content_types TEXT NOT NULL,
-                    max_bytes INTEGER NOT NULL,
-                    created_at_ms INTEGER NOT NULL,
-                    expires_at_ms INTEGER NOT NULL
-                )
-                """,
-                "CREATE INDEX intents_key_hash ON intents (key_hash)",
-                "CREATE INDEX intents_expires_at ON intents (expires_at_ms)",
-                """
-                CREATE TABLE records (
-                    id TEXT NOT NULL PRIMARY KEY,
-                    owner_id TEXT NOT NULL,
-                    image_key TEXT NOT NULL,
-                    object_key TEXT NOT NULL,
-                    type TEXT NOT NULL,
-                    content_type TEXT NOT NULL,
-                    size INTEGER NOT NULL,
-                    etag TEXT NOT NULL,
-                    metadata TEXT NOT NULL,
-                    created_at_ms INTEGER NOT NULL
-                )
-                """,
-                "CREATE UNIQUE INDEX records_image_key ON records (image_key)",
-                "CREATE INDEX records_owner_created ON records (owner_id, created_at_ms DESC, id DESC)",
-            ],
-            postgres: [
-                """
-                CREATE TABLE intents (
-                    image_key TEXT NOT NULL PRIMARY KEY,
-                    owner_id TEXT NOT NULL,
-                    object_key TEXT NOT NULL,
-                    permanent_key TEXT,
-                    type TEXT NOT NULL,
-                    content_type TEXT,
-                    allowed_content_types TEXT NOT NULL,
-                    max_bytes BIGINT NOT NULL,
-                    created_at_ms BIGINT NOT NULL,
-                    expires_at_ms BIGINT NOT NULL
-                )
-                """,
-                "CREATE INDEX intents_expires_at ON intents (expires_at_ms)",
-                """
-                CREATE TABLE records (
-                    id TEXT COLLATE "C" NOT NULL PRIMARY KEY,
-                    owner_id TEXT NOT NULL,
-                    image_key TEXT NOT NULL,
-                    object_key TEXT NOT NULL,
-                    type TEXT NOT NULL,
-                    content_type TEXT NOT NULL,
-                    size BIGINT NOT NULL,
-                    etag TEXT NOT NULL,
-                    metadata TEXT NOT NULL,
-                    created_at_ms BIGINT NOT NULL
-                )
-                """,
-                "CREATE UNIQUE INDEX records_image_key ON records (image_key)",
-                "CREATE INDEX records_owner_created ON records (owner_id, created_at_ms DESC, id DESC)",
-            ]
-        ),
-        Migration(
-            version: 2,
-            sqlite: [
-                // Intents appended one row per batch and found through an in-memory index (SQLiteIntentLog):
-                // a per-intent index insert cost the writer ~10 us per URL. AUTOINCREMENT keeps ids from
-                // being reused, since the index remembers them.
-                """
-                CREATE TABLE intent_batches (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    next_expiry_ms INTEGER NOT NULL,
-                    data BLOB NOT NULL
-                )
-                """
-            ],
-            postgres: []
-        ),
-        Migration(
-            version: 3,
-            sqlite: [
-                // What the content check found in the object's first bytes (docs/content-check.md): NULL for
-                // records of types with the check off, and for every record made before this version.
-                "ALTER TABLE records ADD COLUMN detected_type TEXT",
-                "ALTER TABLE records ADD COLUMN width INTEGER",
-                "ALTER TABLE records ADD COLUMN height INTEGER",
-            ],
-            postgres: [
-                "ALTER TABLE records ADD COLUMN detected_type TEXT",
-                "ALTER TABLE records ADD COLUMN width BIGINT",
-                "ALTER TABLE records ADD COLUMN height BIGINT",
-            ]
-        ),
-        // Versions are looked up one by one (`missingMigrations`): a store that has 1, 2 and 4 still gets 3.
-        Migration(
-            version: 4,
-            sqlite: [
-                // The owner's current record of each slot ("profile", "quest:12"): what a compatibility
-                // route replaces. A slot whose record was deleted since is read as empty.
-                """
-                CREATE TABLE record_slots (
-                    owner_id TEXT NOT NULL,
-                    slot TEXT NOT NULL,
-                    record_id TEXT NOT NULL,
-                    PRIMARY KEY (owner_id, slot)
-                )
-                """,
-                "CREATE INDEX record_slots_record ON record_slots (record_id)",
-                // Objects of replaced records, queued in the transaction that replaced them and removed
-                // once storage has deleted them: after a crash in between, what is left to delete.
-                """
-                CREATE TABLE object_deletions (
-                    object_key TEXT NOT NULL PRIMARY KEY,
-                    requested_at_ms INTEGER NOT NULL
-                )
-                """,
-            ],
-            postgres: [
-                """
-                CREATE TABLE record_slots (
-                    owner_id TEXT NOT NULL,
-                    slot TEXT NOT NULL,
-                    record_id TEXT NOT NULL,
-                    PRIMARY KEY (owner_id, slot)
-                )
-                """,
-                "CREATE INDEX record_slots_record ON record_slots (record_id)",
-                """
-                CREATE TABLE object_deletions (
-                    object_key TEXT NOT NULL PRIMARY KEY,
-                    requested_at_ms BIGINT NOT NULL
-                )
-                """,
-            ]
-        ),
-        Migration(
-            version: 5,
-            sqlite: [
-                // The metadata a record made from the intent keeps (Uppy's file metadata, given when a
-                // multipart upload or a `/s3/params` URL is made): NULL for every other intent and for
-                // those written before this version. Only the per-row table needs it: the batches'
-                // layout carries it in place (IntentBatchCodec).
-                "ALTER TABLE intents ADD COLUMN metadata TEXT"
-            ],
-            postgres: ["ALTER TABLE intents ADD COLUMN metadata TEXT"]
-        ),
-    ]
+    /// Every migration, oldest first: each dialect's statements of one version (`SQLiteSchema`,
+    /// `PostgresSchema`: one file per dialect), paired by version. Both list the same versions.
+    static let migrations: [Migration] = {
+        let postgres = Dictionary(uniqueKeysWithValues: PostgresSchema.steps.map { ($0.version, $0.statements) })
+        precondition(
+            Set(SQLiteSchema.steps.map(\.version)) == Set(postgres.keys), "both dialects list the same versions")
+        return SQLiteSchema.steps.map { step in
+            Migration(version: step.version, sqlite: step.statements, postgres: postgres[step.version] ?? [])
+        }
+    }()
 
     /// The migrations whose versions are not in `applied`, oldest first: every version is looked up, not
     /// only those above the highest applied one, so versions merged out of order are still applied.

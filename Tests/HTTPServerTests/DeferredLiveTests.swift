@@ -57,7 +57,12 @@ final class DeferredServer: @unchecked Sendable {
                 }
             })
         router.add(Route(.GET, "/dropped") { _ in .deferred { _ in } })
-        router.add(Route(.GET, "/hold-worker") { _ in .blocking { gate.pass(); return .json(200, Array("held".utf8)) } })
+        router.add(
+            Route(.GET, "/hold-worker") { _ in
+                .blocking {
+                    gate.pass(); return .json(200, Array("held".utf8))
+                }
+            })
         router.add(Route(.GET, "/n/{id}") { r in .respond(.json(200, Array((r.parameter("id") ?? "").utf8))) })
         var o = ServerOptions()
         o.port = 0

@@ -13,7 +13,8 @@ import Testing
         r.add(Route(.POST, "/body", maxBodyBytes: 10) { _ in .respond(Response(status: 200)) })
         r.add(
             Route(
-                .GET, "/shaped/{id}", errorRenderer: { status, code, _ in Response(status: status, body: Array(code.utf8)) }
+                .GET, "/shaped/{id}",
+                errorRenderer: { status, code, _ in Response(status: status, body: Array(code.utf8)) }
             ) { _ in .respond(Response(status: 200)) })
         return r
     }()
@@ -67,10 +68,16 @@ import Testing
     @Test(arguments: [
         ("GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", ServerError.noRoute, "<unmatched>", false, false),
         ("POST /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n", .noRoute, "<unmatched>", true, false),
-        ("DELETE /a HTTP/1.1\r\nHost: x\r\n\r\n", .methodNotAllowed(allow: ["GET", "HEAD"]), "<unmatched>", false, false),
+        (
+            "DELETE /a HTTP/1.1\r\nHost: x\r\n\r\n", .methodNotAllowed(allow: ["GET", "HEAD"]), "<unmatched>", false,
+            false
+        ),
         ("POST /body HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n", .payloadTooLarge, "/body", true, false),
         ("BREW /a HTTP/1.1\r\nHost: x\r\n\r\n", .methodNotImplemented, "<unmatched>", true, false),
-        ("POST /shaped/1 HTTP/1.1\r\nHost: x\r\n\r\n", .methodNotAllowed(allow: ["GET", "HEAD"]), "<unmatched>", false, true),
+        (
+            "POST /shaped/1 HTTP/1.1\r\nHost: x\r\n\r\n", .methodNotAllowed(allow: ["GET", "HEAD"]), "<unmatched>",
+            false, true
+        ),
         ("GET /shaped/1/2 HTTP/1.1\r\nHost: x\r\n\r\n", .noRoute, "<unmatched>", false, false),
     ])
     func refusals(request: String, error: ServerError, routeName: String, closes: Bool, shaped: Bool) throws {

@@ -3,11 +3,11 @@ import HTTP1
 import Synchronization
 import Testing
 
+@testable import HTTPServer
+
 #if canImport(Glibc)
     import Glibc
 #endif
-
-@testable import HTTPServer
 
 /// Answers collected from responders (any thread).
 final class Answers: Sendable {

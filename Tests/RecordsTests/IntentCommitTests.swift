@@ -191,7 +191,8 @@ final class OutcomeLog: @unchecked Sendable {
     @Test func everySubmitGetsExactlyOneOutcome() throws {
         let inner = InMemoryRecordStore()
         let gated = GatedStore(inner)
-        let writer = IntentWriter(store: gated, batchSize: 32, maxPending: 5_000, maxWaitMs: 1_000, maxRetryDelayMs: 10) {
+        let writer = IntentWriter(store: gated, batchSize: 32, maxPending: 5_000, maxWaitMs: 1_000, maxRetryDelayMs: 10)
+        {
             _ in
         }
         let log = OutcomeLog()
