@@ -23,7 +23,8 @@ import System
 /// waits at `maxWaitMs` even while the writer is held inside a stalled store call.
 ///
 /// The older `enqueue` (no completion; the caller answers before the commit) stays for the callers
-/// that still use it, with `pending(imageKey:)` and `flush` to find and wait for its intents.
+/// that still use it, with `pending(imageKey:)` and `flush` to find and wait for its intents; its
+/// intents may wait `flushIntervalMs` for company (a `submit` or a full batch starts the commit sooner).
 public final class IntentWriter: Sendable {
     /// A caller's completion: called once, from the writer thread, the deadline thread or `submit`.
     public typealias Completion = @Sendable (IntentOutcome) -> Void
@@ -63,7 +64,10 @@ public final class IntentWriter: Sendable {
         var doneSequence: UInt64 = 0
         /// Every intent up to this sequence number was checked by the deadline thread.
         var expiredThrough: UInt64 = 0
-        /// Callers blocked in `flush`.
+        /// When the next commit is due (monotonic nanoseconds): at once for a `submit`ted intent,
+        /// `flushIntervalMs` after an `enqueue`d one; `UInt64.max` while the queue is empty.
+        var commitDueNanos = UInt64.max
+        /// Callers blocked in `flush`: the writer commits at once.
         var flushWaiters = 0
         /// Set by `shutdown`: no new intents; the writer drains the queue and exits.
         var stopping = false
@@ -87,6 +91,8 @@ public final class IntentWriter: Sendable {
     private let monitor: Monitor<State>
     /// The largest batch.
     private let batchSize: Int
+    /// How long an `enqueue`d intent may wait for company before its commit starts.
+    private let flushIntervalNanos: UInt64
     /// Called (from the writer thread, or from `enqueue`/`submit` when refusing) when intents are
     /// dropped or refused, and at the start of an outage.
     private let onError: @Sendable (RecordsError) -> Void
@@ -100,13 +106,16 @@ public final class IntentWriter: Sendable {
     public let shutdownRetryMs: Int
 
     /// Starts the writer and deadline threads for `store`: batches of up to `batchSize`, at most
-    /// `maxPending` intents waiting, each `submit` answered within `maxWaitMs`.
+    /// `maxPending` intents waiting, each `submit` answered within `maxWaitMs`. `flushIntervalMs` is how
+    /// long an `enqueue`d intent may wait for others to share its commit (the older path, whose caller
+    /// answered already); a `submit`ted intent never waits for it (0, the default: no wait at all).
     public init(
-        store: any RecordStore, batchSize: Int, maxPending: Int = 100_000, maxWaitMs: Int = 2_000,
-        maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000,
+        store: any RecordStore, batchSize: Int, flushIntervalMs: Int = 0, maxPending: Int = 100_000,
+        maxWaitMs: Int = 2_000, maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000,
         onError: @escaping @Sendable (RecordsError) -> Void
     ) {
         precondition(batchSize >= 1, "batchSize must be at least 1")
+        precondition(flushIntervalMs >= 0, "flushIntervalMs must not be negative")
         precondition(maxPending >= batchSize, "maxPending must be at least batchSize")
         precondition(maxWaitMs >= 1, "maxWaitMs must be positive")
         precondition(maxRetryDelayMs >= 1 && shutdownRetryMs >= 0, "retry times must be positive")
@@ -116,6 +125,7 @@ public final class IntentWriter: Sendable {
         self.maxRetryDelayMs = maxRetryDelayMs
         self.shutdownRetryMs = shutdownRetryMs
         self.batchSize = batchSize
+        self.flushIntervalNanos = UInt64(flushIntervalMs) * 1_000_000
         self.onError = onError
         let monitor = Monitor(State())
         self.monitor = monitor
@@ -127,19 +137,6 @@ public final class IntentWriter: Sendable {
         PThread.detach(name: "presignd-intent-deadline") { [monitor] in
             Self.expire(monitor: monitor, waitNanos: waitNanos)
         }
-    }
-
-    /// The former initializer: `flushIntervalMs` no longer delays a commit (one starts as soon as the
-    /// previous one ended), and the callers' `records.intentFlushMs` goes with them (issue 21, phase B).
-    public convenience init(
-        store: any RecordStore, batchSize: Int, flushIntervalMs: Int, maxPending: Int = 100_000,
-        maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000,
-        onError: @escaping @Sendable (RecordsError) -> Void
-    ) {
-        precondition(flushIntervalMs >= 0, "flushIntervalMs must not be negative")
-        self.init(
-            store: store, batchSize: batchSize, maxPending: maxPending, maxRetryDelayMs: maxRetryDelayMs,
-            shutdownRetryMs: shutdownRetryMs, onError: onError)
     }
 
     /// The writer's outage retry settings.
@@ -161,10 +158,12 @@ public final class IntentWriter: Sendable {
         let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
             let outcome = Self.admit(&state, maxPending: maxPending)
             guard case .queued = outcome else { return (outcome, false) }
+            let wasDue = state.commitDueNanos
             append(&state, intent, .waiting(completion), now: now)
             state.waiting += 1
-            // Wake the writer when the queue became non-empty, the deadline thread for its first waiter.
-            return (.queued, state.queue.count == 1 || state.waiting == 1)
+            // Wake the writer when its commit became due sooner (now), the deadline thread for its first
+            // waiter.
+            return (.queued, state.commitDueNanos < wasDue || state.waiting == 1)
         }
         if wake { monitor.broadcast() }
         if let error = report(outcome, imageKey: intent.imageKey) {
@@ -183,8 +182,10 @@ public final class IntentWriter: Sendable {
         let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
             let outcome = Self.admit(&state, maxPending: maxPending)
             guard case .queued = outcome else { return (outcome, false) }
+            let wasDue = state.commitDueNanos
             append(&state, intent, .none, now: now)
-            return (.queued, state.queue.count == 1)
+            // Wake the writer when the queue became non-empty or a full batch is waiting.
+            return (.queued, state.commitDueNanos < wasDue || state.queue.count == batchSize)
         }
         if wake { monitor.broadcast() }
         return report(outcome, imageKey: intent.imageKey) == nil
@@ -213,6 +214,9 @@ public final class IntentWriter: Sendable {
         state.waiters.append(waiter)
         state.enqueuedAtNanos.append(now)
         state.unwritten += 1
+        let due: UInt64
+        if case .waiting = waiter { due = now } else { due = now + flushIntervalNanos }
+        state.commitDueNanos = min(state.commitDueNanos, due)
     }
 
     /// Reports a refusal to `onError` (outside the lock); the error, or nil when the intent was queued.

@@ -77,8 +77,9 @@ final class OutcomeLog: @unchecked Sendable {
         #expect(writer.outcomeCounts.stored == intents.count)
     }
 
-    /// No timer: one intent alone is committed at once (a writer built with a minute's flush interval
-    /// still does not wait), and a commit takes everything queued meanwhile, up to the batch bound.
+    /// No timer: one submitted intent alone is committed at once (a writer built with a minute's flush
+    /// interval for `enqueue` does not wait for it), and a commit takes everything queued meanwhile, up
+    /// to the batch bound.
     @Test func aCommitStartsAsSoonAsThePreviousEndedAndTakesTheQueue() throws {
         let gated = GatedStore(InMemoryRecordStore(), closed: true)
         let writer = IntentWriter(store: gated, batchSize: 100, flushIntervalMs: 60_000) { _ in }
@@ -94,6 +95,23 @@ final class OutcomeLog: @unchecked Sendable {
         #expect(log.wait(for: 251))
         #expect(gated.batches == [1, 100, 100, 50])
         for intent in [first] + rest { #expect(log.of(intent.imageKey) == [.stored]) }
+    }
+
+    /// A submitted intent does not wait behind `enqueue`d ones for their flush interval: it makes the
+    /// queue's commit due at once.
+    @Test func aSubmitStartsTheCommitOfQueuedEnqueuedIntents() throws {
+        let store = InMemoryRecordStore()
+        let writer = IntentWriter(store: store, batchSize: 100, flushIntervalMs: 60_000) { _ in }
+        defer { writer.shutdown() }
+        let early = (0..<5).map { _ in Sample.intent() }
+        for intent in early { writer.enqueue(intent) }
+        #expect(writer.pendingCount == 5)  // waiting for company, up to a minute
+        let log = OutcomeLog()
+        let submitted = Sample.intent()
+        writer.submit(submitted, completion: log.completion(for: submitted.imageKey))
+        #expect(log.wait(for: 1, seconds: 30))
+        #expect(log.of(submitted.imageKey) == [.stored])
+        for intent in early { #expect(try store.intent(imageKey: intent.imageKey) == intent) }
     }
 
     @Test func aFullQueueRefusesAtOnce() throws {
@@ -290,5 +308,51 @@ final class OutcomeLog: @unchecked Sendable {
         }
         #expect(log.wait(for: intents.count))
         #expect(found.load(ordering: .relaxed) == intents.count)
+    }
+}
+
+/// The stalls of real databases: a table lock held by another session (PostgreSQL) or the write lock
+/// held by another connection (SQLite) holds the writer's commit; every wait still ends at the bound,
+/// nothing is told `.stored` meanwhile, and once the lock goes new intents are stored again.
+@Suite struct IntentCommitStallTests {
+    @Test func aLockedPostgresTableEndsWaitsAtTheBound() throws {
+        let test = try TestStore.make(.postgres)
+        defer { test.close() }
+        let url = try #require(test.store as? PostgresRecordStore).url
+        let holder = try PostgresConnection(url: url, connectTimeoutSeconds: 5)
+        _ = try holder.execute("BEGIN")
+        _ = try holder.execute("LOCK TABLE intents IN ACCESS EXCLUSIVE MODE")
+        try checkStall(test.store) { _ = try? holder.execute("COMMIT") }
+    }
+
+    @Test func aHeldSQLiteWriteLockEndsWaitsAtTheBound() throws {
+        let test = try TestStore.make(.sqlite)
+        defer { test.close() }
+        let path = try #require(test.store as? SQLiteRecordStore).path
+        // Another connection (as another process would) takes the write lock and keeps it; the store's
+        // busy timeout (5 s) outlasts the writer's bound.
+        let holder = try SQLiteConnection(path: path, create: false, readOnly: false, busyTimeoutMs: 5000)
+        try holder.execute("BEGIN IMMEDIATE")
+        try checkStall(test.store) { try? holder.execute("COMMIT") }
+    }
+
+    /// Submits while the store is stalled, checks every wait ends `.timedOut` at the bound, releases
+    /// the stall and checks a new intent is stored.
+    private func checkStall(_ store: any RecordStore, release: () -> Void) throws {
+        let writer = IntentWriter(store: store, batchSize: 64, maxWaitMs: 1_500) { _ in }
+        defer { writer.shutdown() }
+        let log = OutcomeLog()
+        let stalled = (0..<20).map { _ in Sample.intent() }
+        let start = Date()
+        for intent in stalled { writer.submit(intent, completion: log.completion(for: intent.imageKey)) }
+        #expect(log.wait(for: stalled.count))
+        #expect(Date().timeIntervalSince(start) >= 1.5)
+        for intent in stalled { #expect(log.of(intent.imageKey) == [.timedOut]) }
+        release()
+        let later = Sample.intent()
+        writer.submit(later, completion: log.completion(for: later.imageKey))
+        #expect(log.wait(for: stalled.count + 1))
+        #expect(log.of(later.imageKey) == [.stored])
+        #expect(try store.intent(imageKey: later.imageKey) == later)
     }
 }

@@ -5,27 +5,21 @@ import Testing
 
 /// The asynchronous intent writer: batching, flush, and visibility of queued intents to confirmation.
 @Suite struct IntentWriterTests {
-    /// A commit starts as soon as the previous one ended and takes what is queued, up to the batch:
-    /// with the first commit held, 249 more intents go in three batches, never 249 commits.
     @Test(arguments: StoreKind.kinds)
     func flushWritesEverythingInBatches(kind: StoreKind) throws {
         let test = try TestStore.make(kind)
         defer { test.close() }
-        let gated = GatedStore(test.store, closed: true)
         let errors = Collector<RecordsError>()
-        let writer = IntentWriter(store: gated, batchSize: 100, flushIntervalMs: 60_000) { errors.append($0) }
+        let writer = IntentWriter(store: test.store, batchSize: 100, flushIntervalMs: 60_000) { errors.append($0) }
         defer { writer.shutdown() }
         let before = test.store.committedTransactions
         let intents = (0..<250).map { _ in Sample.intent() }
-        writer.enqueue(intents[0])
-        #expect(eventually { gated.waiting == 1 })
-        for intent in intents.dropFirst() { writer.enqueue(intent) }
-        gated.open()
+        for intent in intents { writer.enqueue(intent) }
         writer.flush()
         #expect(writer.pendingCount == 0)
         for intent in intents { #expect(try test.store.intent(imageKey: intent.imageKey) == intent) }
-        #expect(gated.batches == [1, 100, 100, 49])
-        #expect(test.store.committedTransactions - before == 4)
+        // Two full batches as they filled, then the rest on flush: three transactions, never 250.
+        #expect(test.store.committedTransactions - before == 3)
         #expect(errors.values.isEmpty)
     }
 
