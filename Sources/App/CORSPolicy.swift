@@ -58,7 +58,12 @@ struct CORSPolicy: Sendable {
             route.method, route.template, maxBodyBytes: route.maxBodyBytes, errorRenderer: route.errorRenderer
         ) { [self] request in
             guard let extra = answerHeaders(origin: request.header("Origin")) else { return handler(request) }
-            return handler(request).map { response in
+            let result = handler(request)
+            if case .respond(var r) = result {  // the usual case: no closure to allocate
+                r.headers.append(contentsOf: extra)
+                return .respond(r)
+            }
+            return result.map { response in
                 var r = response
                 r.headers.append(contentsOf: extra)
                 return r
