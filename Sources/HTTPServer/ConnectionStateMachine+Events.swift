@@ -73,14 +73,15 @@ extension ConnectionStateMachine {
         closeAfterWrite = true
     }
 
-    /// The handler must wait for a worker: `.pauseInput` (keeps pipelined answers in order).
+    /// The handler's answer comes later (a worker, or a deferred `Responder`): `.pauseInput` (keeps
+    /// pipelined answers in order).
     mutating func handlerBlocked() -> Action {
         state = .waitingForHandler
         return .pauseInput
     }
 
-    /// A worker finished the handler: `.dispatch` (write its response) when the connection still waits
-    /// for it, `.none` when it closed meanwhile (the response is dropped).
+    /// The awaited answer arrived: `.dispatch` (write it) when the connection still waits for it,
+    /// `.none` when it closed meanwhile (the answer is dropped).
     mutating func handlerFinished() -> Action {
         guard state == .waitingForHandler else { return .none }
         state = .awaitingHead

@@ -14,7 +14,8 @@ struct ConnectionStateMachine {
         case awaitingHead
         /// The head is read; the body is arriving.
         case readingBody
-        /// A blocking handler runs on the worker pool; input is paused until its response is written.
+        /// The handler's answer is awaited (a worker's, or a `Responder`'s from another thread); input is
+        /// paused until it is written.
         case waitingForHandler
         /// The write side is shut; remaining input is read and discarded until EOF or a deadline.
         case lingering

@@ -12,8 +12,12 @@ import System
 /// `ConnectionStateMachine`: it reads, parses, routes and writes, and asks the machine what each event
 /// means for the connection (TLS: `EventLoop+TLS.swift`).
 ///
+/// What a request's head leads to is a pure decision (`RequestPlan`); the request cycle is in
+/// `EventLoop+Requests.swift`, the timers and the drain in `EventLoop+Timers.swift`.
+///
 /// Confinement: every mutable field is touched only by the loop's own thread, except `completions`
-/// (a mutex) and the wake-up eventfd, through which workers and the server post to the loop.
+/// (a `CompletionQueue`) and the wake-up eventfd, through which workers, `Responder`s and the server
+/// post to the loop.
 final class EventLoop: @unchecked Sendable {
     private static let listenerToken: UInt64 = 0
     private static let wakeToken: UInt64 = 1
@@ -22,37 +26,38 @@ final class EventLoop: @unchecked Sendable {
 
     /// The loop's index (its metrics shard and thread name).
     let index: Int
-    private let epoll: Epoll
+    let epoll: Epoll
     private let wakeFd: Int32
-    private var listener: Listener?
-    private let options: ServerOptions
+    var listener: Listener?
+    let options: ServerOptions
     private let rules: ConnectionStateMachine.Rules
-    private let router: Router
-    private let pool: WorkerPool
-    private let metrics: ServerMetrics
+    let router: Router
+    let pool: WorkerPool
+    let metrics: ServerMetrics
     /// State shared with the other loops of the server.
     let shared: SharedState
-    private let logSink: LogSink
-    private var connections: [UInt64: Connection] = [:]
+    let logSink: LogSink
+    var connections: [UInt64: Connection] = [:]
     private var nextId: UInt64 = 2
     /// The loop's read buffer: every read lands here first.
     let scratch: UnsafeMutableRawPointer
-    private var ready: [Connection] = []
+    var ready: [Connection] = []
     /// TLS connections whose session holds input that epoll cannot signal (see `runTLSBuffered`).
     var tlsBuffered: [Connection] = []
     /// Whether new connections get a TLS session (fixed for the server's life).
     private let tlsEnabled: Bool
     private var nextTimerMs: Int64 = 0
-    private var draining = false
-    private var drainDeadlineMs: Int64 = 0
+    var draining = false
+    var drainDeadlineMs: Int64 = 0
     private var stopped = false
     /// The loop's cached clock (ticked once per iteration).
     private(set) var clock: LoopClock
-    private var log: AccessLog
-    private let completions = Mutex<[Completion]>([])
-    private var requestCounter: UInt64 = 0
+    var log: AccessLog
+    /// Answers posted by workers and `Responder`s (one eventfd write per batch between two drains).
+    private let completions = CompletionQueue<Completion>()
+    var requestCounter: UInt64 = 0
     /// `<random hex><loop index hex>-`: the start of every request id this loop generates.
-    private let requestIdPrefix: [UInt8]
+    let requestIdPrefix: [UInt8]
 
     /// A response computed by a worker, to be written by this loop.
     struct Completion: Sendable {
@@ -115,10 +120,10 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: - Cross-thread entry points
 
-    /// Posts a worker's response to this loop (any thread).
+    /// Posts a worker's or a `Responder`'s answer to this loop (any thread); wakes the loop only when
+    /// no answer was waiting already (`CompletionQueue`).
     func post(_ completion: Completion) {
-        completions.withLock { $0.append(completion) }
-        wake()
+        if completions.post(completion) { wake() }
     }
 
     /// Wakes the loop (any thread).
@@ -168,15 +173,10 @@ final class EventLoop: @unchecked Sendable {
 
     private func drainWakeups() {
         var v: UInt64 = 0
-        _ = Glibc.read(wakeFd, &v, 8)
-        let done = completions.withLock { list -> [Completion] in
-            let l = list
-            list.removeAll(keepingCapacity: true)
-            return l
-        }
-        for item in done {
-            guard let c = connections[item.connectionId] else { continue }
-            finishBlocking(c, item.response)
+        _ = Glibc.read(wakeFd, &v, 8)  // before taking the queue: a later post wakes the loop again
+        for item in completions.takeAll() {
+            guard let c = connections[item.connectionId] else { continue }  // closed meanwhile
+            finishAwaited(c, item.response)
         }
         if shared.shuttingDown.load(ordering: .acquiring) && !draining { beginDrain() }
     }
@@ -198,7 +198,7 @@ final class EventLoop: @unchecked Sendable {
                 Sys.close(fd)
                 continue
             case .refuseWith503:
-                var out: [UInt8] = []
+                var out: [UInt8] = []  // the cap's 503 has no body: nothing to shape
                 ResponseWriter.appendResponse(
                     status: 503, dateLine: clock.dateHeader, headers: [], requestId: nil, close: true, body: [],
                     omitBody: false, into: &out)
@@ -284,7 +284,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Processes the connection's saved input (after a pause, or when a read was appended to it).
-    private func processInbox(_ c: Connection) {
+    func processInbox(_ c: Connection) {
         var data = c.inbox
         c.inbox = []
         let used = data.withUnsafeBytes { process(c, $0) }
@@ -307,242 +307,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Runs the request cycle over `input`; returns how many bytes were consumed. Stops at the end of the
-    /// input, at a pause (blocking handler, a close), or after `maxPipelinedPerRead` answers.
-    private func process(_ c: Connection, _ input: UnsafeRawBufferPointer) -> Int {
-        var offset = 0
-        c.machine.processingStarted()
-        while true {
-            switch c.machine.state {
-            case .awaitingHead:
-                switch c.machine.nextHead(hasInput: offset < input.count) {
-                case .parse: break
-                case .yield:
-                    if !c.queuedReady {
-                        c.queuedReady = true
-                        ready.append(c)
-                    }
-                    return offset
-                default: return offset
-                }
-                let rest = UnsafeRawBufferPointer(rebasing: input[offset...])
-                switch RequestParser.parseHead(rest, limits: options.parserLimits) {
-                case .incomplete:
-                    return offset
-                case .failure(let e):
-                    answerParseError(c, e, rest)
-                    return input.count
-                case .complete(let head, let used):
-                    offset += used
-                    c.machine.headParsed()
-                    beginRequest(c, consume head)
-                }
-            case .readingBody:
-                guard var p = c.pendingBody else { return offset }
-                c.pendingBody = nil
-                let rest = UnsafeRawBufferPointer(rebasing: input[offset...])
-                var complete = false
-                if var dec = p.chunked {
-                    switch dec.decode(rest, into: &p.body) {
-                    case .incomplete(let used):
-                        offset += used
-                    case .complete(let used):
-                        offset += used
-                        complete = true
-                    case .failure(let e):
-                        c.machine.bodyFailed()
-                        respond(
-                            c, errorResponse(for: e, p.route.errorRenderer), head: p.head, route: p.route.template,
-                            requestId: p.requestId, startNanos: p.startNanos, mustClose: true)
-                        return input.count
-                    }
-                    p.chunked = dec
-                } else {
-                    let take = min(p.remaining, rest.count)
-                    if take > 0 { p.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[..<take])) }
-                    p.remaining -= take
-                    offset += take
-                    complete = p.remaining == 0
-                }
-                if !complete {
-                    c.pendingBody = p
-                    return offset
-                }
-                guard c.machine.bodyComplete() == .dispatch else { return offset }
-                let request = Request(
-                    head: p.head, body: p.body, pathParameters: p.parameters, requestId: p.requestId, peer: c.peer)
-                dispatch(c, request, route: p.route, startNanos: p.startNanos)
-            case .waitingForHandler, .lingering, .closed:
-                return offset
-            }
-        }
-    }
-
-    /// Routes a parsed head: answers errors at once, or sets up body reading, or dispatches. The head is
-    /// consumed (moved into the pending request, not copied).
-    private func beginRequest(_ c: Connection, _ head: consuming RequestHead) {
-        let start = MonotonicClock.nanoseconds()
-        let requestId = requestId(for: head)
-        let hasBody = head.isChunked || (head.contentLength ?? 0) > 0
-        guard let method = head.method else {
-            // An unknown method's framing is unknown too (llhttp rejects it outright): answer and close.
-            respond(
-                c,
-                errorResponse(
-                    501, "NOT_IMPLEMENTED", "method not implemented", router.errorRenderer(forPath: head.path)),
-                head: head, route: "<unmatched>", requestId: requestId, startNanos: start, mustClose: true)
-            return
-        }
-        switch router.match(method: method, path: head.path) {
-        case .notFound:
-            respond(
-                c, errorResponse(404, "NOT_FOUND", "no such route", router.errorRenderer(forPath: head.path)),
-                head: head, route: "<unmatched>", requestId: requestId, startNanos: start, mustClose: hasBody)
-        case .methodNotAllowed(let allow):
-            var r = errorResponse(
-                405, "METHOD_NOT_ALLOWED", "method not allowed on this route", router.errorRenderer(forPath: head.path))
-            r.headers.append(("Allow", allow.joined(separator: ", ")))
-            respond(c, r, head: head, route: "<unmatched>", requestId: requestId, startNanos: start, mustClose: hasBody)
-        case .found(let route, let params):
-            let declared = head.contentLength ?? 0
-            if declared > route.maxBodyBytes {
-                respond(
-                    c, errorResponse(413, "PAYLOAD_TOO_LARGE", "request body too large", route.errorRenderer),
-                    head: head, route: route.template, requestId: requestId, startNanos: start, mustClose: true)
-                return
-            }
-            if !head.isChunked && declared == 0 {
-                // No body: the head moves straight into the request.
-                let request = Request(head: head, body: [], pathParameters: params, requestId: requestId, peer: c.peer)
-                dispatch(c, request, route: route, startNanos: start)
-                return
-            }
-            let sendContinue = head.expectsContinue && head.versionMinor == 1
-            var p = Connection.PendingBody(
-                head: head, route: route, parameters: params, requestId: requestId, startNanos: start,
-                remaining: declared, chunked: nil, body: [])
-            if p.head.isChunked {
-                p.chunked = ChunkedDecoder(maxBodyBytes: route.maxBodyBytes, limits: options.parserLimits)
-            }
-            if declared > 0 { p.body.reserveCapacity(declared) }
-            c.pendingBody = p
-            _ = c.machine.bodyExpected(nowMs: clock.monoMs)  // the timer scan enforces the deadline
-            if sendContinue { ResponseWriter.appendInterim(status: 100, into: &c.outbox) }
-        }
-    }
-
-    /// Runs the handler of a complete request.
-    private func dispatch(_ c: Connection, _ request: Request, route: Route, startNanos: UInt64) {
-        switch route.handler(request) {
-        case .respond(let response):
-            respond(
-                c, response, head: request.head, route: route.template, requestId: request.requestId,
-                startNanos: startNanos, mustClose: false)
-        case .blocking(let work):
-            let id = c.id
-            // A full worker queue (a dependency is down or slow) is answered at once, never waited for.
-            let queued = pool.trySubmit { [self] in
-                let response = work()
-                self.post(Completion(connectionId: id, response: response))
-            }
-            guard queued else {
-                respond(
-                    c, busyResponse(route.errorRenderer), head: request.head, route: route.template,
-                    requestId: request.requestId,
-                    startNanos: startNanos, mustClose: false)
-                return
-            }
-            // The completion is handled on this thread, so it cannot arrive before this state is set.
-            _ = c.machine.handlerBlocked()  // input pauses when the output is flushed
-            c.pendingBody = Connection.PendingBody(
-                head: request.head, route: route, parameters: [], requestId: request.requestId,
-                startNanos: startNanos, remaining: 0, chunked: nil, body: [])
-        }
-    }
-
-    private func finishBlocking(_ c: Connection, _ response: Response) {
-        guard c.machine.handlerFinished() == .dispatch, let p = c.pendingBody else { return }
-        c.pendingBody = nil
-        respond(
-            c, response, head: p.head, route: p.route.template, requestId: p.requestId,
-            startNanos: p.startNanos, mustClose: false)
-        if !c.machine.closeAfterWrite && !c.inbox.isEmpty { processInbox(c) }
-        flush(c)
-    }
-
-    /// Answers a head that does not parse (and closes); `input` starts with it, so a request line whose
-    /// path is a route's gets that route's error shape.
-    private func answerParseError(_ c: Connection, _ e: ParseError, _ input: UnsafeRawBufferPointer) {
-        let start = MonotonicClock.nanoseconds()
-        let renderer = router.hasErrorRenderers ? Router.requestLinePath(input).flatMap(router.errorRenderer) : nil
-        let r = errorResponse(for: e, renderer)
-        _ = c.machine.responding(keepAlive: false, mustClose: true, draining: draining)
-        writeResponse(c, r, isHead: false, requestId: generateRequestId(), close: true)
-        log.record(
-            clock: clock, requestId: nil, method: "-", route: "<invalid>", status: r.status, bytes: r.body.count,
-            micros: Int64((MonotonicClock.nanoseconds() - start) / 1000), peer: c.peer)
-        metrics.record(shard: index, route: "<invalid>", method: "-", status: r.status, micros: 0)
-    }
-
-    /// The server's own error answer: the route's `renderer` when it has one (an app's envelope), else
-    /// the body of `ServerOptions.errorBody`.
-    private func errorResponse(_ status: Int, _ code: String, _ message: String, _ renderer: ErrorRenderer? = nil)
-        -> Response
-    {
-        if let renderer { return renderer(status, code, message) }
-        let (contentType, body) = options.errorBody(status, code, message)
-        return Response(status: status, headers: [("Content-Type", contentType)], body: body)
-    }
-
-    /// 503 `SERVER_BUSY` with `Retry-After`: the worker pool's queue is full (`ServerOptions.maxQueuedJobs`).
-    private func busyResponse(_ renderer: ErrorRenderer?) -> Response {
-        var r = errorResponse(503, "SERVER_BUSY", "the server is busy; retry later", renderer)
-        r.headers.append(("Retry-After", "1"))
-        return r
-    }
-
-    private func errorResponse(for e: ParseError, _ renderer: ErrorRenderer? = nil) -> Response {
-        let code: String
-        switch e.status {
-        case 400: code = "BAD_REQUEST"
-        case 413: code = "PAYLOAD_TOO_LARGE"
-        case 414: code = "URI_TOO_LONG"
-        case 431: code = "HEADERS_TOO_LARGE"
-        case 501: code = "NOT_IMPLEMENTED"
-        case 505: code = "VERSION_NOT_SUPPORTED"
-        default: code = "BAD_REQUEST"
-        }
-        return errorResponse(e.status, code, e.reason, renderer)
-    }
-
-    // MARK: - Responding
-
-    private func respond(
-        _ c: Connection, _ response: Response, head: RequestHead, route: String, requestId: String,
-        startNanos: UInt64, mustClose: Bool
-    ) {
-        let closing = c.machine.responding(keepAlive: head.keepAlive, mustClose: mustClose, draining: draining)
-        writeResponse(c, response, isHead: head.method == .HEAD, requestId: requestId, close: closing)
-        let micros = Int64((MonotonicClock.nanoseconds() &- startNanos) / 1000)
-        metrics.record(shard: index, route: route, method: head.methodName, status: response.status, micros: micros)
-        log.record(
-            clock: clock, requestId: requestId, method: head.methodName, route: route, status: response.status,
-            bytes: response.body.count, micros: micros, peer: c.peer, userId: response.userId)
-    }
-
-    /// Serialises a response into the connection's outbox (written by `flush`, once per batch).
-    private func writeResponse(_ c: Connection, _ r: Response, isHead: Bool, requestId: String, close: Bool) {
-        var out = c.outbox
-        c.outbox = []
-        if c.outOffset > 0 && c.outOffset >= out.count {
-            out.removeAll(keepingCapacity: true)
-            c.outOffset = 0
-        }
-        ResponseWriter.appendResponse(
-            status: r.status, dateLine: clock.dateHeader, headers: r.headers, requestId: requestId, close: close,
-            body: r.body, omitBody: isHead, into: &out)
-        c.outbox = out
-    }
+    // MARK: - Writing and closing
 
     /// Writes the outbox with one `send`; arms EPOLLOUT on a partial write; then does what the machine
     /// says the written output means (linger, close, pause or resume input).
@@ -602,16 +367,6 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Shuts the write side and discards input until the machine's lingering deadline, so the client
-    /// reads the response before the kernel would reset the connection over unread data.
-    private func startLingering(_ c: Connection) {
-        c.tls?.sendCloseNotify()
-        shutdown(c.fd, Int32(SHUT_WR))
-        c.inbox = []
-        c.pendingBody = nil
-        setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP())
-    }
-
     /// Closes the connection (once; later calls do nothing).
     func close(_ c: Connection) {
         guard c.machine.closed() else { return }
@@ -634,56 +389,9 @@ final class EventLoop: @unchecked Sendable {
     /// Adds the machine's in-flight change to the gauge: the only place the loop touches it. A request
     /// answered inline begins and ends within one batch and never moves it.
     @inline(__always)
-    private func settleInFlight(_ c: Connection) {
+    func settleInFlight(_ c: Connection) {
         let change = c.machine.takeInFlightChange()
         if change != 0 { metrics.inFlight.wrappingAdd(change, ordering: .relaxed) }
-    }
-
-    // MARK: - Timers and draining
-
-    private func checkTimers() {
-        let now = clock.monoMs
-        var expired: [(Connection, Bool)] = []  // (connection, answer 408 first)
-        for c in connections.values {
-            switch c.machine.timerFired(nowMs: now, writePending: c.writePending) {
-            case .close: expired.append((c, false))
-            case .respondTimeout: expired.append((c, true))
-            default: break
-            }
-        }
-        for (c, answer) in expired {
-            if answer, let p = c.pendingBody {
-                c.pendingBody = nil
-                respond(
-                    c,
-                    errorResponse(408, "REQUEST_TIMEOUT", "request body not received in time", p.route.errorRenderer),
-                    head: p.head, route: p.route.template, requestId: p.requestId, startNanos: p.startNanos,
-                    mustClose: true)
-                flush(c)
-            } else {
-                close(c)
-            }
-        }
-    }
-
-    /// Starts a graceful drain on this loop: stop accepting, close idle connections, close the rest
-    /// after their current response; the loop ends when none are left or at the drain deadline.
-    private func beginDrain() {
-        draining = true
-        drainDeadlineMs = clock.monoMs + Int64(options.drainTimeoutMs)
-        if let l = listener {
-            do throws(ServerError) {
-                try epoll.remove(l.fd)
-            } catch {
-                warn(error)  // closing the listener below takes it out of the set anyway
-            }
-            l.close()
-            listener = nil
-        }
-        for c in Array(connections.values)
-        where c.machine.drainBegun(hasBufferedInput: !c.inbox.isEmpty, writePending: c.writePending) == .close {
-            close(c)
-        }
     }
 
     // MARK: - Helpers
@@ -707,30 +415,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Reports a failed epoll call on the server's log.
-    private func warn(_ error: ServerError) {
+    func warn(_ error: ServerError) {
         logSink.warn("event loop call failed", ["loop": index, "error": "\(error)"])
     }
 
-    private func requestId(for head: RequestHead) -> String {
-        if let given = head.headers.first("X-Request-Id"), RequestIdentifier.isWellFormed(given) { return given }
-        return generateRequestId()
-    }
-
-    /// `<prefix>-<counter in hex>`, written straight into the String.
-    private func generateRequestId() -> String {
-        requestCounter &+= 1
-        let counter = requestCounter
-        let digits = max(1, (UInt64.bitWidth - counter.leadingZeroBitCount + 3) / 4)
-        return requestIdPrefix.withUnsafeBufferPointer { prefix in
-            String(unsafeUninitializedCapacity: prefix.count + digits) { out in
-                var n = out.initialize(fromContentsOf: prefix)
-                for k in stride(from: digits - 1, through: 0, by: -1) {
-                    let nibble = UInt8(truncatingIfNeeded: counter >> UInt64(4 * k)) & 0x0f
-                    out[n] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-                    n += 1
-                }
-                return n
-            }
-        }
-    }
 }

@@ -1,12 +1,17 @@
 import HTTP1
 
-/// What a handler gives back: an answer now (computed on the event loop), or work for a worker thread.
+/// What a handler gives back: an answer now (computed on the event loop), work for a worker thread, or
+/// an answer given later by another thread without a worker.
 public enum HandlerResult: Sendable {
     /// The response is ready; it is written at once from the event loop.
     case respond(Response)
     /// Blocking work (a database commit, a call to storage): run on the worker pool; its response is
     /// posted back to the event loop that owns the connection.
     case blocking(@Sendable () -> Response)
+    /// The answer comes later from another thread (an intent's commit, say): the loop calls this at
+    /// once with the request's `Responder` (it must not block) and serves other connections meanwhile;
+    /// this connection's input stays paused until the answer is written. No worker is held.
+    case deferred(@Sendable (Responder) -> Void)
 }
 
 /// A request handler. It runs on an event-loop thread and must never block.

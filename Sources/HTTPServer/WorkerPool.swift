@@ -26,14 +26,6 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Queues `job`; it runs on one of the workers (the bound does not apply).
-    public func submit(_ job: @escaping @Sendable () -> Void) {
-        lock.withLock {
-            queue.append(job)
-        }
-        lock.signal()
-    }
-
     /// Queues `job` unless `maxQueued` jobs are already waiting; false (and `job` dropped, never run)
     /// when it was refused. Never blocks beyond the queue's lock.
     public func trySubmit(_ job: @escaping @Sendable () -> Void) -> Bool {

@@ -4,89 +4,138 @@ import System
     import Glibc
 #endif
 
-/// Writes upload intents to the store in batches from its own thread, so issuing a URL never waits for
-/// the database.
+/// Commits upload intents to the store in batches from its own thread, and tells each caller when its
+/// intent is stored, so a URL is answered only once its intent is durable.
 ///
-/// `enqueue` only appends under a mutex (callable from an event loop). The writer thread writes a batch
-/// when `batchSize` intents are queued, when the oldest has waited `flushIntervalMs`, or when someone
-/// calls `flush`. An intent stays visible through `pending(imageKey:)` (a search of the queue and of the
-/// batch being written, newest first: no per-intent map to keep on the event loop) until its batch has
-/// committed, so
-/// `intent(imageKey:)` (queue first, then store) finds every intent whose URL was handed out, even one
-/// confirmed a millisecond later. A batch the store refuses as bad is split so that one bad intent is
-/// dropped alone. A database outage (`.unavailable`) never drops a batch: it is retried with exponential
-/// back-off (20 ms doubling to `maxRetryDelayMs`) until the store is back, while later intents queue up
-/// to `maxPending`; beyond that `enqueue` refuses (returns false) so the caller can refuse to issue a URL
-/// whose intent could not be kept. Only a shutdown during an outage gives up, after
-/// `shutdownRetryMs`. Every drop and the start of an outage are reported to `onError`.
+/// `submit(_:completion:)` appends under a mutex and returns at once (callable from an event loop);
+/// the completion is called exactly once: `.stored` after the commit holding the intent, `.refused`
+/// (the queue is full, the writer is shut down, or the store refused the intent as bad), or
+/// `.timedOut` when it was not stored within `maxWaitMs` (a store down, stalled or far behind).
+///
+/// A commit starts as soon as the previous one ended, with everything queued up to `batchSize`: no
+/// timer, so an intent alone is committed at once, and under load the batch grows while the previous
+/// commit runs; the wait is about one commit, the throughput the batch over the commit time. A batch
+/// the store refuses as bad is split so that one bad intent is refused alone. A database outage
+/// (`.unavailable`) is retried with back-off (20 ms doubling to `maxRetryDelayMs`); intents whose
+/// callers have timed out meanwhile are left out of the retries (no URL names them), the others
+/// (`enqueue`'s, whose callers answered already) are never dropped. At most `maxPending` intents are
+/// queued or being written: beyond, `submit` refuses at once. A separate deadline thread ends the
+/// waits at `maxWaitMs` even while the writer is held inside a stalled store call.
+///
+/// The older `enqueue` (no completion; the caller answers before the commit) stays for the callers
+/// that still use it, with `pending(imageKey:)` and `flush` to find and wait for its intents; its
+/// intents may wait `flushIntervalMs` for company (a `submit` or a full batch starts the commit sooner).
 public final class IntentWriter: Sendable {
-    /// The queue shared by callers and the writer thread.
+    /// A caller's completion: called once, from the writer thread, the deadline thread or `submit`.
+    public typealias Completion = @Sendable (IntentOutcome) -> Void
+
+    /// Who waits for a queued intent.
+    enum Waiter {
+        /// Nobody (`enqueue`: its URL was answered already, so it must be stored).
+        case none
+        /// A caller, to be told the outcome.
+        case waiting(Completion)
+        /// A caller told `.timedOut`: the intent need not be written any more.
+        case timedOut
+    }
+
+    /// The queue shared by callers, the writer thread and the deadline thread.
     struct State {
-        /// Intents waiting to be written, oldest first. Sequence numbers are implicit: the last one queued
-        /// has `nextSequence - 1`. The batch is handed to the store as this very array, without copies.
+        /// Intents waiting to be written, oldest first. The one queued last has `nextSequence - 1`.
+        /// A batch is handed to the store as this very array, without copies, unless waits ended.
         var queue: [UploadIntent] = []
-        /// When each queued intent was enqueued (parallel to `queue`), for the flush deadline.
+        /// Who waits for each queued intent (parallel to `queue`).
+        var waiters: [Waiter] = []
+        /// When each queued intent was enqueued (parallel to `queue`), for its deadline.
         var enqueuedAtNanos: [UInt64] = []
-        /// The batch the writer is writing, visible until it has committed.
+        /// The batch being written (sequences `doneSequence + 1` on), visible until it has committed.
         var inFlight: [UploadIntent] = []
+        /// Who waits for each intent of the batch being written.
+        var inFlightWaiters: [Waiter] = []
+        /// When each intent of the batch being written was enqueued.
+        var inFlightEnqueuedAtNanos: [UInt64] = []
         /// How many intents are queued or being written.
         var unwritten = 0
+        /// Callers waiting for an outcome (entries `.waiting`).
+        var waiting = 0
         /// The sequence number the next intent gets.
         var nextSequence: UInt64 = 1
         /// Every intent with a sequence number up to this one has been written or dropped.
         var doneSequence: UInt64 = 0
-        /// Callers blocked in `flush`: the writer writes at once instead of waiting for a full batch.
+        /// Every intent up to this sequence number was checked by the deadline thread.
+        var expiredThrough: UInt64 = 0
+        /// When the next commit is due (monotonic nanoseconds): at once for a `submit`ted intent,
+        /// `flushIntervalMs` after an `enqueue`d one; `UInt64.max` while the queue is empty.
+        var commitDueNanos = UInt64.max
+        /// Callers blocked in `flush`: the writer commits at once.
         var flushWaiters = 0
         /// Set by `shutdown`: no new intents; the writer drains the queue and exits.
         var stopping = false
         /// Set by the writer thread as it exits.
         var exited = false
+        /// Set by the deadline thread as it exits.
+        var deadlineExited = false
         /// Intents refused because `maxPending` were already waiting.
         var dropped = 0
+        /// Outcomes so far, for metrics and tests.
+        var stored = 0
+        /// Waits ended by the deadline.
+        var timedOut = 0
+        /// Intents refused (full queue, shut down, or a bad intent).
+        var refused = 0
     }
 
     /// The store intents are written to.
     public let store: any RecordStore
-    /// The queue and the condition the writer and flushers wait on.
+    /// The queue and the condition the threads wait on.
     private let monitor: Monitor<State>
     /// The largest batch.
     private let batchSize: Int
-    /// Called (from the writer thread, or from `enqueue` after shutdown or when the queue is full) when
-    /// intents are dropped.
+    /// How long an `enqueue`d intent may wait for company before its commit starts.
+    private let flushIntervalNanos: UInt64
+    /// Called (from the writer thread, or from `enqueue`/`submit` when refusing) when intents are
+    /// dropped or refused, and at the start of an outage.
     private let onError: @Sendable (RecordsError) -> Void
-    /// The most intents queued or being written at once; beyond it `enqueue` drops (the database is down
-    /// or far behind, and memory must stay bounded).
+    /// The most intents queued or being written at once; beyond it `submit` refuses at once.
     public let maxPending: Int
+    /// The longest a `submit` caller waits for its outcome, in milliseconds: then `.timedOut`.
+    public let maxWaitMs: Int
     /// The longest wait between two attempts at a batch during an outage, in milliseconds.
     public let maxRetryDelayMs: Int
     /// How long a shutdown keeps retrying a batch during an outage before it drops it, in milliseconds.
     public let shutdownRetryMs: Int
 
-    /// Starts a writer thread for `store`: batches of up to `batchSize`, written at the latest
-    /// `flushIntervalMs` after the oldest queued intent arrived, at most `maxPending` waiting.
+    /// Starts the writer and deadline threads for `store`: batches of up to `batchSize`, at most
+    /// `maxPending` intents waiting, each `submit` answered within `maxWaitMs`. `flushIntervalMs` is how
+    /// long an `enqueue`d intent may wait for others to share its commit (the older path, whose caller
+    /// answered already); a `submit`ted intent never waits for it (0, the default: no wait at all).
     public init(
-        store: any RecordStore, batchSize: Int, flushIntervalMs: Int, maxPending: Int = 100_000,
-        maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000,
+        store: any RecordStore, batchSize: Int, flushIntervalMs: Int = 0, maxPending: Int = 100_000,
+        maxWaitMs: Int = 2_000, maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000,
         onError: @escaping @Sendable (RecordsError) -> Void
     ) {
         precondition(batchSize >= 1, "batchSize must be at least 1")
         precondition(flushIntervalMs >= 0, "flushIntervalMs must not be negative")
         precondition(maxPending >= batchSize, "maxPending must be at least batchSize")
+        precondition(maxWaitMs >= 1, "maxWaitMs must be positive")
         precondition(maxRetryDelayMs >= 1 && shutdownRetryMs >= 0, "retry times must be positive")
         self.store = store
         self.maxPending = maxPending
+        self.maxWaitMs = maxWaitMs
         self.maxRetryDelayMs = maxRetryDelayMs
         self.shutdownRetryMs = shutdownRetryMs
         self.batchSize = batchSize
+        self.flushIntervalNanos = UInt64(flushIntervalMs) * 1_000_000
         self.onError = onError
         let monitor = Monitor(State())
         self.monitor = monitor
-        let interval = UInt64(flushIntervalMs) * 1_000_000
         let retry = Retry(maxDelayMs: maxRetryDelayMs, shutdownMs: shutdownRetryMs)
         PThread.detach(name: "presignd-intent-writer") { [store, monitor, batchSize, onError] in
-            Self.run(
-                store: store, monitor: monitor, batchSize: batchSize, intervalNanos: interval, retry: retry,
-                onError: onError)
+            Self.run(store: store, monitor: monitor, batchSize: batchSize, retry: retry, onError: onError)
+        }
+        let waitNanos = UInt64(maxWaitMs) * 1_000_000
+        PThread.detach(name: "presignd-intent-deadline") { [monitor] in
+            Self.expire(monitor: monitor, waitNanos: waitNanos)
         }
     }
 
@@ -100,49 +149,100 @@ public final class IntentWriter: Sendable {
 
     deinit { shutdown() }
 
+    /// Queues `intent` for the next commit and returns at once (never blocks on the database);
+    /// `completion` is called exactly once with the outcome (`.stored` only after the commit). A full
+    /// queue or a shut-down writer is `.refused` at once, on this thread. The completion must not block:
+    /// it runs on the writer's or the deadline thread.
+    public func submit(_ intent: UploadIntent, completion: @escaping Completion) {
+        let now = MonotonicClock.nanoseconds()
+        let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
+            let outcome = Self.admit(&state, maxPending: maxPending)
+            guard case .queued = outcome else { return (outcome, false) }
+            let wasDue = state.commitDueNanos
+            append(&state, intent, .waiting(completion), now: now)
+            state.waiting += 1
+            // Wake the writer when its commit became due sooner (now), the deadline thread for its first
+            // waiter.
+            return (.queued, state.commitDueNanos < wasDue || state.waiting == 1)
+        }
+        if wake { monitor.broadcast() }
+        if let error = report(outcome, imageKey: intent.imageKey) {
+            monitor.withLock { state in state.refused += 1 }
+            completion(.refused(error))
+        }
+    }
+
     /// Queues `intent` for writing and returns at once (never blocks on the database): true when it is
     /// queued, false when it was dropped (the queue is full during an outage, or the writer is shut down)
-    /// and the URL it stands for must not be handed out.
+    /// and the URL it stands for must not be handed out. Its caller answers before the commit: prefer
+    /// `submit`.
     @discardableResult
     public func enqueue(_ intent: UploadIntent) -> Bool {
         let now = MonotonicClock.nanoseconds()
         let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
-            guard !state.stopping else { return (.shutDown, false) }
-            guard state.unwritten < maxPending else {
-                state.dropped += 1
-                // Report the first drop and every 10,000th after it, not one line per request.
-                return (state.dropped % 10_000 == 1 ? .full(state.dropped) : .fullQuiet, false)
-            }
-            state.nextSequence += 1
-            if state.queue.capacity == 0 {
-                state.queue.reserveCapacity(batchSize)
-                state.enqueuedAtNanos.reserveCapacity(batchSize)
-            }
-            state.queue.append(intent)
-            state.enqueuedAtNanos.append(now)
-            state.unwritten += 1
-            // The writer sleeps until the queue is non-empty, then until its deadline or a full batch.
-            return (.queued, state.queue.count == 1 || state.queue.count >= batchSize)
+            let outcome = Self.admit(&state, maxPending: maxPending)
+            guard case .queued = outcome else { return (outcome, false) }
+            let wasDue = state.commitDueNanos
+            append(&state, intent, .none, now: now)
+            // Wake the writer when the queue became non-empty or a full batch is waiting.
+            return (.queued, state.commitDueNanos < wasDue || state.queue.count == batchSize)
         }
         if wake { monitor.broadcast() }
+        return report(outcome, imageKey: intent.imageKey) == nil
+    }
+
+    /// Whether one more intent may be queued (counting a refusal under the lock).
+    private static func admit(_ state: inout State, maxPending: Int) -> EnqueueOutcome {
+        guard !state.stopping else { return .shutDown }
+        guard state.unwritten < maxPending else {
+            state.dropped += 1
+            // Report the first drop and every 10,000th after it, not one line per request.
+            return state.dropped % 10_000 == 1 ? .full(state.dropped) : .fullQuiet
+        }
+        return .queued
+    }
+
+    /// Appends one intent to the queue (under the lock).
+    private func append(_ state: inout State, _ intent: UploadIntent, _ waiter: Waiter, now: UInt64) {
+        state.nextSequence += 1
+        if state.queue.capacity == 0 {
+            state.queue.reserveCapacity(batchSize)
+            state.waiters.reserveCapacity(batchSize)
+            state.enqueuedAtNanos.reserveCapacity(batchSize)
+        }
+        state.queue.append(intent)
+        state.waiters.append(waiter)
+        state.enqueuedAtNanos.append(now)
+        state.unwritten += 1
+        let due: UInt64
+        if case .waiting = waiter { due = now } else { due = now + flushIntervalNanos }
+        state.commitDueNanos = min(state.commitDueNanos, due)
+    }
+
+    /// Reports a refusal to `onError` (outside the lock); the error, or nil when the intent was queued.
+    private func report(_ outcome: EnqueueOutcome, imageKey: String) -> RecordsError? {
         switch outcome {
-        case .queued: return true
-        case .fullQuiet: return false
+        case .queued: return nil
+        case .fullQuiet:
+            return .unavailable("\(maxPending) intents are waiting for the database")
         case .shutDown:
-            onError(.unavailable("the intent writer is shut down; intent \(intent.imageKey) dropped"))
-            return false
+            let error = RecordsError.unavailable("the intent writer is shut down; intent \(imageKey) dropped")
+            onError(error)
+            return error
         case .full(let count):
-            onError(.unavailable("\(maxPending) intents are waiting for the database; \(count) dropped so far"))
-            return false
+            let error = RecordsError.unavailable(
+                "\(maxPending) intents are waiting for the database; \(count) dropped so far")
+            onError(error)
+            return error
         }
     }
 
-    /// True while the queue is full: `enqueue` refuses until the database takes the backlog.
+    /// True while the queue is full: `submit` and `enqueue` refuse until the database takes the backlog.
     public var isFull: Bool {
         monitor.withLock { state in state.unwritten >= maxPending }
     }
 
-    /// What `enqueue` did with an intent.
+    /// What `enqueue` or `submit` did with an intent.
     private enum EnqueueOutcome {
         /// Queued for writing.
         case queued
@@ -157,6 +257,12 @@ public final class IntentWriter: Sendable {
     /// Intents dropped so far because the queue was full.
     public var droppedCount: Int {
         monitor.withLock { state in state.dropped }
+    }
+
+    /// Outcomes given to `submit` callers so far: stored, timed out, refused (a full queue or a shut-down
+    /// writer counts here too, and an `enqueue` intent the store refused).
+    public var outcomeCounts: (stored: Int, timedOut: Int, refused: Int) {
+        monitor.withLock { state in (state.stored, state.timedOut, state.refused) }
     }
 
     /// The newest intent for `imageKey` that is enqueued but not yet committed, or nil.
@@ -210,110 +316,13 @@ public final class IntentWriter: Sendable {
         }
     }
 
-    /// Writes everything queued, then stops the writer thread; later intents are dropped and reported.
-    /// Safe to call more than once.
+    /// Writes everything queued, then stops both threads; later intents are refused and reported.
+    /// Every waiting caller has its outcome when this returns. Safe to call more than once.
     public func shutdown() {
         monitor.withLock { state in state.stopping = true }
         monitor.broadcast()
         monitor.withLock { state, waiter in
-            while !state.exited { waiter.wait() }
-        }
-    }
-
-    /// The writer thread: wait for a batch to be due, write it, publish its completion; until stopped and
-    /// drained.
-    private static func run(
-        store: any RecordStore, monitor: Monitor<State>, batchSize: Int, intervalNanos: UInt64, retry: Retry,
-        onError: @Sendable (RecordsError) -> Void
-    ) {
-        while true {
-            let (batch, last): ([UploadIntent], UInt64) = monitor.withLock { state, waiter in
-                while true {
-                    if state.queue.isEmpty {
-                        if state.stopping { return ([], 0) }
-                        waiter.wait()
-                        continue
-                    }
-                    if state.queue.count >= batchSize || state.flushWaiters > 0 || state.stopping { break }
-                    let deadline = state.enqueuedAtNanos[0] + intervalNanos
-                    if MonotonicClock.nanoseconds() >= deadline { break }
-                    waiter.wait(untilNanos: deadline)
-                }
-                let taken = min(batchSize, state.queue.count)
-                let last = state.nextSequence - 1 - UInt64(state.queue.count - taken)
-                if taken == state.queue.count {
-                    // The common case: take the whole queue without shifting it.
-                    state.inFlight = state.queue
-                    state.queue = []
-                    state.enqueuedAtNanos.removeAll(keepingCapacity: true)
-                } else {
-                    state.inFlight = Array(state.queue.prefix(taken))
-                    state.queue.removeFirst(taken)
-                    state.enqueuedAtNanos.removeFirst(taken)
-                }
-                return (state.inFlight, last)
-            }
-            guard !batch.isEmpty else { break }
-            write(batch, to: store, monitor: monitor, retry: retry, onError: onError)
-            monitor.withLock { state in
-                state.doneSequence = last
-                state.unwritten -= batch.count
-                state.inFlight = []
-            }
-            monitor.broadcast()
-        }
-        monitor.withLock { state in state.exited = true }
-        monitor.broadcast()
-    }
-
-    /// Writes one batch: a database outage is retried with back-off until the store answers (or, once a
-    /// shutdown began, for `retry.shutdownMs`); a batch refused for another reason is split so that a bad
-    /// intent is dropped alone.
-    private static func write(
-        _ intents: [UploadIntent], to store: any RecordStore, monitor: Monitor<State>, retry: Retry,
-        onError: @Sendable (RecordsError) -> Void
-    ) {
-        var delayMs = 20
-        var reported = false
-        var givingUpAtNanos: UInt64?
-        while true {
-            let failure: RecordsError
-            do {
-                try store.putIntents(intents)
-                return
-            } catch {
-                failure = error
-            }
-            guard case .unavailable = failure else {
-                if intents.count > 1 {
-                    for intent in intents {
-                        write([intent], to: store, monitor: monitor, retry: retry, onError: onError)
-                    }
-                } else {
-                    onError(failure)
-                }
-                return
-            }
-            if !reported {
-                // Once per outage of this batch: the line says the database is down, not each retry.
-                onError(failure)
-                reported = true
-            }
-            // Wait before the next attempt; a shutdown wakes the wait and starts the give-up clock.
-            let stopping = monitor.withLock { state, waiter -> Bool in
-                _ = waiter.wait(millis: delayMs)
-                return state.stopping
-            }
-            if stopping {
-                let now = MonotonicClock.nanoseconds()
-                let limit = givingUpAtNanos ?? now + UInt64(retry.shutdownMs) * 1_000_000
-                givingUpAtNanos = limit
-                if now >= limit {
-                    onError(.unavailable("shutting down during a database outage: \(intents.count) intents dropped"))
-                    return
-                }
-            }
-            delayMs = min(delayMs * 2, retry.maxDelayMs)
+            while !state.exited || !state.deadlineExited { waiter.wait() }
         }
     }
 }

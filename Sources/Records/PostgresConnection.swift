@@ -131,8 +131,12 @@ final class PostgresConnection: @unchecked Sendable {
                 for byte in bytes { hex += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
                 copies.append(strdup(String(decoding: hex, as: UTF8.self)))
             case .text(let text):
-                guard !text.utf8.contains(0) else { throw .constraint("PostgreSQL text cannot hold a NUL byte") }
-                copies.append(strdup(text))
+                // A NUL byte would cut the C string short: its length tells (strlen is fast on long arrays).
+                let copy = strdup(text)
+                copies.append(copy)
+                guard let copy, strlen(copy) == text.utf8.count else {
+                    throw .constraint("PostgreSQL text cannot hold a NUL byte")
+                }
             }
         }
         return try body(copies.map { $0.map { UnsafePointer($0) } })

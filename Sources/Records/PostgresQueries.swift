@@ -1,5 +1,6 @@
-/// The SQL text of the PostgreSQL store's statements. Fixed-shape ones are prepared once per connection;
-/// the multi-row ones are built for the batch size at hand (parameters only, never values, in the text).
+/// The SQL text of the PostgreSQL store's statements. Fixed-shape ones are prepared once per connection
+/// (the intent upsert too: a batch travels as arrays); the multi-row record ones are built for the
+/// batch size at hand (parameters only, never values, in the text).
 enum PostgresQueries {
     /// The advisory lock key that serialises migrations across server instances ("pres").
     static let migrationLockKey: Int64 = 0x7072_6573
@@ -27,11 +28,13 @@ enum PostgresQueries {
         }.joined(separator: ", ")
     }
 
-    /// Upserts `rows` intents, skipping keys that already have a record.
-    static func upsertIntents(rows: Int) -> String {
-        """
+    /// Upserts a batch of intents given as one array per column (`PostgresArray`, in
+    /// `Schema.intentColumns` order), skipping keys that already have a record: fixed text, so it is
+    /// prepared once per connection and a batch is one round trip (one autocommitted statement).
+    static let upsertIntents = """
         INSERT INTO intents (\(Schema.intentColumns))
-        SELECT \(Schema.intentColumns) FROM (VALUES \(valuesList(rows: rows, casts: intentCasts)))
+        SELECT \(Schema.intentColumns) FROM unnest(\(
+            intentCasts.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }.joined(separator: ", ")))
             AS v(\(Schema.intentColumns))
         WHERE NOT EXISTS (SELECT 1 FROM records WHERE records.image_key = v.image_key)
         ON CONFLICT (image_key) DO UPDATE SET
@@ -41,7 +44,6 @@ enum PostgresQueries {
             created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms,
             metadata = excluded.metadata
         """
-    }
 
     /// Inserts `rows` records, skipping taken keys, and returns the keys it inserted.
     static func insertRecords(rows: Int) -> String {

@@ -42,7 +42,7 @@ public final class PostgresRecordStore: RecordStore {
         try run { (connection) throws(RecordsError) in
             try connection.transaction { () throws(RecordsError) in
                 try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(PostgresQueries.migrationLockKey)])
-                try connection.execute(Schema.postgresVersionTable)
+                try connection.execute(PostgresSchema.versionTable)
                 let current = try connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")
                 let version = Int(try current.int64(0, 0))
                 guard version <= Schema.latestVersion else {
@@ -83,21 +83,24 @@ public final class PostgresRecordStore: RecordStore {
         for (index, intent) in intents.enumerated() { lastIndex[intent.imageKey] = index }
         let unique = intents.enumerated().filter { lastIndex[$0.element.imageKey] == $0.offset }.map(\.element)
         guard !unique.isEmpty else { return }
-        var chunks: [[SQLValue]] = []
-        var counts: [Int] = []
-        for start in stride(from: 0, to: unique.count, by: PostgresQueries.rowsPerStatement) {
-            let slice = unique[start..<min(start + PostgresQueries.rowsPerStatement, unique.count)]
-            var values: [SQLValue] = []
-            for intent in slice { values += try Schema.values(of: intent) }
-            chunks.append(values)
-            counts.append(slice.count)
+        // One array per column, one statement, one round trip (docs/records.md, "PostgreSQL's write path").
+        var columns = (0..<11).map { _ in PostgresArray(capacity: unique.count * 40) }
+        for intent in unique {
+            try columns[0].append(intent.imageKey)
+            try columns[1].append(intent.ownerId)
+            try columns[2].append(intent.objectKey)
+            try columns[3].append(intent.permanentKey)
+            try columns[4].append(intent.type)
+            try columns[5].append(intent.contentType)
+            try columns[6].append(AllowedContentTypes.encode(intent.allowedContentTypes))
+            columns[7].append(intent.maxBytes)
+            columns[8].append(intent.createdAtMs)
+            columns[9].append(intent.expiresAtMs)
+            try columns[10].append(intent.metadataJSON)
         }
-        try run { (connection) throws(RecordsError) in
-            try Self.inOneTransaction(connection, statements: chunks.count) { () throws(RecordsError) in
-                for (values, count) in zip(chunks, counts) {
-                    try connection.execute(PostgresQueries.upsertIntents(rows: count), values)
-                }
-            }
+        let values = columns.map { SQLValue.text($0.literal) }
+        _ = try run { (connection) throws(RecordsError) in
+            try connection.executePrepared(PostgresQueries.upsertIntents, values)
         }
         commits.add(1, ordering: .relaxed)
     }

@@ -53,6 +53,7 @@ struct PresignServiceInProcessTests {
         switch route.handler(request) {
         case .respond(let response): return response
         case .blocking(let work): return work()
+        case .deferred: preconditionFailure("these routes answer inline or on a worker")
         }
     }
 

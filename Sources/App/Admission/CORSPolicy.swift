@@ -59,16 +59,15 @@ struct CORSPolicy: Sendable {
             route.method, route.template, maxBodyBytes: route.maxBodyBytes, errorRenderer: route.errorRenderer
         ) { [self] request in
             guard let extra = answerHeaders(origin: request.header("Origin")) else { return handler(request) }
-            switch handler(request) {
-            case .respond(var r):
+            let result = handler(request)
+            if case .respond(var r) = result {  // the usual case: no closure to allocate
                 r.headers.append(contentsOf: extra)
                 return .respond(r)
-            case .blocking(let work):
-                return .blocking {
-                    var r = work()
-                    r.headers.append(contentsOf: extra)
-                    return r
-                }
+            }
+            return result.map { response in
+                var r = response
+                r.headers.append(contentsOf: extra)
+                return r
             }
         }
     }

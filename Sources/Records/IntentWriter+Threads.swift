@@ -1,0 +1,251 @@
+import System
+
+/// The intent writer's two threads: the writer, which commits batches back to back, and the deadline
+/// thread, which ends the waits that outlast `maxWaitMs`.
+extension IntentWriter {
+    /// The writer thread: take everything queued (up to `batchSize`) as soon as the previous commit
+    /// ended and a commit is due (at once once a `submit`ted intent waits), commit it, then tell its
+    /// callers; until stopped and drained.
+    static func run(
+        store: any RecordStore, monitor: Monitor<State>, batchSize: Int, retry: Retry,
+        onError: @Sendable (RecordsError) -> Void
+    ) {
+        while true {
+            let taken = monitor.withLock { state, waiter -> Bool in
+                while true {
+                    if state.queue.isEmpty {
+                        if state.stopping { return false }
+                        waiter.wait()
+                        continue
+                    }
+                    // Due at once for a submitted intent; `enqueue`d ones may wait `flushIntervalMs`.
+                    if state.queue.count >= batchSize || state.flushWaiters > 0 || state.stopping { break }
+                    if MonotonicClock.nanoseconds() >= state.commitDueNanos { break }
+                    waiter.wait(untilNanos: state.commitDueNanos)
+                }
+                let count = min(batchSize, state.queue.count)
+                // What is left (over a full batch) is due at once.
+                state.commitDueNanos = count == state.queue.count ? .max : 0
+                if count == state.queue.count {
+                    // The common case: hand the whole queue over without copying it.
+                    state.inFlight = state.queue
+                    state.inFlightWaiters = state.waiters
+                    state.inFlightEnqueuedAtNanos = state.enqueuedAtNanos
+                    state.queue = []
+                    state.waiters = []
+                    state.enqueuedAtNanos = []
+                } else {
+                    state.inFlight = Array(state.queue.prefix(count))
+                    state.inFlightWaiters = Array(state.waiters.prefix(count))
+                    state.inFlightEnqueuedAtNanos = Array(state.enqueuedAtNanos.prefix(count))
+                    state.queue.removeFirst(count)
+                    state.waiters.removeFirst(count)
+                    state.enqueuedAtNanos.removeFirst(count)
+                }
+                return true
+            }
+            guard taken else { break }
+            let failures = writeBatch(store: store, monitor: monitor, retry: retry, onError: onError)
+            let calls = monitor.withLock { state -> [(Completion, IntentOutcome)] in
+                var calls: [(Completion, IntentOutcome)] = []
+                for (position, waiter) in state.inFlightWaiters.enumerated() {
+                    guard case .waiting(let completion) = waiter else { continue }
+                    calls.append((completion, failures[position].map { IntentOutcome.refused($0) } ?? .stored))
+                }
+                let refused = failures.isEmpty ? 0 : calls.count(where: { !$0.1.isStored })
+                state.refused += refused
+                state.stored += calls.count - refused
+                state.waiting -= calls.count
+                state.doneSequence += UInt64(state.inFlight.count)
+                state.unwritten -= state.inFlight.count
+                state.inFlight = []
+                state.inFlightWaiters = []
+                state.inFlightEnqueuedAtNanos = []
+                return calls
+            }
+            monitor.broadcast()
+            for (completion, outcome) in calls { completion(outcome) }
+        }
+        monitor.withLock { state in state.exited = true }
+        monitor.broadcast()
+    }
+
+    /// The intents of the batch in flight still to be written, with their positions in it when some
+    /// were left out (callers that timed out: no URL names those intents).
+    private static func wanted(_ monitor: Monitor<State>) -> ([UploadIntent], [Int]?) {
+        monitor.withLock { state in
+            let abandoned = state.inFlightWaiters.contains { if case .timedOut = $0 { true } else { false } }
+            guard abandoned else { return (state.inFlight, nil) }
+            var intents: [UploadIntent] = []
+            var positions: [Int] = []
+            for (position, waiter) in state.inFlightWaiters.enumerated() {
+                if case .timedOut = waiter { continue }
+                intents.append(state.inFlight[position])
+                positions.append(position)
+            }
+            return (intents, positions)
+        }
+    }
+
+    /// Writes the batch in flight: a database outage is retried with back-off until the store answers
+    /// (or, once a shutdown began, for `retry.shutdownMs`), leaving out intents whose callers timed
+    /// out; a batch refused for another reason is split so that a bad intent fails alone. Returns the
+    /// failed intents by position in the batch (empty: all stored).
+    private static func writeBatch(
+        store: any RecordStore, monitor: Monitor<State>, retry: Retry, onError: @Sendable (RecordsError) -> Void
+    ) -> [Int: RecordsError] {
+        var delayMs = 20
+        var reported = false
+        var givingUpAtNanos: UInt64?
+        while true {
+            let (intents, positions) = wanted(monitor)
+            if intents.isEmpty { return [:] }
+            let failure: RecordsError
+            do {
+                try store.putIntents(intents)
+                return [:]
+            } catch {
+                failure = error
+            }
+            guard case .unavailable = failure else {
+                var failures: [Int: RecordsError] = [:]
+                if intents.count == 1 {
+                    onError(failure)
+                    failures[positions?[0] ?? 0] = failure
+                    return failures
+                }
+                for (index, intent) in intents.enumerated() {
+                    if let error = writeAlone(intent, store: store, monitor: monitor, retry: retry, onError: onError) {
+                        failures[positions?[index] ?? index] = error
+                    }
+                }
+                return failures
+            }
+            if !reported {
+                // Once per outage of this batch: the line says the database is down, not each retry.
+                onError(failure)
+                reported = true
+            }
+            guard waitBeforeRetry(&delayMs, &givingUpAtNanos, monitor: monitor, retry: retry) else {
+                onError(.unavailable("shutting down during a database outage: \(intents.count) intents dropped"))
+                var failures: [Int: RecordsError] = [:]
+                for index in intents.indices { failures[positions?[index] ?? index] = failure }
+                return failures
+            }
+        }
+    }
+
+    /// Writes one intent of a split batch, through an outage as a batch is; the error it failed with,
+    /// or nil when it is stored.
+    private static func writeAlone(
+        _ intent: UploadIntent, store: any RecordStore, monitor: Monitor<State>, retry: Retry,
+        onError: @Sendable (RecordsError) -> Void
+    ) -> RecordsError? {
+        var delayMs = 20
+        var reported = false
+        var givingUpAtNanos: UInt64?
+        while true {
+            let failure: RecordsError
+            do {
+                try store.putIntents([intent])
+                return nil
+            } catch {
+                failure = error
+            }
+            guard case .unavailable = failure else {
+                onError(failure)
+                return failure
+            }
+            if !reported {
+                onError(failure)
+                reported = true
+            }
+            guard waitBeforeRetry(&delayMs, &givingUpAtNanos, monitor: monitor, retry: retry) else {
+                onError(.unavailable("shutting down during a database outage: 1 intent dropped"))
+                return failure
+            }
+        }
+    }
+
+    /// Waits before the next attempt (a shutdown wakes the wait and starts the give-up clock); false
+    /// when a shutdown's `retry.shutdownMs` has run out.
+    private static func waitBeforeRetry(
+        _ delayMs: inout Int, _ givingUpAtNanos: inout UInt64?, monitor: Monitor<State>, retry: Retry
+    ) -> Bool {
+        let wait = delayMs
+        let stopping = monitor.withLock { state, waiter -> Bool in
+            _ = waiter.wait(millis: wait)
+            return state.stopping
+        }
+        if stopping {
+            let now = MonotonicClock.nanoseconds()
+            let limit = givingUpAtNanos ?? now + UInt64(retry.shutdownMs) * 1_000_000
+            givingUpAtNanos = limit
+            if now >= limit { return false }
+        }
+        delayMs = min(delayMs * 2, retry.maxDelayMs)
+        return true
+    }
+
+    /// The deadline thread: tells each caller whose intent is not stored `waitNanos` after it was
+    /// submitted `.timedOut` (the writer may be held in a stalled store call meanwhile); until the
+    /// writer has exited, when every caller has its outcome.
+    static func expire(monitor: Monitor<State>, waitNanos: UInt64) {
+        while true {
+            let (expired, done) = monitor.withLock { state, waiter -> ([Completion], Bool) in
+                while true {
+                    if state.exited { return ([], true) }
+                    var expired: [Completion] = []
+                    let next = expireDue(&state.value, waitNanos: waitNanos, into: &expired)
+                    if !expired.isEmpty {
+                        state.timedOut += expired.count
+                        state.waiting -= expired.count
+                        return (expired, false)
+                    }
+                    if state.waiting > 0, let next {
+                        _ = waiter.wait(untilNanos: next)
+                    } else {
+                        waiter.wait()
+                    }
+                }
+            }
+            for completion in expired { completion(IntentOutcome.timedOut) }
+            if done { break }
+        }
+        monitor.withLock { state in state.deadlineExited = true }
+        monitor.broadcast()
+    }
+
+    /// Marks the waits due by now `.timedOut` (oldest first: deadlines grow with the sequence), adding
+    /// their completions to `expired`; the deadline of the next wait, if any.
+    private static func expireDue(_ state: inout State, waitNanos: UInt64, into expired: inout [Completion])
+        -> UInt64?
+    {
+        let now = MonotonicClock.nanoseconds()
+        let inFlightFirst = state.doneSequence + 1
+        let queueFirst = state.nextSequence - UInt64(state.queue.count)
+        var sequence = max(state.expiredThrough, state.doneSequence) + 1
+        defer { state.expiredThrough = sequence - 1 }
+        while sequence < state.nextSequence {
+            if sequence < queueFirst {
+                let i = Int(sequence - inFlightFirst)
+                let deadline = state.inFlightEnqueuedAtNanos[i] + waitNanos
+                if deadline > now { return deadline }
+                if case .waiting(let completion) = state.inFlightWaiters[i] {
+                    expired.append(completion)
+                    state.inFlightWaiters[i] = .timedOut
+                }
+            } else {
+                let i = Int(sequence - queueFirst)
+                let deadline = state.enqueuedAtNanos[i] + waitNanos
+                if deadline > now { return deadline }
+                if case .waiting(let completion) = state.waiters[i] {
+                    expired.append(completion)
+                    state.waiters[i] = .timedOut
+                }
+            }
+            sequence += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,130 @@
+/// The PostgreSQL dialect of the schema: its version table and each version's statements, oldest first
+/// (`Schema.migrations` pairs them with SQLite's by version).
+enum PostgresSchema {
+    /// The table of applied versions.
+    static let versionTable = """
+        CREATE TABLE IF NOT EXISTS schema_version (
+            version INTEGER NOT NULL PRIMARY KEY,
+            applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+        )
+        """
+
+    /// Each version's statements, oldest first.
+    static let steps: [(version: Int, statements: [String])] = [
+        (
+            1,
+            [
+                """
+                CREATE TABLE intents (
+                    image_key TEXT NOT NULL PRIMARY KEY,
+                    owner_id TEXT NOT NULL,
+                    object_key TEXT NOT NULL,
+                    permanent_key TEXT,
+                    type TEXT NOT NULL,
+                    content_type TEXT,
+                    allowed_content_types TEXT NOT NULL,
+                    max_bytes BIGINT NOT NULL,
+                    created_at_ms BIGINT NOT NULL,
+                    expires_at_ms BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX intents_expires_at ON intents (expires_at_ms)",
+                """
+                CREATE TABLE records (
+                    id TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                    owner_id TEXT NOT NULL,
+                    image_key TEXT NOT NULL,
+                    object_key TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    content_type TEXT NOT NULL,
+                    size BIGINT NOT NULL,
+                    etag TEXT NOT NULL,
+                    metadata TEXT NOT NULL,
+                    created_at_ms BIGINT NOT NULL
+                )
+                """,
+                "CREATE UNIQUE INDEX records_image_key ON records (image_key)",
+                "CREATE INDEX records_owner_created ON records (owner_id, created_at_ms DESC, id DESC)",
+            ]
+        ),
+        (2, []),
+        (
+            3,
+            [
+                "ALTER TABLE records ADD COLUMN detected_type TEXT",
+                "ALTER TABLE records ADD COLUMN width BIGINT",
+                "ALTER TABLE records ADD COLUMN height BIGINT",
+            ]
+        ),
+        // Versions are looked up one by one (`missingMigrations`): a store that has 1, 2 and 4 still gets 3.
+        (
+            4,
+            [
+                """
+                CREATE TABLE record_slots (
+                    owner_id TEXT NOT NULL,
+                    slot TEXT NOT NULL,
+                    record_id TEXT NOT NULL,
+                    PRIMARY KEY (owner_id, slot)
+                )
+                """,
+                "CREATE INDEX record_slots_record ON record_slots (record_id)",
+                """
+                CREATE TABLE object_deletions (
+                    object_key TEXT NOT NULL PRIMARY KEY,
+                    requested_at_ms BIGINT NOT NULL
+                )
+                """,
+            ]
+        ),
+        (5, ["ALTER TABLE intents ADD COLUMN metadata TEXT"]),
+        (
+            7,
+            [
+                """
+                CREATE TABLE intent_claims (
+                    image_key TEXT NOT NULL PRIMARY KEY,
+                    intent_created_at_ms BIGINT NOT NULL,
+                    claimant TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    lease_until_ms BIGINT NOT NULL,
+                    claimed_at_ms BIGINT NOT NULL,
+                    updated_at_ms BIGINT NOT NULL,
+                    record_id TEXT,
+                    reason TEXT
+                )
+                """,
+                "CREATE INDEX intent_claims_updated ON intent_claims (updated_at_ms)",
+                """
+                CREATE TABLE event_inbox (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    source TEXT NOT NULL,
+                    body BYTEA NOT NULL,
+                    received_at_ms BIGINT NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    reason TEXT,
+                    due_at_ms BIGINT NOT NULL,
+                    lease_token TEXT,
+                    finished_at_ms BIGINT
+                )
+                """,
+                "CREATE INDEX event_inbox_due ON event_inbox (state, due_at_ms)",
+                """
+                CREATE TABLE multipart_uploads (
+                    object_key TEXT NOT NULL,
+                    upload_id TEXT NOT NULL,
+                    image_key TEXT NOT NULL,
+                    owner_id TEXT NOT NULL,
+                    created_at_ms BIGINT NOT NULL,
+                    parts TEXT,
+                    completing_at_ms BIGINT,
+                    PRIMARY KEY (object_key, upload_id)
+                )
+                """,
+                "CREATE INDEX multipart_uploads_created ON multipart_uploads (created_at_ms)",
+            ]
+        ),
+    ]
+}

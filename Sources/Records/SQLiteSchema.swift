@@ -1,0 +1,168 @@
+/// The SQLite dialect of the schema: its version table and each version's statements, oldest first
+/// (`Schema.migrations` pairs them with PostgreSQL's by version).
+enum SQLiteSchema {
+    /// The table of applied versions.
+    static let versionTable = """
+        CREATE TABLE IF NOT EXISTS schema_version (
+            version INTEGER NOT NULL PRIMARY KEY,
+            applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+        )
+        """
+
+    /// Each version's statements, oldest first.
+    static let steps: [(version: Int, statements: [String])] = [
+        (
+            1,
+            [
+                // A rowid table (rows are appended in issue order) looked up through an index on a 64-bit
+                // hash of the key: inserting a random 70-byte text key into a text primary key cost about
+                // twice as much per intent (Benchmarks, docs/records.md).
+                """
+                CREATE TABLE intents (
+                    key_hash INTEGER NOT NULL,
+                    image_key TEXT NOT NULL,
+                    owner_id TEXT NOT NULL,
+                    object_key TEXT NOT NULL,
+                    permanent_key TEXT,
+                    type TEXT NOT NULL,
+                    content_type TEXT,
+                    allowed_content_types TEXT NOT NULL,
+                    max_bytes INTEGER NOT NULL,
+                    created_at_ms INTEGER NOT NULL,
+                    expires_at_ms INTEGER NOT NULL
+                )
+                """,
+                "CREATE INDEX intents_key_hash ON intents (key_hash)",
+                "CREATE INDEX intents_expires_at ON intents (expires_at_ms)",
+                """
+                CREATE TABLE records (
+                    id TEXT NOT NULL PRIMARY KEY,
+                    owner_id TEXT NOT NULL,
+                    image_key TEXT NOT NULL,
+                    object_key TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    content_type TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    etag TEXT NOT NULL,
+                    metadata TEXT NOT NULL,
+                    created_at_ms INTEGER NOT NULL
+                )
+                """,
+                "CREATE UNIQUE INDEX records_image_key ON records (image_key)",
+                "CREATE INDEX records_owner_created ON records (owner_id, created_at_ms DESC, id DESC)",
+            ]
+        ),
+        (
+            2,
+            [
+                // Intents appended one row per batch and found through an in-memory index (SQLiteIntentLog):
+                // a per-intent index insert cost the writer ~10 us per URL. AUTOINCREMENT keeps ids from
+                // being reused, since the index remembers them.
+                """
+                CREATE TABLE intent_batches (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    next_expiry_ms INTEGER NOT NULL,
+                    data BLOB NOT NULL
+                )
+                """
+            ]
+        ),
+        (
+            3,
+            [
+                // What the content check found in the object's first bytes (docs/content-check.md): NULL for
+                // records of types with the check off, and for every record made before this version.
+                "ALTER TABLE records ADD COLUMN detected_type TEXT",
+                "ALTER TABLE records ADD COLUMN width INTEGER",
+                "ALTER TABLE records ADD COLUMN height INTEGER",
+            ]
+        ),
+        // Versions are looked up one by one (`missingMigrations`): a store that has 1, 2 and 4 still gets 3.
+        (
+            4,
+            [
+                // The owner's current record of each slot ("profile", "quest:12"): what a compatibility
+                // route replaces. A slot whose record was deleted since is read as empty.
+                """
+                CREATE TABLE record_slots (
+                    owner_id TEXT NOT NULL,
+                    slot TEXT NOT NULL,
+                    record_id TEXT NOT NULL,
+                    PRIMARY KEY (owner_id, slot)
+                )
+                """,
+                "CREATE INDEX record_slots_record ON record_slots (record_id)",
+                // Objects of replaced records, queued in the transaction that replaced them and removed
+                // once storage has deleted them: after a crash in between, what is left to delete.
+                """
+                CREATE TABLE object_deletions (
+                    object_key TEXT NOT NULL PRIMARY KEY,
+                    requested_at_ms INTEGER NOT NULL
+                )
+                """,
+            ]
+        ),
+        (
+            5,
+            [
+                // The metadata a record made from the intent keeps (Uppy's file metadata, given when a
+                // multipart upload or a `/s3/params` URL is made): NULL for every other intent and for
+                // those written before this version. Only the per-row table needs it: the batches'
+                // layout carries it in place (IntentBatchCodec).
+                "ALTER TABLE intents ADD COLUMN metadata TEXT"
+            ]
+        ),
+        (
+            7,
+            [
+                // Fenced claims on intents (ClaimStore): who settles an intent, and how it was settled. Its own
+                // table, because SQLite keeps most intents inside batch blobs.
+                """
+                CREATE TABLE intent_claims (
+                    image_key TEXT NOT NULL PRIMARY KEY,
+                    intent_created_at_ms INTEGER NOT NULL,
+                    claimant TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    lease_until_ms INTEGER NOT NULL,
+                    claimed_at_ms INTEGER NOT NULL,
+                    updated_at_ms INTEGER NOT NULL,
+                    record_id TEXT,
+                    reason TEXT
+                )
+                """,
+                "CREATE INDEX intent_claims_updated ON intent_claims (updated_at_ms)",
+                // The durable inbox of store events (EventInbox).
+                """
+                CREATE TABLE event_inbox (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    source TEXT NOT NULL,
+                    body BLOB NOT NULL,
+                    received_at_ms INTEGER NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    reason TEXT,
+                    due_at_ms INTEGER NOT NULL,
+                    lease_token TEXT,
+                    finished_at_ms INTEGER
+                )
+                """,
+                "CREATE INDEX event_inbox_due ON event_inbox (state, due_at_ms)",
+                // The multipart uploads this server created (MultipartLedger).
+                """
+                CREATE TABLE multipart_uploads (
+                    object_key TEXT NOT NULL,
+                    upload_id TEXT NOT NULL,
+                    image_key TEXT NOT NULL,
+                    owner_id TEXT NOT NULL,
+                    created_at_ms INTEGER NOT NULL,
+                    parts TEXT,
+                    completing_at_ms INTEGER,
+                    PRIMARY KEY (object_key, upload_id)
+                )
+                """,
+                "CREATE INDEX multipart_uploads_created ON multipart_uploads (created_at_ms)",
+            ]
+        ),
+    ]
+}
