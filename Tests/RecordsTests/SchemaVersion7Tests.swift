@@ -31,7 +31,7 @@ import Testing
         let record = Sample.record()
         do {
             let c = try SQLiteConnection(path: path, create: true, readOnly: false, busyTimeoutMs: 1000)
-            try c.execute(Schema.sqliteVersionTable)
+            try c.execute(SQLiteSchema.versionTable)
             for migration in Schema.migrations where migration.version <= 5 {
                 for statement in migration.sqlite { try c.execute(statement) }
                 _ = try c.run("INSERT INTO schema_version (version) VALUES (?1)", [.int(Int64(migration.version))])
@@ -58,7 +58,7 @@ import Testing
         let record = Sample.record()
         do {
             let c = try PostgresConnection(url: PostgresURL(url), connectTimeoutSeconds: 5)
-            _ = try c.execute(Schema.postgresVersionTable)
+            _ = try c.execute(PostgresSchema.versionTable)
             for migration in Schema.migrations where migration.version <= 5 {
                 for statement in migration.postgres { _ = try c.execute(statement) }
                 _ = try c.execute("INSERT INTO schema_version (version) VALUES ($1)", [.int(Int64(migration.version))])
