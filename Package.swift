@@ -40,16 +40,19 @@ let package = Package(
 
         // I/O shells
         .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "System", "CLinux", "COpenSSL"]),
-        .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "System", "COpenSSL", "CLinux"]),
+        // The blocking HTTP/1.1 client (pool, resolver, TLS, framing) the server's own calls go through.
+        .target(name: "HTTPClient", dependencies: ["Crypto", "System", "COpenSSL", "CLinux"]),
+        .target(name: "ObjectStore", dependencies: ["HTTPClient", "SigV4", "Crypto", "System"]),
         .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Crypto", "System"]),
-        .target(name: "CloudCredentials", dependencies: ["ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
+        .target(
+            name: "CloudCredentials", dependencies: ["HTTPClient", "ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
 
         // The application and the executables
         .target(
             name: "App",
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
-                "System", "ImageProbe", "CloudCredentials",
+                "System", "ImageProbe", "CloudCredentials", "HTTPClient",
             ]),
         .executableTarget(
             name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "System", "CLinux"]),
@@ -64,7 +67,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Store calls only tests make (PutObject, HeadBucket), kept out of the server's module.
         .target(
-            name: "ObjectStoreTestSupport", dependencies: ["ObjectStore", "Crypto"],
+            name: "ObjectStoreTestSupport", dependencies: ["ObjectStore", "HTTPClient", "Crypto"],
             path: "Tests/ObjectStoreTestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
@@ -76,18 +79,20 @@ let package = Package(
         .testTarget(name: "ConfigTests", dependencies: ["Config", "JSON", "Crypto"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Crypto", "JSON"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(
-            name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStoreTestSupport", "SigV4", "Crypto"]),
+            name: "ObjectStoreTests",
+            dependencies: ["ObjectStore", "HTTPClient", "ObjectStoreTestSupport", "SigV4", "Crypto", "TestSupport"]),
         .testTarget(
             name: "CloudCredentialsTests",
-            dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON", "TestSupport"]),
+            dependencies: ["CloudCredentials", "HTTPClient", "SigV4", "Crypto", "JSON", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "System", "CLinux", "TestSupport"]),
         .testTarget(name: "PresignClientTests", dependencies: ["PresignClient", "TestSupport"]),
         .testTarget(
             name: "AppTests",
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
-                "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials",
+                "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials", "HTTPClient",
             ]),
     ],
     swiftLanguageModes: [.v6]

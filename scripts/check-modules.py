@@ -11,11 +11,12 @@ Layers, lowest first (a module may use only modules of lower layers):
   0 C shims and system libraries   CLinux COpenSSL CSQLite CPostgres CPostgresLoader (these may use
                                    each other: CPostgresLoader wraps CPostgres's headers)
   1 System                         threads, the monitor, clocks, whole-file reads, civil dates
-  2 Crypto JSON HTTP1              pure cores
-  3 SigV4 Auth Config
+  2 Crypto JSON HTTP1 ImageProbe   pure cores
+  3 SigV4 Auth Config HTTPClient   (HTTPClient: the blocking HTTP/1.1 client the server's own calls use)
   4 HTTPServer ObjectStore Records I/O shells
-  5 App
-  6 presignd PresignBench          executables
+  5 CloudCredentials               (over HTTPClient; ObjectStore only for S3XML)
+  6 App
+  7 presignd PresignBench          executables
 Test targets (Tests/) may import any module they declare; only the "declared" rule applies to them.
 The client side (CLIENT: PresignClient, the library apps link, and PresignUpload, its command-line
 uploader) stands outside the layers: it may declare and import only client modules and the toolchain
@@ -33,7 +34,7 @@ LAYERS = [
     ["CLinux", "COpenSSL", "CSQLite", "CPostgres", "CPostgresLoader"],
     ["System"],
     ["Crypto", "JSON", "HTTP1", "ImageProbe"],
-    ["SigV4", "Auth", "Config"],
+    ["SigV4", "Auth", "Config", "HTTPClient"],
     ["HTTPServer", "ObjectStore", "Records"],
     ["CloudCredentials"],
     ["App"],

@@ -4,6 +4,7 @@ import HTTPServer
 import JSON
 import ObjectStore
 import SigV4
+import System
 
 /// `POST /admin/explain` (when `explain.enabled`): why storage refused a presigned URL, for callers
 /// with an API key that has the `admin` scope.
@@ -118,7 +119,7 @@ struct ExplainService: Sendable {
             storage?.stringToSign = stringToSign
         }
         if let date = optionalString("storageDate") {
-            if let seconds = HTTPDateParser.epochSeconds(date) {
+            if let seconds = IMFFixdate.epochSeconds(date) {
                 storage = storage ?? StorageErrorReport()
                 storage?.storageTime = seconds
             } else {
@@ -145,15 +146,7 @@ struct ExplainService: Sendable {
             canonicalRequest: S3XML.firstElementText("CanonicalRequest", in: xml),
             stringToSign: S3XML.firstElementText("StringToSign", in: xml),
             accessKeyId: S3XML.firstElementText("AWSAccessKeyId", in: xml),
-            storageTime: S3XML.firstElementText("ServerTime", in: xml).flatMap(ExplainService.iso8601Seconds))
-    }
-
-    /// Epoch seconds of `YYYY-MM-DDTHH:MM:SS(.fff)Z` (S3's `<ServerTime>`), or nil.
-    static func iso8601Seconds(_ text: String) -> Int64? {
-        let digits = text.filter { $0.isNumber }
-        guard text.hasSuffix("Z"), digits.count >= 14 else { return nil }
-        let basic = String(digits.prefix(8)) + "T" + String(digits.dropFirst(8).prefix(6)) + "Z"
-        return SignatureExplainer.parseAmzDate(basic)
+            storageTime: S3XML.firstElementText("ServerTime", in: xml).flatMap(ISO8601Timestamp.epochSeconds))
     }
 }
 

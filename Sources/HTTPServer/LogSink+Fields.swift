@@ -84,7 +84,8 @@ extension LogSink {
     ) -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(128)
-        let isoSecond = Array(HTTPDate.iso8601Second(CivilDateTime(epochSeconds: epochSeconds)).utf8)
+        var isoSecond: [UInt8] = []
+        ISO8601Timestamp.appendSecond(CivilDateTime(epochSeconds: epochSeconds), to: &isoSecond)
         appendTime(isoSecond: isoSecond, millis: millis, to: &buffer)
         buffer.append(ascii: #","level":"#)
         LogText.appendQuoted(level.rawValue, to: &buffer)

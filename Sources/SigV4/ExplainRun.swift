@@ -319,7 +319,7 @@ struct ExplainRun {
                 "the URL was signed with another access key: another server or environment, or credentials that were rotated since (a URL signed by an old key fails once that key is gone)",
                 .error)
         }
-        if let dateText = url.value("X-Amz-Date"), let epoch = SignatureExplainer.parseAmzDate(dateText),
+        if let dateText = url.value("X-Amz-Date"), let epoch = AmzDate.epochSeconds(dateText),
             parts[1] != AmzDate.format(epochSeconds: epoch).day
         {
             suspect(
@@ -344,7 +344,7 @@ struct ExplainRun {
     /// `X-Amz-Date` and `X-Amz-Expires` against the clock (and storage's, when known).
     mutating func checkTime() {
         if let text = url.value("X-Amz-Date") {
-            if let epoch = SignatureExplainer.parseAmzDate(text) {
+            if let epoch = AmzDate.epochSeconds(text) {
                 date = epoch
             } else {
                 note(

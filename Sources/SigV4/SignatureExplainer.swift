@@ -66,38 +66,9 @@ public struct SignatureExplainer: Sendable {
         return run.explain()
     }
 
-    /// `epochSeconds` as `YYYY-MM-DDTHH:MM:SSZ`.
+    /// `epochSeconds`, clamped to 1970...9999, as `YYYY-MM-DDTHH:MM:SSZ`.
     static func iso8601(_ epochSeconds: Int64) -> String {
-        let clamped = min(max(epochSeconds, 0), AmzDate.maximumEpochSeconds)
-        let date = AmzDate(epochSeconds: clamped)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        var year = "\(date.year)"
-        while year.count < 4 { year = "0" + year }
-        return
-            "\(year)-\(two(date.month))-\(two(date.day))T\(two(date.hour)):\(two(date.minute)):\(two(date.second))Z"
-    }
-
-    /// Epoch seconds of `YYYYMMDDTHHMMSSZ`, or nil.
-    public static func parseAmzDate(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z") else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                guard bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") else { return nil }
-                value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
-            let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15),
-            hour < 24, minute < 60, second < 60
-        else { return nil }
-        let civil = CivilDate(year: year, month: month, day: day)
-        guard civil.isValid else { return nil }
-        let epoch = civil.daysSinceEpoch * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-        guard (0...AmzDate.maximumEpochSeconds).contains(epoch) else { return nil }
-        return epoch
+        ISO8601Timestamp.string(epochSeconds: min(max(epochSeconds, 0), AmzDate.maximumEpochSeconds))
     }
 
     /// `text` with the value after `X-Amz-Security-Token=` replaced by `<redacted>`.

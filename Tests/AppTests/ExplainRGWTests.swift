@@ -277,7 +277,7 @@ struct ExplainRGWTests {
         #expect(date.hasSuffix("Z"))
         let key = try #require(json["expected"]?["key"]?.stringValue)
         let amzDate = try #require(url.components(separatedBy: "X-Amz-Date=").last?.prefix(16))
-        let when = try #require(SignatureExplainer.parseAmzDate(String(amzDate)))
+        let when = try #require(AmzDate.epochSeconds(String(amzDate)))
         let pngURL = try png.presign(
             PresignRequest(
                 method: "PUT", bucket: s3.bucket, key: key, expires: 900, signedHeaders: [("Content-Type", "image/png")]

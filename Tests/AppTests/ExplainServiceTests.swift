@@ -4,6 +4,7 @@ import HTTP1
 import HTTPServer
 import JSON
 import SigV4
+import System
 import Testing
 
 @testable import App
@@ -104,9 +105,9 @@ struct ExplainServiceTests {
 
     @Test("ServerTime and header lines are read as S3 writes them")
     func parsing() {
-        #expect(ExplainService.iso8601Seconds("2026-12-01T12:00:00Z") == Self.now)
-        #expect(ExplainService.iso8601Seconds("2026-12-01T12:00:00.123Z") == Self.now)
-        #expect(ExplainService.iso8601Seconds("yesterday") == nil)
+        #expect(ISO8601Timestamp.epochSeconds("2026-12-01T12:00:00Z") == Self.now)
+        #expect(ISO8601Timestamp.epochSeconds("2026-12-01T12:00:00.123Z") == Self.now)
+        #expect(ISO8601Timestamp.epochSeconds("yesterday") == nil)
         #expect(ExplainService.header(line: " Content-Type :  image/png ")! == ("Content-Type", "image/png"))
         #expect(ExplainService.header(line: "no colon") == nil)
         #expect(ExplainService.header(line: ": value") == nil)

@@ -27,7 +27,7 @@ final class TLSSession {
 
     /// A session that will verify the server's certificate against `address.host` (a DNS name,
     /// also sent as SNI, or an IP address matched against the certificate's IP entries).
-    init(context: TLSContext, address: ServerAddress) throws(ObjectStoreError) {
+    init(context: TLSContext, address: ServerAddress) throws(HTTPClientError) {
         guard let ssl = SSL_new(context.handle) else {
             throw .tls("cannot create a TLS session: \(OpenSSLErrors.drain())")
         }
@@ -57,14 +57,13 @@ final class TLSSession {
     deinit { SSL_free(ssl) }
 
     /// Runs the handshake over `socket`, verifying the certificate chain and the host.
-    func handshake(over socket: Socket, until deadline: Deadline) throws(ObjectStoreError) {
+    func handshake(over socket: Socket, until deadline: Deadline) throws(HTTPClientError) {
         _ = try drive(socket, until: deadline) { SSL_connect($0) }
         established = true
     }
 
     /// Encrypts and sends all of `bytes`.
-    func write(_ bytes: UnsafeRawBufferPointer, over socket: Socket, until deadline: Deadline) throws(ObjectStoreError)
-    {
+    func write(_ bytes: UnsafeRawBufferPointer, over socket: Socket, until deadline: Deadline) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
             let chunk = Int32(min(bytes.count - offset, 1 << 30))
@@ -75,7 +74,7 @@ final class TLSSession {
 
     /// Reads up to `buffer.count` plaintext bytes; 0 means the server closed the session cleanly.
     func read(into buffer: UnsafeMutableRawBufferPointer, over socket: Socket, until deadline: Deadline)
-        throws(ObjectStoreError)
+        throws(HTTPClientError)
         -> Int
     {
         let base = buffer.baseAddress!
@@ -95,7 +94,7 @@ final class TLSSession {
     /// Calls `operation` until it succeeds, feeding it ciphertext from `socket` when it wants
     /// more and sending what it produced; returns its positive result, or 0 on a clean close.
     private func drive(_ socket: Socket, until deadline: Deadline, _ operation: (OpaquePointer) -> Int32)
-        throws(ObjectStoreError) -> Int
+        throws(HTTPClientError) -> Int
     {
         while true {
             ERR_clear_error()
@@ -122,7 +121,7 @@ final class TLSSession {
     }
 
     /// The error for a failed OpenSSL call: a broken connection, a certificate problem, or TLS.
-    private func describeFailure(code: Int32, detail: String) -> ObjectStoreError {
+    private func describeFailure(code: Int32, detail: String) -> HTTPClientError {
         if !established {
             let verification = SSL_get_verify_result(ssl)
             if verification != Int(X509_V_OK) {
@@ -139,22 +138,22 @@ final class TLSSession {
     }
 
     /// Sends every ciphertext byte OpenSSL has queued.
-    private func flush(to socket: Socket, until deadline: Deadline) throws(ObjectStoreError) {
+    private func flush(to socket: Socket, until deadline: Deadline) throws(HTTPClientError) {
         while BIO_ctrl_pending(writeBIO) > 0 {
             let count = scratch.withUnsafeMutableBytes { BIO_read(writeBIO, $0.baseAddress, Int32($0.count)) }
             guard count > 0 else { return }
-            try scratch.withBytes { (bytes) throws(ObjectStoreError) in
+            try scratch.withBytes { (bytes) throws(HTTPClientError) in
                 try socket.send(UnsafeRawBufferPointer(rebasing: bytes[..<Int(count)]), until: deadline)
             }
         }
     }
 
     /// Receives ciphertext into the read BIO; at end of stream, makes the BIO report EOF.
-    private func fill(from socket: Socket, until deadline: Deadline) throws(ObjectStoreError) {
+    private func fill(from socket: Socket, until deadline: Deadline) throws(HTTPClientError) {
         guard !socketClosed else {
             throw .connection("\(address.host):\(address.port) closed the connection")
         }
-        let count = try scratch.withMutableBytes { (buffer) throws(ObjectStoreError) in
+        let count = try scratch.withMutableBytes { (buffer) throws(HTTPClientError) in
             try socket.receive(into: buffer, until: deadline)
         }
         if count == 0 {

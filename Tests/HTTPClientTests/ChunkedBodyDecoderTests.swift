@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ObjectStore
+@testable import HTTPClient
 
 /// The chunked decoder against RFC 9112 section 7.1, whole and in every two-way split.
 @Suite struct ChunkedBodyDecoderTests {
@@ -20,12 +20,12 @@ import Testing
     ]
 
     /// Decodes `parts` in order; returns the output, whether complete, and the unconsumed count.
-    static func decode(_ parts: [ArraySlice<UInt8>]) throws(ObjectStoreError) -> (String, Bool, Int) {
+    static func decode(_ parts: [ArraySlice<UInt8>]) throws(HTTPClientError) -> (String, Bool, Int) {
         var decoder = ChunkedBodyDecoder()
         var output = [UInt8]()
         var left = 0
         for part in parts {
-            let consumed = try Array(part).withBytes { (bytes) throws(ObjectStoreError) in
+            let consumed = try Array(part).withBytes { (bytes) throws(HTTPClientError) in
                 try decoder.decode(bytes, into: &output)
             }
             left += part.count - consumed
@@ -72,6 +72,6 @@ import Testing
     @Test(arguments: 0..<malformed.count)
     func rejectsMalformedBodies(_ index: Int) {
         let (source, encoded) = Self.malformed[index]
-        #expect(throws: ObjectStoreError.self, "\(source)") { try Self.decode([Array(encoded.utf8)[...]]) }
+        #expect(throws: HTTPClientError.self, "\(source)") { try Self.decode([Array(encoded.utf8)[...]]) }
     }
 }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ObjectStore
+@testable import HTTPClient
 
 /// Body framing by RFC 9112 section 6.3's rules.
 @Suite struct BodyFramingTests {

@@ -35,8 +35,9 @@ public struct RetryPolicy: Sendable, Equatable {
         return min(max(random(cap), 0), cap)
     }
 
-    /// Whether to retry after `error` when `retriesSoFar` retries were made already.
-    public func shouldRetry(after error: ObjectStoreError, retriesSoFar: Int) -> Bool {
-        retriesSoFar < maxRetries && error.isRetryable
+    /// Whether to retry after a failure that `retryable` says may pass, when `retriesSoFar` retries
+    /// were made already (each caller judges its own errors: S3's `SlowDown`, STS's throttling).
+    public func shouldRetry(retryable: Bool, retriesSoFar: Int) -> Bool {
+        retryable && retriesSoFar < maxRetries
     }
 }

@@ -43,7 +43,7 @@ struct ChunkedBodyDecoder {
 
     /// Decodes from `input`, appending data to `output`; returns how many bytes were consumed
     /// (fewer than `input.count` only when the body is complete).
-    mutating func decode(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(ObjectStoreError) -> Int {
+    mutating func decode(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(HTTPClientError) -> Int {
         var index = 0
         while index < input.count {
             let byte = input[index]
@@ -132,7 +132,7 @@ struct ChunkedBodyDecoder {
     }
 
     /// Counts one trailer byte against the limit.
-    private mutating func countTrailerByte() throws(ObjectStoreError) {
+    private mutating func countTrailerByte() throws(HTTPClientError) {
         trailerBytes += 1
         guard trailerBytes <= Self.maxTrailerBytes else { throw .malformedResponse("trailer section too long") }
     }

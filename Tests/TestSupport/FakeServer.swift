@@ -5,13 +5,13 @@ import Synchronization
     import Glibc
 #endif
 
-/// A scripted HTTP/1.1 server on 127.0.0.1 (an ephemeral port) for the client's tests.
+/// A scripted HTTP/1.1 server on 127.0.0.1 (an ephemeral port) for the HTTP and S3 clients' tests.
 ///
 /// Each request (its head and `Content-Length` body) is answered with what `script` returns for
 /// its index (0-based, counted over all connections). Blocking sockets, one thread per connection.
-final class FakeServer: Sendable {
+public final class FakeServer: Sendable {
     /// What to do with one request.
-    enum Reply: Sendable {
+    public enum Reply: Sendable {
         /// Send these bytes and keep the connection open.
         case respond(String)
         /// Send these bytes, then close the connection.
@@ -34,7 +34,7 @@ final class FakeServer: Sendable {
     }
 
     /// The port it listens on.
-    let port: Int
+    public let port: Int
     /// The listening socket.
     private let listener: Int32
     /// The script.
@@ -43,7 +43,7 @@ final class FakeServer: Sendable {
     private let record = Mutex(Record())
 
     /// Starts a server answering with `script`.
-    init(script: @escaping @Sendable (_ index: Int, _ request: String) -> Reply) throws {
+    public init(script: @escaping @Sendable (_ index: Int, _ request: String) -> Reply) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw FakeServerError.socket(errno) }
         var one: Int32 = 1
@@ -73,13 +73,13 @@ final class FakeServer: Sendable {
     }
 
     /// Connections accepted so far.
-    var connections: Int { record.withLock { $0.connections } }
+    public var connections: Int { record.withLock { $0.connections } }
 
     /// The heads of the requests received so far, in order.
-    var requests: [String] { record.withLock { $0.requests } }
+    public var requests: [String] { record.withLock { $0.requests } }
 
     /// Stops accepting and shuts every open connection down (their threads then close them).
-    func stop() {
+    public func stop() {
         record.withLock { state in
             state.stopped = true
             if state.listenerOpen { shutdown(listener, Int32(SHUT_RDWR)) }
@@ -184,7 +184,7 @@ final class FakeServer: Sendable {
 }
 
 /// A fake server's setup failure.
-enum FakeServerError: Error {
+public enum FakeServerError: Error {
     /// A socket call failed with this errno.
     case socket(Int32)
 }

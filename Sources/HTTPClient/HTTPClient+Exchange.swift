@@ -4,7 +4,7 @@ extension HTTPClient {
     func exchange(on connection: ClientConnection, _ encoded: [UInt8], request: HTTPRequest, deadline: Deadline)
         throws(ExchangeFailure) -> HTTPResponse
     {
-        do throws(ObjectStoreError) {
+        do throws(HTTPClientError) {
             try connection.write(encoded, until: deadline)
         } catch {
             throw ExchangeFailure(error: error, beforeResponse: true)
@@ -12,7 +12,7 @@ extension HTTPClient {
         var reader = ResponseReader(connection: connection, deadline: deadline, options: options)
         let response: HTTPResponse
         let reusable: Bool
-        do throws(ObjectStoreError) {
+        do throws(HTTPClientError) {
             (response, reusable) = try reader.readResponse(toHead: request.expectsNoBody)
         } catch {
             throw ExchangeFailure(error: error, beforeResponse: reader.received == 0)
@@ -46,7 +46,7 @@ struct ResponseReader {
     }
 
     /// The response (interim 1xx responses skipped), and whether the connection can be reused.
-    mutating func readResponse(toHead: Bool) throws(ObjectStoreError) -> (HTTPResponse, Bool) {
+    mutating func readResponse(toHead: Bool) throws(HTTPClientError) -> (HTTPResponse, Bool) {
         var head: ResponseHead
         repeat {
             head = try readHead()
@@ -69,7 +69,7 @@ struct ResponseReader {
         case .chunked:
             var decoder = ChunkedBodyDecoder()
             while true {
-                let consumed = try buffer.withBytes { (bytes) throws(ObjectStoreError) in
+                let consumed = try buffer.withBytes { (bytes) throws(HTTPClientError) in
                     try decoder.decode(bytes, into: &body)
                 }
                 buffer.removeFirst(consumed)
@@ -91,9 +91,9 @@ struct ResponseReader {
     }
 
     /// Reads until a complete head is buffered, and removes it from the buffer.
-    private mutating func readHead() throws(ObjectStoreError) -> ResponseHead {
+    private mutating func readHead() throws(HTTPClientError) -> ResponseHead {
         while true {
-            let result = try buffer.withBytes { (bytes) throws(ObjectStoreError) in
+            let result = try buffer.withBytes { (bytes) throws(HTTPClientError) in
                 try ResponseHeadParser.parse(bytes, maxBytes: options.maxHeadBytes)
             }
             if case .complete(let head, let consumed) = result {
@@ -108,10 +108,10 @@ struct ResponseReader {
     }
 
     /// Reads more bytes into the buffer; false at end of stream.
-    private mutating func fill() throws(ObjectStoreError) -> Bool {
+    private mutating func fill() throws(HTTPClientError) -> Bool {
         let connection = self.connection
         let deadline = self.deadline
-        let count = try scratch.withMutableBytes { (bytes) throws(ObjectStoreError) in
+        let count = try scratch.withMutableBytes { (bytes) throws(HTTPClientError) in
             try connection.read(into: bytes, until: deadline)
         }
         if count == 0 { return false }
@@ -121,12 +121,12 @@ struct ResponseReader {
     }
 
     /// The error for a body over the limit.
-    private func tooLarge() -> ObjectStoreError {
+    private func tooLarge() -> HTTPClientError {
         .malformedResponse("response body larger than \(options.maxResponseBytes) bytes")
     }
 
     /// The error for a body cut short.
-    private func closedEarly(_ missing: Int) -> ObjectStoreError {
+    private func closedEarly(_ missing: Int) -> HTTPClientError {
         .connection("\(connection.address) closed the connection \(missing) bytes before the end of the body")
     }
 }

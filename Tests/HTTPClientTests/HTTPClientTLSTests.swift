@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ObjectStore
+@testable import HTTPClient
 
 /// HTTPS through the client against `openssl s_server`: verification against a CA file, the
 /// system store, and the host name or IP address.
@@ -12,7 +12,7 @@ import Testing
     }
 
     /// `GET /` to `host:port` over TLS.
-    static func get(_ client: HTTPClient, host: String, port: Int) throws(ObjectStoreError) -> HTTPResponse {
+    static func get(_ client: HTTPClient, host: String, port: Int) throws(HTTPClientError) -> HTTPResponse {
         try client.send(
             HTTPRequest(method: "GET", target: "/"), to: ServerAddress(usesTLS: true, host: host, port: port))
     }
@@ -34,7 +34,7 @@ import Testing
     @Test func theSystemStoreDoesNotTrustTheTestCA() throws {
         let server = try OpenSSLServer()
         defer { server.stop() }
-        do throws(ObjectStoreError) {
+        do throws(HTTPClientError) {
             _ = try Self.get(Self.client(caFile: nil), host: "127.0.0.1", port: server.port)
             Issue.record("a certificate from an unknown CA was accepted")
         } catch {
@@ -51,7 +51,7 @@ import Testing
         let server = try OpenSSLServer()
         defer { server.stop() }
         let client = Self.client(caFile: try OpenSSLServer.caFile)
-        do throws(ObjectStoreError) {
+        do throws(HTTPClientError) {
             _ = try Self.get(client, host: "127.0.0.2", port: server.port)
             Issue.record("a certificate for another address was accepted")
         } catch {
@@ -66,14 +66,14 @@ import Testing
     @Test func aMissingCAFileIsATLSError() throws {
         let server = try OpenSSLServer()
         defer { server.stop() }
-        let error = #expect(throws: ObjectStoreError.self) {
+        let error = #expect(throws: HTTPClientError.self) {
             try Self.get(Self.client(caFile: "/nonexistent/ca.pem"), host: "127.0.0.1", port: server.port)
         }
         guard case .tls? = error else {
             Issue.record("expected a TLS failure, got \(String(describing: error))")
             return
         }
-        do throws(ObjectStoreError) {
+        do throws(HTTPClientError) {
             _ = try Self.get(Self.client(caFile: "/nonexistent/ca.pem"), host: "127.0.0.1", port: server.port)
         } catch {
             guard case .tls(let message) = error else {
@@ -87,7 +87,7 @@ import Testing
     @Test func plainHTTPToATLSPortFails() throws {
         let server = try OpenSSLServer()
         defer { server.stop() }
-        #expect(throws: ObjectStoreError.self) {
+        #expect(throws: HTTPClientError.self) {
             try Self.client(caFile: nil).send(
                 HTTPRequest(method: "GET", target: "/"),
                 to: ServerAddress(usesTLS: false, host: "127.0.0.1", port: server.port))

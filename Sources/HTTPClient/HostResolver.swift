@@ -22,12 +22,12 @@ struct ResolvedAddress: Sendable, Equatable {
 /// answers are reused for `cacheMilliseconds`; failures are not kept. IP literals never come here.
 final class HostResolver: @unchecked Sendable {
     /// A lookup: the addresses of `host` for `port`, or why not (blocking).
-    typealias Lookup = @Sendable (_ host: String, _ port: Int) -> Result<[ResolvedAddress], ObjectStoreError>
+    typealias Lookup = @Sendable (_ host: String, _ port: Int) -> Result<[ResolvedAddress], HTTPClientError>
 
     /// One lookup in progress or done, shared by everyone who waits for it.
     private final class Attempt: @unchecked Sendable {
         /// Set once, under the resolver's mutex.
-        var result: Result<[ResolvedAddress], ObjectStoreError>?
+        var result: Result<[ResolvedAddress], HTTPClientError>?
     }
 
     /// The process-wide resolver the S3 client uses.
@@ -73,7 +73,7 @@ final class HostResolver: @unchecked Sendable {
     }
 
     /// The addresses of `host` for `port`: from the cache, or from a lookup that must finish by `deadline`.
-    func resolve(host: String, port: Int, deadline: Deadline) throws(ObjectStoreError) -> [ResolvedAddress] {
+    func resolve(host: String, port: Int, deadline: Deadline) throws(HTTPClientError) -> [ResolvedAddress] {
         let key = "\(host) \(port)"
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -121,7 +121,7 @@ final class HostResolver: @unchecked Sendable {
     }
 
     /// `getaddrinfo` for `host` (a name, or with `numeric` an IP literal), as owned addresses.
-    static func systemLookup(host: String, port: Int, numeric: Bool) -> Result<[ResolvedAddress], ObjectStoreError> {
+    static func systemLookup(host: String, port: Int, numeric: Bool) -> Result<[ResolvedAddress], HTTPClientError> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -146,7 +146,7 @@ final class HostResolver: @unchecked Sendable {
     }
 
     /// `systemLookup` for a name.
-    @Sendable static func systemLookup(host: String, port: Int) -> Result<[ResolvedAddress], ObjectStoreError> {
+    @Sendable static func systemLookup(host: String, port: Int) -> Result<[ResolvedAddress], HTTPClientError> {
         systemLookup(host: host, port: port, numeric: false)
     }
 

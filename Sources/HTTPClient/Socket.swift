@@ -15,7 +15,7 @@ struct Socket {
     let peer: String
 
     /// Connects to `address`, trying each resolved address in turn until `deadline`.
-    static func connect(to address: ServerAddress, deadline: Deadline) throws(ObjectStoreError) -> Socket {
+    static func connect(to address: ServerAddress, deadline: Deadline) throws(HTTPClientError) -> Socket {
         let peer = "\(address.host):\(address.port)"
         // IP literals need no lookup; names go through the resolver, bounded by the deadline.
         let addresses: [ResolvedAddress]
@@ -104,7 +104,7 @@ struct Socket {
     }
 
     /// Sends all of `bytes` before `deadline` (`MSG_NOSIGNAL`: a closed peer is an error, not SIGPIPE).
-    func send(_ bytes: UnsafeRawBufferPointer, until deadline: Deadline) throws(ObjectStoreError) {
+    func send(_ bytes: UnsafeRawBufferPointer, until deadline: Deadline) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
             let sent = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
@@ -126,7 +126,7 @@ struct Socket {
     }
 
     /// Receives up to `buffer.count` bytes before `deadline`; 0 means the peer closed its side.
-    func receive(into buffer: UnsafeMutableRawBufferPointer, until deadline: Deadline) throws(ObjectStoreError) -> Int {
+    func receive(into buffer: UnsafeMutableRawBufferPointer, until deadline: Deadline) throws(HTTPClientError) -> Int {
         while true {
             let received = recv(fd, buffer.baseAddress!, buffer.count, 0)
             if received >= 0 { return received }

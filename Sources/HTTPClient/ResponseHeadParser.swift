@@ -16,7 +16,7 @@ enum ResponseHeadParser {
     static let maxFields = 256
 
     /// Parses the head at the start of `bytes`; `maxBytes` bounds how long it may be.
-    static func parse(_ bytes: UnsafeRawBufferPointer, maxBytes: Int) throws(ObjectStoreError) -> Result {
+    static func parse(_ bytes: UnsafeRawBufferPointer, maxBytes: Int) throws(HTTPClientError) -> Result {
         guard let end = headEnd(bytes) else {
             if bytes.count > maxBytes { throw .malformedResponse("response head longer than \(maxBytes) bytes") }
             return .incomplete
@@ -67,7 +67,7 @@ enum ResponseHeadParser {
     }
 
     /// `HTTP/1.x SP 3DIGIT [SP reason]`: the minor version and the status.
-    private static func parseStatusLine(_ line: UnsafeRawBufferPointer) throws(ObjectStoreError) -> (Int, Int) {
+    private static func parseStatusLine(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (Int, Int) {
         let prefix = Array("HTTP/1.".utf8)
         guard line.count >= 12, line.prefix(7).elementsEqual(prefix), isDigit(line[7]), line[8] == UInt8(ascii: " "),
             isDigit(line[9]), isDigit(line[10]), isDigit(line[11]), line.count == 12 || line[12] == UInt8(ascii: " ")
@@ -81,7 +81,7 @@ enum ResponseHeadParser {
     }
 
     /// `name ":" OWS value OWS`.
-    private static func parseField(_ line: UnsafeRawBufferPointer) throws(ObjectStoreError) -> (
+    private static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPClientError) -> (
         name: String, value: String
     ) {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {

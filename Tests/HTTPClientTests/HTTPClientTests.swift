@@ -1,7 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
-@testable import ObjectStore
+@testable import HTTPClient
 
 /// The HTTP/1.1 client against scripted local servers: framing, keep-alive, stale connections,
 /// limits and timeouts.
@@ -97,7 +98,7 @@ import Testing
     @Test func aFreshConnectionClosedWithoutAnswerIsAnError() throws {
         let server = try FakeServer { _, _ in .close }
         defer { server.stop() }
-        let error = #expect(throws: ObjectStoreError.self) {
+        let error = #expect(throws: HTTPClientError.self) {
             try Self.client().send(HTTPRequest(method: "GET", target: "/"), to: Self.address(server))
         }
         guard case .connection? = error else {
@@ -112,7 +113,7 @@ import Testing
             .respond("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + String(repeating: "x", count: 100))
         }
         defer { server.stop() }
-        #expect(throws: ObjectStoreError.malformedResponse("response body larger than 50 bytes")) {
+        #expect(throws: HTTPClientError.malformedResponse("response body larger than 50 bytes")) {
             try Self.client(maxResponseBytes: 50).send(
                 HTTPRequest(method: "GET", target: "/"), to: Self.address(server))
         }
@@ -121,7 +122,7 @@ import Testing
     @Test func aTruncatedBodyIsAConnectionError() throws {
         let server = try FakeServer { _, _ in .respondAndClose("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort") }
         defer { server.stop() }
-        do throws(ObjectStoreError) {
+        do throws(HTTPClientError) {
             _ = try Self.client().send(HTTPRequest(method: "GET", target: "/"), to: Self.address(server))
             Issue.record("a truncated body was accepted")
         } catch {
@@ -150,7 +151,7 @@ import Testing
         let server = try FakeServer { _, _ in .hang }
         defer { server.stop() }
         let start = Date()
-        do throws(ObjectStoreError) {
+        do throws(HTTPClientError) {
             _ = try Self.client(requestTimeoutMs: 300).send(
                 HTTPRequest(method: "GET", target: "/"), to: Self.address(server))
             Issue.record("a hung server answered")
@@ -170,7 +171,7 @@ import Testing
         let server = try FakeServer { _, _ in .close }
         let port = server.port
         server.stop()  // closes the listening socket before it returns
-        do throws(ObjectStoreError) {
+        do throws(HTTPClientError) {
             _ = try Self.client().send(
                 HTTPRequest(method: "GET", target: "/"),
                 to: ServerAddress(usesTLS: false, host: "127.0.0.1", port: port))

@@ -1,9 +1,9 @@
 import Testing
 
-@testable import ObjectStore
+@testable import HTTPClient
 
 /// Backoff caps and jitter ("Exponential Backoff And Jitter", AWS Architecture Blog, 2015: full
-/// jitter is `random(0, min(cap, base * 2^attempt))`), and which errors are retried.
+/// jitter is `random(0, min(cap, base * 2^attempt))`), and the retry count.
 @Suite struct RetryPolicyTests {
     @Test func capsDoubleFromTheBaseUpToTheMaximum() {
         let policy = RetryPolicy(maxRetries: 10, baseDelayMs: 50, maxDelayMs: 2000)
@@ -28,32 +28,20 @@ import Testing
         #expect(policy.delay(beforeRetry: 1) { _ in -5 } == 0)
     }
 
-    /// (error, retryable): retry 5xx, 429, SlowDown, timeouts and connection errors only (docs/object-store.md).
-    static let classification: [(ObjectStoreError, Bool)] = [
-        (.status(500, code: "InternalError"), true),
-        (.status(503, code: "SlowDown"), true),
-        (.status(502, code: nil), true),
-        (.status(429, code: nil), true),
-        (.status(400, code: "SlowDown"), true),
-        (.status(200, code: "InternalError"), true),
-        (.status(200, code: "NoSuchKey"), false),
-        (.status(403, code: "SignatureDoesNotMatch"), false),
-        (.status(404, code: "NoSuchKey"), false),
-        (.status(400, code: "RequestTimeout"), false),
-        (.status(412, code: "PreconditionFailed"), false),
-        (.timeout("x"), true),
-        (.connection("x"), true),
-        (.tls("x"), false),
-        (.malformedResponse("x"), false),
-        (.signing("x"), false),
+    @Test(arguments: [(true, 0, true), (true, 1, true), (true, 2, false), (false, 0, false)])
+    func retriesOnlyWhatMayPassWhileRetriesAreLeft(retryable: Bool, retriesSoFar: Int, expected: Bool) {
+        let policy = RetryPolicy(maxRetries: 2)
+        #expect(policy.shouldRetry(retryable: retryable, retriesSoFar: retriesSoFar) == expected)
+    }
+
+    /// (error, retryable): only timeouts and broken connections may pass on another try.
+    static let classification: [(HTTPClientError, Bool)] = [
+        (.timeout("x"), true), (.connection("x"), true), (.tls("x"), false), (.malformedResponse("x"), false),
     ]
 
     @Test(arguments: 0..<classification.count)
-    func retryableErrors(_ index: Int) {
+    func retryableTransportErrors(_ index: Int) {
         let (error, retryable) = Self.classification[index]
         #expect(error.isRetryable == retryable, "\(error)")
-        let policy = RetryPolicy(maxRetries: 2)
-        #expect(policy.shouldRetry(after: error, retriesSoFar: 0) == retryable)
-        #expect(!policy.shouldRetry(after: error, retriesSoFar: 2))
     }
 }

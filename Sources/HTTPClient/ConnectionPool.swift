@@ -48,14 +48,4 @@ final class ConnectionPool: Sendable {
     func idleCount(for address: ServerAddress) -> Int {
         idle.withLock { $0[address]?.count ?? 0 }
     }
-
-    /// Closes every idle connection.
-    func removeAll() {
-        let dropped = idle.withLock { connections in
-            let all = connections
-            connections = [:]
-            return all
-        }
-        _ = dropped
-    }
 }

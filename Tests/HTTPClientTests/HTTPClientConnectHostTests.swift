@@ -1,7 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
-@testable import ObjectStore
+@testable import HTTPClient
 
 /// `HTTPClientOptions.connectHost`: the connection goes to that host, the request keeps the
 /// addressed host (a virtual-hosted name DNS does not know reaches a loopback server). The name is

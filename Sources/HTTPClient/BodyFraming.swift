@@ -10,7 +10,7 @@ enum BodyFraming: Equatable {
     case untilClose
 
     /// The framing of `head`, a response to a HEAD request when `toHead`.
-    static func of(_ head: ResponseHead, toHead: Bool) throws(ObjectStoreError) -> BodyFraming {
+    static func of(_ head: ResponseHead, toHead: Bool) throws(HTTPClientError) -> BodyFraming {
         if toHead || head.status < 200 || head.status == 204 || head.status == 304 { return .none }
         let codings = head.values("transfer-encoding").flatMap { $0.split(separator: ",") }
             .map { $0.trimmingASCIISpaces().lowercased() }.filter { !$0.isEmpty }

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import ObjectStore
+@testable import HTTPClient
 
 /// Name resolution bounded by the caller's deadline, shared between callers and cached. The lookups
 /// here are fakes that block until the test lets them go, so no test depends on a timing: a caller
@@ -12,9 +12,9 @@ import Testing
     final class GatedLookup: @unchecked Sendable {
         let calls = Atomic<Int>(0)
         private let gate = DispatchSemaphore(value: 0)
-        let answer: Result<[ResolvedAddress], ObjectStoreError>
+        let answer: Result<[ResolvedAddress], HTTPClientError>
 
-        init(_ answer: Result<[ResolvedAddress], ObjectStoreError>) { self.answer = answer }
+        init(_ answer: Result<[ResolvedAddress], HTTPClientError>) { self.answer = answer }
 
         var lookup: HostResolver.Lookup {
             { [self] _, _ in
@@ -37,7 +37,7 @@ import Testing
         #expect {
             try resolver.resolve(host: "hangs.example", port: 80, deadline: .after(milliseconds: 50))
         } throws: { error in
-            guard case .timeout = error as? ObjectStoreError else { return false }
+            guard case .timeout = error as? HTTPClientError else { return false }
             return true
         }
         #expect(gated.calls.load(ordering: .relaxed) == 1)  // still blocked: the caller left at its deadline
@@ -86,7 +86,7 @@ import Testing
         failing.release(2)
         let resolver = HostResolver(lookup: failing.lookup)
         for _ in 0..<2 {
-            #expect(throws: ObjectStoreError.self) {
+            #expect(throws: HTTPClientError.self) {
                 try resolver.resolve(host: "nx.example", port: 80, deadline: .after(milliseconds: 5_000))
             }
         }

@@ -11,7 +11,7 @@ final class TLSContext: @unchecked Sendable {
     let handle: OpaquePointer
 
     /// A client context trusting `caFile` (PEM), or the system store when nil.
-    init(caFile: String?) throws(ObjectStoreError) {
+    init(caFile: String?) throws(HTTPClientError) {
         guard let handle = SSL_CTX_new(TLS_client_method()) else {
             throw .tls("cannot create a TLS context: \(OpenSSLErrors.drain())")
         }

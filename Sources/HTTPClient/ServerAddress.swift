@@ -1,5 +1,3 @@
-import SigV4
-
 /// Where a connection goes: scheme, host and port. The key of the connection pool.
 public struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
     /// True for HTTPS.
@@ -16,11 +14,6 @@ public struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
         self.usesTLS = usesTLS
         self.host = host
         self.port = port
-    }
-
-    /// The address of an endpoint (its scheme, host and effective port).
-    public init(endpoint: Endpoint) {
-        self.init(usesTLS: endpoint.scheme == "https", host: endpoint.host, port: endpoint.port ?? endpoint.defaultPort)
     }
 
     /// `https://host:port`.

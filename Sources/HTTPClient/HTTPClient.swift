@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A small blocking HTTP/1.1 client for the server's own calls to object storage.
+/// A small blocking HTTP/1.1 client for the server's own calls (object storage, credential services).
 ///
 /// Runs on worker threads, never on event loops. One exchange at a time per connection; idle
 /// keep-alive connections wait in a bounded per-address pool. Plain HTTP or HTTPS (libssl, TLS 1.2+,
@@ -14,7 +14,7 @@ public final class HTTPClient: Sendable {
     /// The TLS context for HTTPS, or the reason it could not be made; made on the first HTTPS connection
     /// (loading the system's CA store costs tens of milliseconds, which plain-HTTP deployments and the
     /// start-up time should not pay).
-    private let tlsContext = Mutex<Result<TLSContext, ObjectStoreError>?>(nil)
+    private let tlsContext = Mutex<Result<TLSContext, HTTPClientError>?>(nil)
 
     /// A client with these limits; a bad CA file surfaces as `.tls` on the first HTTPS request.
     public init(options: HTTPClientOptions) {
@@ -23,11 +23,11 @@ public final class HTTPClient: Sendable {
     }
 
     /// The TLS context, made once.
-    private func context() -> Result<TLSContext, ObjectStoreError> {
+    private func context() -> Result<TLSContext, HTTPClientError> {
         tlsContext.withLock { cached in
             if let cached { return cached }
-            let made: Result<TLSContext, ObjectStoreError>
-            do throws(ObjectStoreError) {
+            let made: Result<TLSContext, HTTPClientError>
+            do throws(HTTPClientError) {
                 made = .success(try TLSContext(caFile: options.caFile))
             } catch {
                 made = .failure(error)
@@ -42,7 +42,7 @@ public final class HTTPClient: Sendable {
     /// When a pooled connection breaks before any byte of the response arrives (the server closed
     /// it while idle), an idempotent request (RFC 9110 section 9.2.2) is sent once more on a fresh
     /// connection, within the same deadline.
-    public func send(_ request: HTTPRequest, to address: ServerAddress) throws(ObjectStoreError) -> HTTPResponse {
+    public func send(_ request: HTTPRequest, to address: ServerAddress) throws(HTTPClientError) -> HTTPResponse {
         let deadline = Deadline.after(milliseconds: options.requestTimeoutMs)
         let encoded = Self.encode(request, authority: address.authority)
         if let pooled = pool.checkOut(address) {
@@ -65,11 +65,8 @@ public final class HTTPClient: Sendable {
     /// Idle connections to `address` in the pool right now.
     public func idleConnectionCount(to address: ServerAddress) -> Int { pool.idleCount(for: address) }
 
-    /// Closes every idle connection.
-    public func closeIdleConnections() { pool.removeAll() }
-
     /// A new connection to `address`.
-    private func connect(to address: ServerAddress, deadline: Deadline) throws(ObjectStoreError) -> ClientConnection {
+    private func connect(to address: ServerAddress, deadline: Deadline) throws(HTTPClientError) -> ClientConnection {
         var context: TLSContext?
         if address.usesTLS {
             switch self.context() {
@@ -125,7 +122,7 @@ public final class HTTPClient: Sendable {
 /// An exchange that failed, and whether it failed before any response byte arrived.
 struct ExchangeFailure: Error {
     /// What went wrong.
-    var error: ObjectStoreError
+    var error: HTTPClientError
     /// True when nothing of the response was received (a stale pooled connection looks like this).
     var beforeResponse: Bool
 }

@@ -20,7 +20,7 @@ final class ClientConnection: @unchecked Sendable {
     init(
         connectingTo address: ServerAddress, via connectHost: String? = nil, tlsContext: TLSContext?,
         connectDeadline: Deadline, deadline: Deadline
-    ) throws(ObjectStoreError) {
+    ) throws(HTTPClientError) {
         let target =
             connectHost.map { ServerAddress(usesTLS: address.usesTLS, host: $0, port: address.port) } ?? address
         let socket = try Socket.connect(to: target, deadline: min(connectDeadline, deadline))
@@ -30,7 +30,7 @@ final class ClientConnection: @unchecked Sendable {
                 socket.close()
                 throw .tls("no TLS context for \(address)")
             }
-            do throws(ObjectStoreError) {
+            do throws(HTTPClientError) {
                 let created = try TLSSession(context: tlsContext, address: address)
                 try created.handshake(over: socket, until: deadline)
                 session = created
@@ -50,8 +50,8 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// Sends all of `bytes`.
-    func write(_ bytes: [UInt8], until deadline: Deadline) throws(ObjectStoreError) {
-        try bytes.withBytes { (buffer) throws(ObjectStoreError) in
+    func write(_ bytes: [UInt8], until deadline: Deadline) throws(HTTPClientError) {
+        try bytes.withBytes { (buffer) throws(HTTPClientError) in
             if let tls {
                 try tls.write(buffer, over: socket, until: deadline)
             } else {
@@ -61,7 +61,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// Reads up to `buffer.count` bytes; 0 means the server closed the connection.
-    func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: Deadline) throws(ObjectStoreError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: Deadline) throws(HTTPClientError) -> Int {
         if let tls { return try tls.read(into: buffer, over: socket, until: deadline) }
         return try socket.receive(into: buffer, until: deadline)
     }

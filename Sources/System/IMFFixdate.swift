@@ -1,13 +1,24 @@
-import System
-
-/// Reads the `Date` header of a storage server's response: the IMF-fixdate form of RFC 9110, section
-/// 5.6.7 (`Sun, 06 Nov 1994 08:49:37 GMT`), the only one HTTP/1.1 servers may send. The obsolete RFC 850
-/// and asctime forms give nil, as does anything malformed. Pure.
-public enum HTTPDateParser {
+/// HTTP dates: the IMF-fixdate form of RFC 9110, section 5.6.7 (`Sun, 06 Nov 1994 08:49:37 GMT`), the
+/// only one HTTP/1.1 servers may send: the one parser (a storage server's `Date`) and formatter (the
+/// server's own `Date` header) of that format. The obsolete RFC 850 and asctime forms read as nil, as
+/// does anything malformed. Pure.
+public enum IMFFixdate {
     /// The month names in order.
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    /// The day names.
-    private static let days: Set<String> = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    /// The day names, Sunday first (`CivilDate.weekday`'s order).
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT` for `time`.
+    public static func string(_ time: CivilDateTime) -> String {
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        var year = String(time.year)
+        while year.count < 4 { year = "0" + year }
+        return "\(days[time.weekday]), \(two(time.day)) \(months[time.month - 1]) \(year) "
+            + "\(two(time.hour)):\(two(time.minute)):\(two(time.second)) GMT"
+    }
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT` for `epochSeconds`.
+    public static func string(epochSeconds: Int64) -> String { string(CivilDateTime(epochSeconds: epochSeconds)) }
 
     /// Seconds since the Unix epoch for an IMF-fixdate, or nil.
     public static func epochSeconds(_ text: String) -> Int64? {
@@ -23,7 +34,7 @@ public enum HTTPDateParser {
         else { return nil }
         let date = CivilDate(year: year, month: monthIndex + 1, day: day)
         guard date.isValid, hour <= 23, minute <= 59, second <= 60 else { return nil }
-        return date.daysSinceEpoch * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
+        return CivilDateTime(date: date, hour: hour, minute: minute, second: second).epochSeconds
     }
 
     /// A run of ASCII digits as a number, or nil.

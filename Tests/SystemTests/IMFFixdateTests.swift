@@ -1,10 +1,10 @@
 import Testing
 
-@testable import ObjectStore
+@testable import System
 
 /// HTTP dates as storage servers send them (IMF-fixdate, RFC 9110 section 5.6.7). Expected values from
 /// Python's `calendar.timegm(time.strptime(text, "%a, %d %b %Y %H:%M:%S GMT"))`.
-@Suite struct HTTPDateParserTests {
+@Suite struct IMFFixdateTests {
     @Test(arguments: [
         ("Sun, 06 Nov 1994 08:49:37 GMT", Int64(784_111_777)),  // RFC 9110's own example
         ("Thu, 01 Jan 1970 00:00:00 GMT", 0),
@@ -16,7 +16,7 @@ import Testing
         ("Wed, 31 Dec 1969 23:59:59 GMT", -1),
     ])
     func imfFixdates(text: String, seconds: Int64) {
-        #expect(HTTPDateParser.epochSeconds(text) == seconds)
+        #expect(IMFFixdate.epochSeconds(text) == seconds)
     }
 
     @Test(arguments: [
@@ -29,6 +29,17 @@ import Testing
         "Sun; 06 Nov 1994 08:49:37 GMT", "", "Sun, 06 Nov 1994 08:49:3\u{7}GMT",
     ])
     func otherFormsAndImpossibleDatesAreNil(text: String) {
-        #expect(HTTPDateParser.epochSeconds(text) == nil)
+        #expect(IMFFixdate.epochSeconds(text) == nil)
+    }
+
+    @Test(arguments: [
+        (Int64(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT"),  // RFC 9110's own example
+        (0, "Thu, 01 Jan 1970 00:00:00 GMT"),
+        (1_709_208_000, "Thu, 29 Feb 2024 12:00:00 GMT"),
+        (-1, "Wed, 31 Dec 1969 23:59:59 GMT"),
+    ])
+    func formats(seconds: Int64, text: String) {
+        #expect(IMFFixdate.string(epochSeconds: seconds) == text)
+        #expect(IMFFixdate.epochSeconds(IMFFixdate.string(epochSeconds: seconds)) == seconds)
     }
 }

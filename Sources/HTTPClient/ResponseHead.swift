@@ -22,8 +22,8 @@ struct ResponseHead: Sendable {
 }
 
 extension Substring {
-    /// The text without leading and trailing spaces and tabs.
-    func trimmingASCIISpaces() -> Substring {
+    /// The text without leading and trailing spaces and tabs (also for ObjectStore's header values).
+    package func trimmingASCIISpaces() -> Substring {
         var text = self
         while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
         while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
