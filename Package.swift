@@ -24,11 +24,13 @@ let package = Package(
         .systemLibrary(name: "CPostgres", providers: [.apt(["libpq-dev"])]),
         .target(name: "CPostgresLoader", dependencies: ["CPostgres"], linkerSettings: [.linkedLibrary("dl")]),
 
-        // The bottom of the graph: threads, the monitor, clocks, whole-file reads, civil dates
+        // The bottom of the graph: threads, the monitor, clocks, whole-file reads, civil dates and timestamps
         .target(name: "System", dependencies: ["CLinux"]),
 
         // Pure cores
         .target(name: "HTTP1"),
+        // The log sink, its level and the field-based JSON lines (JSON's escaper, the only one)
+        .target(name: "Logging", dependencies: ["JSON", "System"]),
         .target(name: "JSON"),
         .target(name: "ImageProbe"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
@@ -39,7 +41,7 @@ let package = Package(
         .target(name: "Auth", dependencies: ["Crypto", "JSON", "System"]),
 
         // I/O shells
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "System", "CLinux", "COpenSSL"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "Logging", "System", "CLinux", "COpenSSL"]),
         // The blocking HTTP/1.1 client (pool, resolver, TLS, framing) the server's own calls go through.
         .target(name: "HTTPClient", dependencies: ["Crypto", "System", "COpenSSL", "CLinux"]),
         .target(name: "ObjectStore", dependencies: ["HTTPClient", "SigV4", "Crypto", "System"]),
@@ -52,10 +54,10 @@ let package = Package(
             name: "App",
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
-                "System", "ImageProbe", "CloudCredentials", "HTTPClient",
+                "System", "ImageProbe", "CloudCredentials", "HTTPClient", "Logging",
             ]),
         .executableTarget(
-            name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "System", "CLinux"]),
+            name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "Logging", "System", "CLinux"]),
         .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto", "System"]),
 
         // The client library for apps and its command-line uploader (scripts/check-modules.py keeps
@@ -73,6 +75,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "ImageProbeTests", dependencies: ["ImageProbe"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemTests", dependencies: ["System"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging", "System"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"]),
         .testTarget(
             name: "SigV4Tests", dependencies: ["SigV4", "Crypto", "TestSupport"], resources: [.copy("Fixtures")]),
@@ -86,13 +89,15 @@ let package = Package(
         .testTarget(
             name: "CloudCredentialsTests",
             dependencies: ["CloudCredentials", "HTTPClient", "SigV4", "Crypto", "JSON", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "System", "CLinux", "TestSupport"]),
+        .testTarget(
+            name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "Logging", "System", "CLinux", "TestSupport"]),
         .testTarget(name: "PresignClientTests", dependencies: ["PresignClient", "TestSupport"]),
         .testTarget(
             name: "AppTests",
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
                 "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials", "HTTPClient",
+                "Logging",
             ]),
     ],
     swiftLanguageModes: [.v6]

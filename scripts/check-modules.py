@@ -12,7 +12,8 @@ Layers, lowest first (a module may use only modules of lower layers):
                                    each other: CPostgresLoader wraps CPostgres's headers)
   1 System                         threads, the monitor, clocks, whole-file reads, civil dates
   2 Crypto JSON HTTP1 ImageProbe   pure cores
-  3 SigV4 Auth Config HTTPClient   (HTTPClient: the blocking HTTP/1.1 client the server's own calls use)
+  3 SigV4 Auth Config HTTPClient   (HTTPClient: the blocking HTTP/1.1 client the server's own calls use;
+    Logging                        Logging: the log sink and its level, JSON lines over JSON's escaper)
   4 HTTPServer ObjectStore Records I/O shells
   5 CloudCredentials               (over HTTPClient; ObjectStore only for S3XML)
   6 App
@@ -34,7 +35,7 @@ LAYERS = [
     ["CLinux", "COpenSSL", "CSQLite", "CPostgres", "CPostgresLoader"],
     ["System"],
     ["Crypto", "JSON", "HTTP1", "ImageProbe"],
-    ["SigV4", "Auth", "Config", "HTTPClient"],
+    ["SigV4", "Auth", "Config", "HTTPClient", "Logging"],
     ["HTTPServer", "ObjectStore", "Records"],
     ["CloudCredentials"],
     ["App"],

@@ -1,5 +1,4 @@
 import Crypto
-import HTTPServer
 import System
 
 /// The outside world as the application sees it: the clock and the source of random ids. Tests pass

@@ -4,6 +4,7 @@ import Config
 import Crypto
 import HTTP1
 import HTTPServer
+import Logging
 import ObjectStore
 import Records
 import SigV4

@@ -3,6 +3,7 @@ import Config
 import HTTP1
 import HTTPServer
 import JSON
+import Logging
 import ObjectStore
 import Records
 import SigV4

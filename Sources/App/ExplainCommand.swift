@@ -1,5 +1,6 @@
 import Config
 import JSON
+import Logging
 import SigV4
 import System
 

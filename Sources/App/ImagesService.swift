@@ -2,6 +2,7 @@ import Config
 import HTTPServer
 import ImageProbe
 import JSON
+import Logging
 import ObjectStore
 import Records
 import SigV4

@@ -1,4 +1,4 @@
-import HTTPServer
+import Logging
 import ObjectStore
 import Records
 import Synchronization

@@ -1,4 +1,5 @@
 import Config
+import Logging
 import ObjectStore
 import System
 

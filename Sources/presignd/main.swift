@@ -3,6 +3,7 @@ import CLinux
 import Config
 import Crypto
 import HTTPServer
+import Logging
 import System
 
 #if canImport(Glibc)
@@ -13,7 +14,8 @@ import System
 // drain, exit 0. Exit 2 on configuration problems, 1 when a part cannot start. `presignd explain`
 // exits 0 (no difference), 1 (differences) or 2 (usage, configuration).
 
-let log = LogSink(fd: 2)
+// Until the configuration (and so `log.level`) is known, messages go out as they are.
+let bootLog = LogSink(fd: 2)
 var environment: [String: String] = [:]
 var envp = environ
 while let entry = envp.pointee {
@@ -26,7 +28,7 @@ let action: CommandLineAction
 switch ConfigLoader.load(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment) {
 case .success(let a): action = a
 case .failure(let error):
-    for p in error.problems { log.writeLine("presignd: configuration: \(p)") }
+    for p in error.problems { bootLog.writeLine("presignd: configuration: \(p)") }
     // A health check that cannot read the configuration reports "unhealthy" (1): Docker reserves 2.
     exit(CommandLine.arguments.dropFirst().first == "healthcheck" ? 1 : 2)
 }
@@ -41,7 +43,7 @@ case .help(let text):
     exit(0)
 case .checkConfig(let c):
     print(c.redactedJSON())
-    for note in c.notes { log.writeLine("presignd: note: \(note)") }
+    for note in c.notes { bootLog.writeLine("presignd: note: \(note)") }
     exit(0)
 case .healthcheck(let c):
     let outcome = HealthCheck.run(config: c)
@@ -56,6 +58,16 @@ case .explain(let c, let arguments):
 case .run(let c):
     config = c
 }
+
+// `log.level` (validated by Config: one of LogLevel's names): lines below it are not written, the
+// access log's `info` lines included.
+let log = LogSink(fd: 2, minimumLevel: LogLevel(rawValue: config.log.level) ?? .info)
+log.debug(
+    "configuration",
+    [
+        "authMode": config.auth.mode.rawValue, "s3Endpoint": config.s3.endpoint, "bucket": config.s3.bucket,
+        "region": config.s3.region, "accessLog": config.log.accessLog,
+    ])
 
 // Signals are handled by sigwait on this thread: block them before any other thread starts.
 _ = presignd_block_signals(SIGTERM, SIGINT, SIGHUP)

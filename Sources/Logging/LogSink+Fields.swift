@@ -1,17 +1,5 @@
-import HTTP1
+import JSON
 import System
-
-/// The level of a log line.
-public enum LogLevel: String, Sendable {
-    /// Detail for debugging.
-    case debug
-    /// Normal events: start, stop, refused credentials.
-    case info
-    /// Something an operator should look at (readiness lost, a skipped key).
-    case warn
-    /// A failure (a part cannot start, intents not stored).
-    case error
-}
 
 /// A value a log line's field can hold, written as JSON (strings escaped, so a value can never break
 /// the line).
@@ -22,33 +10,35 @@ public protocol LogValue: Sendable {
 
 extension String: LogValue {
     /// A JSON string.
-    public func appendLogJSON(to buffer: inout [UInt8]) { LogText.appendQuoted(self, to: &buffer) }
+    public func appendLogJSON(to buffer: inout [UInt8]) { LogSink.appendQuoted(self, to: &buffer) }
 }
 
 extension Int: LogValue {
     /// A JSON number.
-    public func appendLogJSON(to buffer: inout [UInt8]) { buffer.append(utf8: String(self)) }
+    public func appendLogJSON(to buffer: inout [UInt8]) { JSONWriter.appendDecimal(Int64(self), to: &buffer) }
 }
 
 extension Int32: LogValue {
     /// A JSON number.
-    public func appendLogJSON(to buffer: inout [UInt8]) { buffer.append(utf8: String(self)) }
+    public func appendLogJSON(to buffer: inout [UInt8]) { JSONWriter.appendDecimal(Int64(self), to: &buffer) }
 }
 
 extension Int64: LogValue {
     /// A JSON number.
-    public func appendLogJSON(to buffer: inout [UInt8]) { buffer.append(utf8: String(self)) }
+    public func appendLogJSON(to buffer: inout [UInt8]) { JSONWriter.appendDecimal(Int64(self), to: &buffer) }
 }
 
 extension Bool: LogValue {
     /// `true` or `false`.
-    public func appendLogJSON(to buffer: inout [UInt8]) { buffer.append(ascii: self ? "true" : "false") }
+    public func appendLogJSON(to buffer: inout [UInt8]) {
+        JSONWriter.appendLiteral(self ? "true" : "false", to: &buffer)
+    }
 }
 
 extension Optional: LogValue where Wrapped: LogValue {
     /// The wrapped value, or `null`.
     public func appendLogJSON(to buffer: inout [UInt8]) {
-        if let value = self { value.appendLogJSON(to: &buffer) } else { buffer.append(ascii: "null") }
+        if let value = self { value.appendLogJSON(to: &buffer) } else { JSONWriter.appendLiteral("null", to: &buffer) }
     }
 }
 
@@ -57,9 +47,16 @@ extension LogSink {
     ///
     /// `time` is UTC with milliseconds, as in the access log (`2026-01-02T03:04:05.678Z`). Every value is
     /// escaped; callers must still never pass a token, a key, a secret or a presigned URL's query.
+    /// Nothing is written (or formatted) for a level below `minimumLevel`.
     public func log(_ level: LogLevel, _ message: String, _ fields: KeyValuePairs<String, any LogValue> = [:]) {
+        guard writes(level) else { return }
         let (seconds, millis) = WallClock.now()
         write(LogSink.line(level, message, fields, epochSeconds: seconds, millis: millis))
+    }
+
+    /// A `debug` line (see `log`).
+    public func debug(_ message: String, _ fields: KeyValuePairs<String, any LogValue> = [:]) {
+        log(.debug, message, fields)
     }
 
     /// An `info` line (see `log`).
@@ -87,29 +84,32 @@ extension LogSink {
         var isoSecond: [UInt8] = []
         ISO8601Timestamp.appendSecond(CivilDateTime(epochSeconds: epochSeconds), to: &isoSecond)
         appendTime(isoSecond: isoSecond, millis: millis, to: &buffer)
-        buffer.append(ascii: #","level":"#)
-        LogText.appendQuoted(level.rawValue, to: &buffer)
-        buffer.append(ascii: #","msg":"#)
-        LogText.appendQuoted(message, to: &buffer)
+        JSONWriter.appendLiteral(#","level":"#, to: &buffer)
+        LogSink.appendQuoted(level.rawValue, to: &buffer)
+        JSONWriter.appendLiteral(#","msg":"#, to: &buffer)
+        LogSink.appendQuoted(message, to: &buffer)
         for (key, value) in fields {
             buffer.append(UInt8(ascii: ","))
-            LogText.appendQuoted(key, to: &buffer)
+            LogSink.appendQuoted(key, to: &buffer)
             buffer.append(UInt8(ascii: ":"))
             value.appendLogJSON(to: &buffer)
         }
-        buffer.append(ascii: "}\n")
+        JSONWriter.appendLiteral("}\n", to: &buffer)
         return buffer
     }
 
     /// Appends `{"time":"YYYY-MM-DDTHH:MM:SS.mmmZ"`, the start of every line (the access log's too).
-    static func appendTime(isoSecond: [UInt8], millis: Int64, to buffer: inout [UInt8]) {
-        buffer.append(ascii: #"{"time":""#)
+    public static func appendTime(isoSecond: [UInt8], millis: Int64, to buffer: inout [UInt8]) {
+        JSONWriter.appendLiteral(#"{"time":""#, to: &buffer)
         buffer.append(contentsOf: isoSecond)
-        buffer.append(UInt8(ascii: "."))
-        let ms = Int(max(0, min(999, millis)))
-        buffer.append(UInt8(ascii: "0") + UInt8(ms / 100))
-        buffer.append(UInt8(ascii: "0") + UInt8(ms / 10 % 10))
-        buffer.append(UInt8(ascii: "0") + UInt8(ms % 10))
-        buffer.append(ascii: #"Z""#)
+        ISO8601Timestamp.appendMillis(Int(max(0, min(999, millis))), to: &buffer)
+        JSONWriter.appendLiteral(#"Z""#, to: &buffer)
+    }
+
+    /// Appends `value` as a JSON string (`JSON.JSONWriter`'s escaper, the only one): a log value can
+    /// never break its line.
+    @inlinable
+    public static func appendQuoted(_ value: String, to buffer: inout [UInt8]) {
+        JSONWriter.appendQuoted(value, to: &buffer)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPServer
+import Logging
 import System
 import Testing
 
@@ -82,5 +82,43 @@ struct LogSinkTests {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let time = try #require((object["time"] as? String).flatMap { formatter.date(from: $0) })
         #expect(time.timeIntervalSince(before) > -1, "the line's time is now, not a fixed value")
+    }
+
+    /// The lines a sink at `minimum` writes when one line of each level is logged.
+    static func written(at minimum: LogLevel) throws -> [String] {
+        let path = NSTemporaryDirectory() + "presignd-loglevel-\(UUID().uuidString).log"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        try #require(fd >= 0)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        let sink = LogSink(fd: fd, minimumLevel: minimum)
+        sink.debug("d")
+        sink.info("i")
+        sink.warn("w")
+        sink.error("e")
+        sink.log(.info, "i2")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return try text.split(separator: "\n").map {
+            try #require(Self.parse(Array(($0 + "\n").utf8))["msg"] as? String)
+        }
+    }
+
+    @Test(
+        "log.level: lines below the sink's level are not written",
+        arguments: [
+            (LogLevel.debug, ["d", "i", "w", "e", "i2"]), (.info, ["i", "w", "e", "i2"]), (.warn, ["w", "e"]),
+            (.error, ["e"]),
+        ])
+    func levels(minimum: LogLevel, expected: [String]) throws {
+        #expect(try Self.written(at: minimum) == expected)
+        #expect(LogSink(minimumLevel: minimum).writes(.info) == (minimum <= .info))
+    }
+
+    @Test("the levels are ordered debug < info < warn < error, named as log.level spells them")
+    func order() {
+        #expect(LogLevel.allCases.sorted() == [.debug, .info, .warn, .error])
+        #expect(LogLevel.allCases.map(\.rawValue) == ["debug", "info", "warn", "error"])
     }
 }
