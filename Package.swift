@@ -55,7 +55,9 @@ let package = Package(
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
                 "System", "ImageProbe", "CloudCredentials", "HTTPClient", "Logging",
-            ]),
+            ],
+            // The API document, served at /openapi.yaml and /openapi.json (docs/openapi.yaml links to it).
+            resources: [.embedInCode("openapi.yaml")]),
         .executableTarget(
             name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "Logging", "System", "CLinux"]),
         .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto", "System"]),
