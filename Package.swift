@@ -35,6 +35,8 @@ let package = Package(
         .target(name: "ImageProbe"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "SigV4", dependencies: ["Crypto", "System"]),
+        // Explain mode's pure analysis of a refused URL, over SigV4's own steps.
+        .target(name: "Explain", dependencies: ["SigV4", "Crypto", "System"]),
         // The built-in defaults are Sources/Config/presignd.json, compiled in (config/presignd.json links to it).
         .target(
             name: "Config", dependencies: ["JSON", "Crypto", "System"], resources: [.embedInCode("presignd.json")]),
@@ -54,12 +56,15 @@ let package = Package(
             name: "App",
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
-                "System", "ImageProbe", "CloudCredentials", "HTTPClient", "Logging",
+                "System", "ImageProbe", "CloudCredentials", "HTTPClient", "Logging", "Explain",
             ],
             // The API document, served at /openapi.yaml and /openapi.json (docs/openapi.yaml links to it).
             resources: [.embedInCode("openapi.yaml")]),
+        // The command-line modes of the binary (explain; house adds healthcheck and the dispatch).
+        .target(name: "Commands", dependencies: ["App", "Config", "Explain"]),
         .executableTarget(
-            name: "presignd", dependencies: ["App", "Config", "HTTPServer", "Crypto", "Logging", "System", "CLinux"]),
+            name: "presignd",
+            dependencies: ["App", "Commands", "Config", "HTTPServer", "Crypto", "Logging", "System", "CLinux"]),
         .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto", "System"]),
 
         // The client library for apps and its command-line uploader (scripts/check-modules.py keeps
@@ -81,6 +86,7 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"]),
         .testTarget(
             name: "SigV4Tests", dependencies: ["SigV4", "Crypto", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ExplainTests", dependencies: ["Explain", "SigV4", "Crypto", "TestSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "JSON", "Crypto"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Crypto", "JSON"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
@@ -99,7 +105,7 @@ let package = Package(
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
                 "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials", "HTTPClient",
-                "Logging",
+                "Logging", "Explain",
             ]),
     ],
     swiftLanguageModes: [.v6]

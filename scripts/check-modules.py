@@ -14,10 +14,11 @@ Layers, lowest first (a module may use only modules of lower layers):
   2 Crypto JSON HTTP1 ImageProbe   pure cores
   3 SigV4 Auth Config HTTPClient   (HTTPClient: the blocking HTTP/1.1 client the server's own calls use;
     Logging                        Logging: the log sink and its level, JSON lines over JSON's escaper)
-  4 HTTPServer ObjectStore Records I/O shells
+  4 HTTPServer ObjectStore Records I/O shells; Explain (explain mode's pure analysis, over SigV4)
   5 CloudCredentials               (over HTTPClient; ObjectStore only for S3XML)
   6 App
-  7 presignd PresignBench          executables
+  7 Commands                       the binary's command-line modes (explain)
+  8 presignd PresignBench          executables
 Test targets (Tests/) may import any module they declare; only the "declared" rule applies to them.
 The client side (CLIENT: PresignClient, the library apps link, and PresignUpload, its command-line
 uploader) stands outside the layers: it may declare and import only client modules and the toolchain
@@ -36,9 +37,10 @@ LAYERS = [
     ["System"],
     ["Crypto", "JSON", "HTTP1", "ImageProbe"],
     ["SigV4", "Auth", "Config", "HTTPClient", "Logging"],
-    ["HTTPServer", "ObjectStore", "Records"],
+    ["HTTPServer", "ObjectStore", "Records", "Explain"],
     ["CloudCredentials"],
     ["App"],
+    ["Commands"],
     ["presignd", "PresignBench"],
 ]
 # The client side: these may use each other (in this order: a module only those before it) and the

@@ -68,7 +68,8 @@ public final class Application: Sendable {
         let explainRoutes =
             config.explain.enabled
             ? ExplainService(
-                config: config, signer: { [signer = signers.configured] in signer.current }, gate: gate, env: env
+                config: config, signer: { [signer = signers.configured] in signer.current }, storage: storage,
+                gate: gate, env: env
             ).routes() : []
         var apiRoutes = presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes
         if config.uppy.enabled {

@@ -1,5 +1,6 @@
 import App
 import CLinux
+import Commands
 import Config
 import Crypto
 import HTTPServer

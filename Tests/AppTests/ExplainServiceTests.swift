@@ -1,5 +1,6 @@
 import Config
 import Crypto
+import Explain
 import HTTP1
 import HTTPServer
 import JSON
@@ -27,7 +28,7 @@ struct ExplainServiceTests {
         config.auth.apiKeys = [APIKeyConfig(id: "ops", sha256: SHA256.hash(adminKey).hex, scopes: ["admin"])]
         config.explain.enabled = true
         return ExplainService(
-            config: config, signer: { signer },
+            config: config, signer: { signer }, storage: InMemoryObjectStorage(),
             gate: Gate(callers: DevelopmentCallerResolver(header: "X-User-Id", defaultUserId: "1")),
             env: AppEnvironment(nowMillis: { now * 1000 + 5000 }, newUUID: { "u" }))
     }

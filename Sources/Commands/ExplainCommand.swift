@@ -1,12 +1,12 @@
+import App
 import Config
-import JSON
-import Logging
-import SigV4
-import System
+import Explain
 
 /// `presignd explain URL [--header 'Name: value']... [--method M] [--error-xml FILE]`: the explain
 /// route's answer on the command line, with the server's own configuration and credentials (no
-/// server needs to run, and `explain.enabled` is not needed).
+/// server needs to run, and `explain.enabled` is not needed). When the URL is exactly what the server
+/// signs and storage's error says `SignatureDoesNotMatch`, the server's credentials are checked against
+/// storage (a signed HEAD of the bucket).
 public enum ExplainCommand {
     /// What the command prints and its exit status: 0 no difference, 1 differences, 2 usage or
     /// configuration (the credentials are missing, the error XML file cannot be read, a header line
@@ -24,13 +24,9 @@ public enum ExplainCommand {
         readFile: (String) throws -> [UInt8] = ConfigLoader.readFile(atPath:)
     ) -> Outcome {
         // The credentials the server would sign with: the same chain, asked once (its log lines go to stderr).
-        let signer: Presigner
+        let tools: ExplainService.Tools
         do {
-            let env = AppEnvironment(
-                nowMillis: { nowSeconds * 1000 }, newUUID: { "" }, variables: environment)
-            let resolved = try Application.resolveCredentials(config, env: env, log: LogSink())
-            signer = try Application.makeSigners(config.s3, credentials: resolved.provided.credentials).configured
-                .current
+            tools = try ExplainService.tools(config: config, environment: environment, nowSeconds: nowSeconds)
         } catch {
             return Outcome(output: "presignd explain: \(error)", status: 2)
         }
@@ -49,11 +45,10 @@ public enum ExplainCommand {
                 return Outcome(output: "presignd explain: cannot read --error-xml \(path): \(error)", status: 2)
             }
         }
-        let explainer = ExplainService.explainer(config: config, signer: { signer })
-        let explanation = explainer.explain(
+        let explanation = tools.explainer.explain(
             ExplainInput(
                 url: arguments.url, method: arguments.method?.uppercased(), headers: headers.isEmpty ? nil : headers,
-                storage: storage), now: nowSeconds)
+                storage: storage), now: nowSeconds, checkCredentials: tools.checkCredentials)
         return Outcome(
             output: explanation.jsonValue.prettyPrinted(), status: explanation.hasDifferences ? 1 : 0)
     }

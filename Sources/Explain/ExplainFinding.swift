@@ -1,3 +1,5 @@
+import SigV4
+
 /// One difference between what the server signs for a URL and what the client sent.
 public struct ExplainFinding: Sendable, Equatable {
     /// How much the difference matters.
@@ -90,4 +92,12 @@ public enum ExplainCode: String, Sendable, Equatable, CaseIterable {
     case storageCanonicalRequest = "STORAGE_CANONICAL_REQUEST"
     /// A line of storage's `<StringToSign>` differs from the one the server signs.
     case storageStringToSign = "STORAGE_STRING_TO_SIGN"
+    /// Storage refuses the server's own credentials: the secret the server holds is not the one storage
+    /// has for that access key (or storage does not know the key).
+    case secretKeyMismatch = "SECRET_KEY_MISMATCH"
+    /// The URL is what the server signs and storage accepts the server's credentials: the request
+    /// storage refused is not this URL as given (a proxy changed it, or the error is another request's).
+    case credentialsAccepted = "CREDENTIALS_ACCEPTED"
+    /// The URL is what the server signs, and the server's credentials could not be checked against storage.
+    case credentialsUnchecked = "CREDENTIALS_UNCHECKED"
 }

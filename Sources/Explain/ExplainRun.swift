@@ -1,4 +1,5 @@
 import Crypto
+import SigV4
 
 /// One explanation in progress: the URL read every way the explainer needs, the findings so far.
 ///
@@ -17,6 +18,8 @@ struct ExplainRun {
     let url: RequestURL
     let input: ExplainInput
     let now: Int64
+    /// Asks storage to take the server's own credentials (see `SignatureExplainer.explain`).
+    let checkCredentials: (() -> CredentialsCheck)?
 
     var certain: [ExplainFinding] = []
     var suspects: [Dimension: [ExplainFinding]] = [:]
@@ -38,7 +41,11 @@ struct ExplainRun {
     /// The signature the URL carries, when present and well formed.
     var signature: SHA256Digest?
 
-    init(explainer: SignatureExplainer, presigner: Presigner, url: RequestURL, input: ExplainInput, now: Int64) {
+    init(
+        explainer: SignatureExplainer, presigner: Presigner, url: RequestURL, input: ExplainInput, now: Int64,
+        checkCredentials: (() -> CredentialsCheck)? = nil
+    ) {
+        self.checkCredentials = checkCredentials
         self.explainer = explainer
         self.presigner = presigner
         self.url = url
@@ -111,7 +118,21 @@ struct ExplainRun {
             }
             findings.append(contentsOf: outcome.confirmations)
         } else {
-            for dimension in Dimension.allCases { findings.append(contentsOf: suspects[dimension] ?? []) }
+            for dimension in Dimension.allCases {
+                for finding in suspects[dimension] ?? [] {
+                    // Without a matching reading, a %25XX in the path cannot tell a second encoding from
+                    // a key that holds a literal '%': say so, as information only.
+                    if dimension == .path && finding.code == .doubleEncoded {
+                        var ambiguous = finding
+                        ambiguous.severity = .info
+                        ambiguous.hint =
+                            "the path holds %25XX: a second percent-encoding, or a key with a literal '%' (no reading matched the signature, so it cannot tell which)"
+                        findings.append(ambiguous)
+                    } else {
+                        findings.append(finding)
+                    }
+                }
+            }
             if let outcome, outcome.verifiable {
                 issued = false
                 findings.append(
@@ -125,6 +146,9 @@ struct ExplainRun {
         }
         findings.append(contentsOf: certain)
         var expected = outcome?.expected
+        if matches, input.storage?.code == "SignatureDoesNotMatch", let intended = expected {
+            findings.append(contentsOf: credentialsFindings(intended: intended))
+        }
         if let storage = input.storage, let intended = expected {
             findings.append(
                 contentsOf: compareWithStorage(storage, intended: intended, rawCanonical: outcome?.rawCanonical))

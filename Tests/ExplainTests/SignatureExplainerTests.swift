@@ -1,6 +1,7 @@
 import Crypto
 import Testing
 
+@testable import Explain
 @testable import SigV4
 
 /// The explainer on URLs this suite presigns and then breaks the way clients do: each fault named,

@@ -1,3 +1,5 @@
+import SigV4
+
 /// The explainer's answer: what the server signs for a URL, and where the client's request differs.
 ///
 /// It never holds a secret key, a signing key, a signature the server computed, or the server's

@@ -1,4 +1,5 @@
 import Crypto
+import SigV4
 import System
 
 /// Explains why storage refused a presigned URL: recomputes what the server signs for the URL's own
@@ -52,7 +53,13 @@ public struct SignatureExplainer: Sendable {
     static let issuedExtras: Set<String> = ["partNumber", "uploadId"]
 
     /// Explains `input` at `now` (epoch seconds).
-    public func explain(_ input: ExplainInput, now: Int64) -> SignatureExplanation {
+    ///
+    /// `checkCredentials` asks storage to take a request signed with the server's own credentials; it
+    /// is called only when the URL is exactly what the server signs and storage answered
+    /// `SignatureDoesNotMatch` (the cause then lies in the credentials, not in the URL).
+    public func explain(
+        _ input: ExplainInput, now: Int64, checkCredentials: (() -> CredentialsCheck)? = nil
+    ) -> SignatureExplanation {
         let presigner = signer()
         guard let url = RequestURL(input.url) else {
             return SignatureExplanation(
@@ -62,7 +69,8 @@ public struct SignatureExplainer: Sendable {
                         hint: "pass the whole URL the client requested, scheme and host included", severity: .error)
                 ], signatureMatches: false, issuedByThisServer: nil, expected: nil, storageCode: input.storage?.code)
         }
-        var run = ExplainRun(explainer: self, presigner: presigner, url: url, input: input, now: now)
+        var run = ExplainRun(
+            explainer: self, presigner: presigner, url: url, input: input, now: now, checkCredentials: checkCredentials)
         return run.explain()
     }
 

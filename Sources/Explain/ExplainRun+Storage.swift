@@ -1,3 +1,5 @@
+import SigV4
+
 extension ExplainRun {
     /// The parts of a canonical request, split at its lines.
     struct CanonicalParts {
@@ -117,5 +119,66 @@ extension ExplainRun {
             }
         }
         return findings
+    }
+}
+
+extension ExplainRun {
+    /// Why storage refused a URL that is exactly what the server signs: the credentials. With AWS's
+    /// `StringToSign` equal to the server's (and its `SignatureProvided` the URL's), storage's key for
+    /// the day is another one; otherwise storage is asked to take the server's own credentials.
+    func credentialsFindings(intended: SignatureExplanation.Expected) -> [ExplainFinding] {
+        let hint =
+            "the URL is exactly what the server signs, and storage refuses it: the secret the server holds (s3.secretAccessKey or the credential chain) is not the one storage has for access key \(presigner.accessKeyId); fix the server's secret, then issue the URL again"
+        if let theirs = input.storage?.stringToSign {
+            // A different string to sign is named by compareWithStorage: the cause is there.
+            guard theirs == intended.stringToSign else { return [] }
+            let sent = url.value("X-Amz-Signature")?.lowercased()
+            if let provided = input.storage?.signatureProvided?.lowercased(), provided != sent { return [] }
+            return [
+                ExplainFinding(
+                    .secretKeyMismatch, field: "credentials",
+                    expected: "storage's signature of the same <StringToSign> equals the server's",
+                    got: "storage computed another signature for the same string to sign", hint: hint,
+                    severity: .error)
+            ]
+        }
+        guard let checkCredentials else { return [] }
+        let asked = "a signed HEAD of the bucket with the server's credentials is accepted"
+        switch checkCredentials() {
+        case .refused(let status, let code) where status == 403 || code == "SignatureDoesNotMatch":
+            return [
+                ExplainFinding(
+                    .secretKeyMismatch, field: "credentials", expected: asked,
+                    got: "HTTP \(status)\(code.map { " \($0)" } ?? "")",
+                    hint: code == "InvalidAccessKeyId"
+                        ? "storage does not know access key \(presigner.accessKeyId): the server's credentials are not storage's"
+                        : hint, severity: .error)
+            ]
+        case .refused(let status, let code):
+            return [
+                ExplainFinding(
+                    .credentialsUnchecked, field: "credentials", expected: asked,
+                    got: "HTTP \(status)\(code.map { " \($0)" } ?? "")",
+                    hint:
+                        "storage answered the server's own request with neither success nor a refusal of its credentials",
+                    severity: .warning)
+            ]
+        case .accepted:
+            return [
+                ExplainFinding(
+                    .credentialsAccepted, field: "credentials", expected: nil, got: "accepted",
+                    hint:
+                        "the URL is exactly what the server signs and storage accepts the server's credentials: the request storage refused was not this URL as given (a proxy or the client changed a signed part on the way, or the error belongs to another request)",
+                    severity: .warning)
+            ]
+        case .unavailable(let reason):
+            return [
+                ExplainFinding(
+                    .credentialsUnchecked, field: "credentials", expected: asked, got: reason,
+                    hint:
+                        "the URL is what the server signs; a wrong server secret is the usual cause, but storage could not be asked",
+                    severity: .warning)
+            ]
+        }
     }
 }

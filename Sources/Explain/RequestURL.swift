@@ -1,3 +1,5 @@
+import SigV4
+
 /// A URL as a client requested it, taken apart without changing a byte: scheme, authority, path,
 /// and the query pairs in their order (names and values still percent-encoded).
 ///

@@ -1,3 +1,5 @@
+import SigV4
+
 /// What a client sent with a presigned URL that storage refused, as far as the caller knows it.
 public struct ExplainInput: Sendable {
     /// The URL exactly as the client requested it (after whatever the client did to it).
@@ -23,7 +25,9 @@ public struct ExplainInput: Sendable {
 }
 
 /// The parts of a storage error answer (`<Error>…</Error>`) the explainer reads. AWS S3 sends
-/// `CanonicalRequest` and `StringToSign` with `SignatureDoesNotMatch`; Ceph RGW sends only the code.
+/// `AWSAccessKeyId`, `StringToSign`, `SignatureProvided` and `CanonicalRequest` (and their hex dumps,
+/// `StringToSignBytes`, `CanonicalRequestBytes`) with `SignatureDoesNotMatch`; Ceph RGW sends only
+/// the code (and an empty `Message`).
 public struct StorageErrorReport: Sendable, Equatable {
     /// `<Code>`, e.g. `SignatureDoesNotMatch`, `AccessDenied`, `InvalidArgument`.
     public var code: String?
@@ -35,14 +39,17 @@ public struct StorageErrorReport: Sendable, Equatable {
     public var stringToSign: String?
     /// `<AWSAccessKeyId>`: the access key storage read from the request.
     public var accessKeyId: String?
+    /// `<SignatureProvided>`: the signature storage read from the request (AWS S3 sends it).
+    public var signatureProvided: String?
     /// Storage's clock in epoch seconds (its `Date` header or `<ServerTime>`), when known.
     public var storageTime: Int64?
 
     /// A report from its parts.
     public init(
         code: String? = nil, message: String? = nil, canonicalRequest: String? = nil, stringToSign: String? = nil,
-        accessKeyId: String? = nil, storageTime: Int64? = nil
+        accessKeyId: String? = nil, storageTime: Int64? = nil, signatureProvided: String? = nil
     ) {
+        self.signatureProvided = signatureProvided
         self.code = code
         self.message = message
         self.canonicalRequest = canonicalRequest

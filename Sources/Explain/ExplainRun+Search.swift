@@ -1,4 +1,5 @@
 import Crypto
+import SigV4
 
 extension ExplainRun {
     /// Where a reading puts the bucket and which host it signs.
@@ -277,11 +278,8 @@ extension ExplainRun {
         if let list = reading.signedHeaders { pairs.append(("X-Amz-SignedHeaders", list)) }
         if let lifetime = reading.expires { pairs.append(("X-Amz-Expires", lifetime)) }
 
-        let encoded = pairs.map { (name: URIEncoding.encode($0.name), value: URIEncoding.encode($0.value)) }
-            .sorted { ($0.name, $0.value) < ($1.name, $1.value) }
-        let query = encoded.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         let signedList = pairs.first { $0.name == "X-Amz-SignedHeaders" }?.value ?? "host"
-        var headerLines = ""
+        var headerLines: [(name: String, value: String)] = []
         var signedHeaders: [SignatureExplanation.SignedHeader] = []
         var known = true
         for name in signedList.split(separator: ";", omittingEmptySubsequences: false).map(String.init) {
@@ -295,15 +293,14 @@ extension ExplainRun {
             }
             if value == nil { known = false }
             signedHeaders.append(SignatureExplanation.SignedHeader(name: name, value: value))
-            headerLines += "\(name):\(value ?? "<unknown>")\n"
+            headerLines.append((name, value ?? "<unknown>"))
         }
-        let canonical = "\(reading.method)\n\(uri)\n\(query)\n\(headerLines)\n\(signedList)\nUNSIGNED-PAYLOAD"
-        let amzDate = AmzDate(epochSeconds: date)
-        let timestamp = AmzDate.format(epochSeconds: date).amzDate
-        let stringToSign =
-            "AWS4-HMAC-SHA256\n\(timestamp)\n\(day)/\(presigner.region)/\(presigner.service)/aws4_request\n"
-            + SHA256.hash(canonical).hex
-        let signature = known ? presigner.keyCache.key(for: amzDate).authenticate(stringToSign) : nil
+        // SigV4 tasks 1 to 4, by the signer's own steps (SigV4's CanonicalRequest and Presigner).
+        let canonical = CanonicalRequest.text(
+            method: reading.method, canonicalURI: uri, query: pairs, headers: headerLines, signedNames: signedList,
+            payload: Presigner.unsignedPayload)
+        let stringToSign = presigner.stringToSign(canonicalRequest: canonical, epochSeconds: date)
+        let signature = known ? presigner.signature(stringToSign: stringToSign, epochSeconds: date) : nil
 
         var names: [String] = []
         for pair in pairs where SignatureExplainer.issuedExtras.contains(pair.name) && !names.contains(pair.name) {
