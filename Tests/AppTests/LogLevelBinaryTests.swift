@@ -21,7 +21,19 @@ struct LogLevelBinaryTests {
                 inodes.insert(String(target.dropFirst(8).dropLast()))
             }
         }
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
+        // procfs files report no size: read until end of file (a one-shot read gets only the first page).
+        let fd = open("/proc/net/tcp", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        let table = String(decoding: bytes, as: UTF8.self)
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ")
             // sl local_address rem_address st ... inode (the tenth field); 0A is LISTEN.
