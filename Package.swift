@@ -24,15 +24,19 @@ let package = Package(
         .systemLibrary(name: "CPostgres", providers: [.apt(["libpq-dev"])]),
         .target(name: "CPostgresLoader", dependencies: ["CPostgres"], linkerSettings: [.linkedLibrary("dl")]),
 
-        // The bottom of the graph: threads, the monitor, clocks, whole-file reads, civil dates
+        // The bottom of the graph: threads, the monitor, clocks, whole-file reads, civil dates and timestamps
         .target(name: "System", dependencies: ["CLinux"]),
 
         // Pure cores
         .target(name: "HTTP1"),
+        // The log sink, its level and the field-based JSON lines (JSON's escaper, the only one)
+        .target(name: "Logging", dependencies: ["JSON", "System"]),
         .target(name: "JSON"),
         .target(name: "ImageProbe"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "SigV4", dependencies: ["Crypto", "System"]),
+        // Explain mode's pure analysis of a refused URL, over SigV4's own steps.
+        .target(name: "Explain", dependencies: ["SigV4", "Crypto", "System"]),
         // The built-in defaults are Sources/Config/presignd.json, compiled in (config/presignd.json links to it).
         .target(
             name: "Config", dependencies: ["JSON", "Crypto", "System"], resources: [.embedInCode("presignd.json")]),
@@ -41,10 +45,13 @@ let package = Package(
         .target(name: "StoreEvents", dependencies: ["JSON", "Crypto"]),
 
         // I/O shells
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "System", "CLinux", "COpenSSL"]),
-        .target(name: "ObjectStore", dependencies: ["SigV4", "Crypto", "System", "COpenSSL", "CLinux"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "Logging", "System", "CLinux", "COpenSSL"]),
+        // The blocking HTTP/1.1 client (pool, resolver, TLS, framing) the server's own calls go through.
+        .target(name: "HTTPClient", dependencies: ["Crypto", "System", "COpenSSL", "CLinux"]),
+        .target(name: "ObjectStore", dependencies: ["HTTPClient", "SigV4", "Crypto", "System"]),
         .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Crypto", "System"]),
-        .target(name: "CloudCredentials", dependencies: ["ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
+        .target(
+            name: "CloudCredentials", dependencies: ["HTTPClient", "ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
 
         // The upload lifecycle: types, issuing, confirming, ownership, storage, sweeps (no HTTP module)
         .target(name: "Uploads", dependencies: ["Config", "Records", "ObjectStore", "SigV4", "ImageProbe", "System"]),
@@ -54,12 +61,17 @@ let package = Package(
             name: "App",
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
-                "System", "ImageProbe", "CloudCredentials", "Uploads",
-            ]),
-        .target(name: "Commands", dependencies: ["App", "Config", "ObjectStore", "System"]),
+                "System", "ImageProbe", "CloudCredentials", "Uploads", "HTTPClient", "Logging", "Explain",
+            ],
+            // The API document, served at /openapi.yaml and /openapi.json (docs/openapi.yaml links to it).
+            resources: [.embedInCode("openapi.yaml")]),
+        // The command-line modes of the binary: the dispatch, healthcheck, explain.
+        .target(
+            name: "Commands",
+            dependencies: ["App", "Config", "Explain", "HTTPClient", "Logging", "ObjectStore", "System"]),
         .executableTarget(
             name: "presignd",
-            dependencies: ["App", "Commands", "Config", "HTTPServer", "Crypto", "System", "CLinux"]),
+            dependencies: ["App", "Commands", "Config", "HTTPServer", "Crypto", "Logging", "System", "CLinux"]),
         .executableTarget(name: "PresignBench", dependencies: ["SigV4", "Crypto", "System"]),
 
         // The client library for apps and its command-line uploader (scripts/check-modules.py keeps
@@ -71,7 +83,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Store calls only tests make (PutObject, HeadBucket), kept out of the server's module.
         .target(
-            name: "ObjectStoreTestSupport", dependencies: ["ObjectStore", "Crypto"],
+            name: "ObjectStoreTestSupport", dependencies: ["ObjectStore", "HTTPClient", "Crypto"],
             path: "Tests/ObjectStoreTestSupport"),
         // In-memory storage and a recording intent sink for the lifecycle's in-process tests.
         .target(
@@ -81,21 +93,28 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "ImageProbeTests", dependencies: ["ImageProbe"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemTests", dependencies: ["System"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging", "System"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"]),
         .testTarget(
             name: "SigV4Tests", dependencies: ["SigV4", "Crypto", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ExplainTests", dependencies: ["Explain", "SigV4", "Crypto", "TestSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "JSON", "Crypto"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Crypto", "JSON"]),
         .testTarget(
             name: "StoreEventsTests", dependencies: ["StoreEvents", "Crypto", "JSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(
             name: "ObjectStoreTests",
-            dependencies: ["ObjectStore", "ObjectStoreTestSupport", "SigV4", "Crypto", "StoreEvents"]),
+            dependencies: [
+                "ObjectStore", "HTTPClient", "ObjectStoreTestSupport", "SigV4", "Crypto", "TestSupport", "StoreEvents",
+            ]),
         .testTarget(
             name: "CloudCredentialsTests",
-            dependencies: ["CloudCredentials", "ObjectStore", "SigV4", "Crypto", "JSON", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "System", "CLinux", "TestSupport"]),
+            dependencies: ["CloudCredentials", "HTTPClient", "SigV4", "Crypto", "JSON", "TestSupport"]),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", "HTTP1", "Logging", "System", "CLinux", "TestSupport"]),
         .testTarget(name: "PresignClientTests", dependencies: ["PresignClient", "TestSupport"]),
         .testTarget(
             name: "UploadsTests",
@@ -108,7 +127,7 @@ let package = Package(
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
                 "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials", "Uploads",
-                "UploadsTestSupport",
+                "UploadsTestSupport", "HTTPClient", "Logging", "Explain",
             ]),
         .testTarget(name: "CommandsTests", dependencies: ["Commands", "Config", "TestSupport"]),
     ],

@@ -5,7 +5,8 @@
 #   bash scripts/setup.sh test   (the default) that, plus what only the tests use (scripts/test.sh):
 #                                PostgreSQL 15 (the PostgreSQL store's tests), faketime (a test runs the
 #                                binary with its clock two hours ahead), python3-pip with boto3 (an
-#                                independent SigV4 implementation) and h11 (an independent HTTP parser).
+#                                independent SigV4 implementation), h11 (an independent HTTP parser) and
+#                                PyYAML (the reading the API document's YAML reader is checked against).
 # Ceph RGW, the local S3 server of both, is installed by scripts/start-s3.sh when first started.
 # Idempotent; progress on stderr.
 #   SETUP_BENCH=1  also install wrk and nginx-light (benchmarks)
@@ -38,6 +39,7 @@ if [ "$mode" = test ]; then
   py_missing=()
   python3 -c 'import boto3' 2>/dev/null || py_missing+=(boto3)
   python3 -c 'import h11' 2>/dev/null || py_missing+=(h11)
+  python3 -c 'import yaml' 2>/dev/null || py_missing+=(pyyaml)
   if [ ${#py_missing[@]} -gt 0 ]; then
     log "installing Python packages ${py_missing[*]}"
     python3 -m pip install -q "${py_missing[@]}" >&2 2>/dev/null \

@@ -1,9 +1,13 @@
 import Auth
 import Config
+import Explain
 import HTTPServer
 import JSON
+import Logging
 import ObjectStore
 import SigV4
+import System
+import Uploads
 
 /// `POST /admin/explain` (when `explain.enabled`): why storage refused a presigned URL, for callers
 /// with an API key that has the `admin` scope.
@@ -11,7 +15,7 @@ import SigV4
 /// A thin shell: it admits the caller (the gate, then the admin key), reads the JSON body into an
 /// `ExplainInput` (storage's error XML through `S3XML`), and answers `SignatureExplainer`'s findings
 /// as JSON. The explanation runs on the worker pool: it may sign a few thousand readings.
-struct ExplainService: Sendable {
+public struct ExplainService: Sendable {
     /// The route's path.
     static let path = "/admin/explain"
 
@@ -20,14 +24,55 @@ struct ExplainService: Sendable {
     let admins: AdminKeys
     let nowSeconds: @Sendable () -> Int64
     let maxJsonBodyBytes: Int
+    /// Asks storage to take the server's own credentials (a signed HEAD of the bucket).
+    let checkCredentials: @Sendable () -> CredentialsCheck
 
-    /// A service explaining URLs of `signer` (a closure, so rotating credentials plug in).
-    init(config: PresigndConfig, signer: @escaping @Sendable () -> Presigner, gate: Gate, env: AppEnvironment) {
+    /// A service explaining URLs of `signer` (a closure, so rotating credentials plug in), checking the
+    /// server's credentials against `storage` when a URL is what the server signs and still refused.
+    init(
+        config: PresigndConfig, signer: @escaping @Sendable () -> Presigner, storage: any ObjectStorage, gate: Gate,
+        env: AppEnvironment
+    ) {
         explainer = ExplainService.explainer(config: config, signer: signer)
+        checkCredentials = { ExplainService.credentialsCheck(storage) }
         self.gate = gate
         admins = AdminKeys(config.auth.apiKeys, maxTokenBytes: config.auth.maxTokenBytes)
         nowSeconds = { env.nowMillis() / 1000 }
         maxJsonBodyBytes = config.server.maxJsonBodyBytes
+    }
+
+    /// What storage says to the server's own credentials: a signed HEAD of the bucket.
+    static func credentialsCheck(_ storage: any ObjectStorage) -> CredentialsCheck {
+        do throws(ObjectStoreError) {
+            let probe = try storage.probeBucket()
+            return probe.status == 200 ? .accepted : .refused(status: probe.status, code: probe.errorCode)
+        } catch {
+            return .unavailable(error.description)
+        }
+    }
+
+    /// What `presignd explain` needs of the application: the explainer with the credentials the chain
+    /// gives now, and the check of those credentials against storage.
+    public struct Tools: Sendable {
+        /// The explainer for the configured bucket, signing as the server would.
+        public let explainer: SignatureExplainer
+        /// Asks storage to take the server's credentials.
+        public let checkCredentials: @Sendable () -> CredentialsCheck
+    }
+
+    /// The tools for `config`: the credential chain asked once at `nowSeconds` (its log lines go to
+    /// standard error), the signers and a storage client as the server makes them.
+    public static func tools(config: PresigndConfig, environment: [String: String], nowSeconds: Int64)
+        throws(AppError) -> Tools
+    {
+        let env = AppEnvironment(nowMillis: { nowSeconds * 1000 }, newUUID: { "" }, variables: environment)
+        let resolved = try Application.resolveCredentials(config, env: env, log: LogSink())
+        let signers = try Application.makeSigners(config.s3, credentials: resolved.provided.credentials)
+        let storage = Application.makeStorage(config.s3, signers: signers, env: env)
+        let signer = signers.configured.current
+        return Tools(
+            explainer: explainer(config: config, signer: { signer }),
+            checkCredentials: { ExplainService.credentialsCheck(storage) })
     }
 
     /// The explainer for the configured bucket, with the configured content types and lifetimes as
@@ -48,7 +93,7 @@ struct ExplainService: Sendable {
                 return try ExplainService.input(request, maxBytes: maxJsonBodyBytes)
             },
             perform: { [self] _, input in
-                let explanation = explainer.explain(input, now: nowSeconds())
+                let explanation = explainer.explain(input, now: nowSeconds(), checkCredentials: checkCredentials)
                 return Response(
                     status: 200, headers: APIError.jsonNoStoreHeaders, body: explanation.jsonValue.serialized())
             })
@@ -118,7 +163,7 @@ struct ExplainService: Sendable {
             storage?.stringToSign = stringToSign
         }
         if let date = optionalString("storageDate") {
-            if let seconds = HTTPDateParser.epochSeconds(date) {
+            if let seconds = IMFFixdate.epochSeconds(date) {
                 storage = storage ?? StorageErrorReport()
                 storage?.storageTime = seconds
             } else {
@@ -130,7 +175,7 @@ struct ExplainService: Sendable {
     }
 
     /// `Name: value` split at the first colon, both sides trimmed; nil without a colon or a name.
-    static func header(line: String) -> (name: String, value: String)? {
+    public static func header(line: String) -> (name: String, value: String)? {
         guard let colon = line.firstIndex(of: ":") else { return nil }
         let name = line[..<colon].trimmingSpaces()
         guard !name.isEmpty else { return nil }
@@ -139,21 +184,14 @@ struct ExplainService: Sendable {
 
     /// The parts of storage's error XML the explainer reads (AWS S3 sends `CanonicalRequest` and
     /// `StringToSign`; Ceph RGW only `Code`).
-    static func storageReport(xml: [UInt8]) -> StorageErrorReport {
+    public static func storageReport(xml: [UInt8]) -> StorageErrorReport {
         StorageErrorReport(
             code: S3XML.firstElementText("Code", in: xml), message: S3XML.firstElementText("Message", in: xml),
             canonicalRequest: S3XML.firstElementText("CanonicalRequest", in: xml),
             stringToSign: S3XML.firstElementText("StringToSign", in: xml),
             accessKeyId: S3XML.firstElementText("AWSAccessKeyId", in: xml),
-            storageTime: S3XML.firstElementText("ServerTime", in: xml).flatMap(ExplainService.iso8601Seconds))
-    }
-
-    /// Epoch seconds of `YYYY-MM-DDTHH:MM:SS(.fff)Z` (S3's `<ServerTime>`), or nil.
-    static func iso8601Seconds(_ text: String) -> Int64? {
-        let digits = text.filter { $0.isNumber }
-        guard text.hasSuffix("Z"), digits.count >= 14 else { return nil }
-        let basic = String(digits.prefix(8)) + "T" + String(digits.dropFirst(8).prefix(6)) + "Z"
-        return SignatureExplainer.parseAmzDate(basic)
+            storageTime: S3XML.firstElementText("ServerTime", in: xml).flatMap(ISO8601Timestamp.epochSeconds),
+            signatureProvided: S3XML.firstElementText("SignatureProvided", in: xml))
     }
 }
 

@@ -1,7 +1,7 @@
 import HTTPServer
 
-/// `GET /openapi.json` and `GET /openapi.yaml`: the API document (docs/openapi.yaml, embedded as
-/// `OpenAPIDocument`), without authentication; HEAD is answered by the router from GET.
+/// `GET /openapi.json` and `GET /openapi.yaml`: the API document (`OpenAPIDocument`, the compiled-in
+/// Sources/App/openapi.yaml), without authentication; HEAD is answered by the router from GET.
 enum OpenAPIService {
     /// The JSON answer, built once: the body is shared by every request.
     static let jsonResponse = Response(
@@ -13,11 +13,12 @@ enum OpenAPIService {
         status: 200, headers: [("Content-Type", "application/yaml"), ("Cache-Control", "no-cache")],
         body: Array(OpenAPIDocument.yaml.utf8))
 
-    /// The two routes; both answer on the event loop.
+    /// The two routes; both answer on the event loop. Both bodies are made here, at start, once.
     static func routes() -> [Route] {
-        [
-            Route(.GET, "/openapi.json") { _ in .respond(jsonResponse) },
-            Route(.GET, "/openapi.yaml") { _ in .respond(yamlResponse) },
+        let (json, yaml) = (jsonResponse, yamlResponse)
+        return [
+            Route(.GET, "/openapi.json") { _ in .respond(json) },
+            Route(.GET, "/openapi.yaml") { _ in .respond(yaml) },
         ]
     }
 }

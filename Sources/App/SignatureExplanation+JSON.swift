@@ -1,3 +1,4 @@
+import Explain
 import JSON
 import SigV4
 
@@ -5,7 +6,7 @@ extension SignatureExplanation {
     /// The answer of `POST /admin/explain` and `presignd explain`: `differences`, `signatureMatches`,
     /// `issuedByThisServer`, `storageCode`, `findings` (code, field, expected, got, hint, severity)
     /// and `expected` (what the server signs; no key, no signature, the session token redacted).
-    var jsonValue: JSONValue {
+    public var jsonValue: JSONValue {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         let findings: [JSONValue] = findings.map { finding in
             .object([

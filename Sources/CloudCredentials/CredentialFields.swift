@@ -1,5 +1,6 @@
 import Crypto
 import SigV4
+import System
 
 /// Turns the fields of a credentials answer into `Credentials`, checking each the way the signer
 /// will use it. Pure. Reasons name the field, never its value.

@@ -1,4 +1,5 @@
-import ObjectStore
+import HTTPClient
+import System
 
 /// The outside world as the providers see it: the process environment, files, the clock, a random
 /// source, sleeping and the HTTP transport. `App` passes the real ones; tests pass their own.
@@ -23,7 +24,7 @@ public struct CredentialsContext: Sendable {
             path:),
         now: @escaping @Sendable () -> Int64,
         random: @escaping @Sendable (_ upperBound: Int) -> Int,
-        sleep: @escaping @Sendable (_ milliseconds: Int) -> Void = S3Client.sleep(milliseconds:),
+        sleep: @escaping @Sendable (_ milliseconds: Int) -> Void = PThread.sleep(milliseconds:),
         makeTransport: @escaping @Sendable (_ options: HTTPClientOptions) -> any CredentialsTransport = {
             HTTPClient(options: $0)
         }

@@ -1,4 +1,4 @@
-import ObjectStore
+import HTTPClient
 
 /// The errors of the CloudCredentials module; each names the provider and says what went wrong,
 /// never with a key, a token or a file's contents.
@@ -10,7 +10,7 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A file the provider needs (a token, a credentials file) cannot be read.
     case file(provider: String, path: String, reason: String)
     /// The credentials service could not be reached or broke off, after the retries.
-    case transport(provider: String, ObjectStoreError)
+    case transport(provider: String, HTTPClientError)
     /// The credentials service refused: its status, and the `Code` and `Message` of its error body
     /// when it had them (the message shortened to printable ASCII).
     case service(provider: String, status: Int, code: String?, message: String?)
@@ -63,10 +63,7 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
     var isRetryable: Bool {
         switch self {
         case .transport(_, let error):
-            switch error {
-            case .timeout, .connection: return true
-            default: return false
-            }
+            return error.isRetryable
         case .service(_, let status, let code, _):
             if status >= 500 || status == 429 { return true }
             guard let code else { return false }

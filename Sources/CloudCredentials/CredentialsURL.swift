@@ -1,4 +1,4 @@
-import ObjectStore
+import HTTPClient
 
 /// An `http(s)://host[:port][/path][?query]` URL split into the address to connect to and the
 /// request target. Pure; only what the providers' endpoints need (no user info, no fragment).

@@ -1,5 +1,5 @@
 import Crypto
-import ObjectStore
+import HTTPClient
 import SigV4
 import Synchronization
 

@@ -1,4 +1,4 @@
-import ObjectStore
+import HTTPClient
 
 /// One remote provider's way of asking: its transport, its retry policy and its name on errors.
 struct RemoteFetcher: Sendable {
@@ -27,7 +27,7 @@ struct RemoteFetcher: Sendable {
             do {
                 return try attempt()
             } catch {
-                guard error.isRetryable, retries < retryPolicy.maxRetries else { throw error }
+                guard retryPolicy.shouldRetry(retryable: error.isRetryable, retriesSoFar: retries) else { throw error }
                 retries += 1
                 context.sleep(retryPolicy.delay(beforeRetry: retries, random: { context.randomValue(upTo: $0) }))
             }

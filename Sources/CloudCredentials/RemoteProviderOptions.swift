@@ -1,4 +1,4 @@
-import ObjectStore
+import HTTPClient
 
 /// The limits of a provider that asks a service over HTTP (STS, the container agent, IMDS).
 ///

@@ -1,3 +1,4 @@
+import HTTPClient
 import ObjectStore
 import SigV4
 

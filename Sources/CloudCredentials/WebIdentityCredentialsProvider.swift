@@ -1,5 +1,5 @@
 import Crypto
-import ObjectStore
+import HTTPClient
 import SigV4
 
 /// Web identity (EKS IAM roles for service accounts): trades the projected token in

@@ -1,5 +1,5 @@
 import Config
-import ObjectStore
+import HTTPClient
 
 /// `presignd healthcheck`: one GET of `/healthz` on loopback, for a container's `HEALTHCHECK` (no curl
 /// in the image).

@@ -1,5 +1,6 @@
 import App
 import Config
+import Logging
 import System
 
 /// The modes of the `presignd` binary: the command line decides whether it prints its version, its

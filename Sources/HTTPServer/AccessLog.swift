@@ -1,4 +1,5 @@
 import HTTP1
+import Logging
 import System
 
 #if canImport(Glibc)
@@ -12,8 +13,9 @@ struct AccessLog {
     let sink: LogSink
     private var buffer: [UInt8] = []
 
+    /// A log writing when `enabled` and the sink writes `info` lines (the level of every request line).
     init(enabled: Bool, sink: LogSink) {
-        self.enabled = enabled
+        self.enabled = enabled && sink.writes(.info)
         self.sink = sink
         buffer.reserveCapacity(16_384)
     }
@@ -27,11 +29,11 @@ struct AccessLog {
         guard enabled else { return }
         LogSink.appendTime(isoSecond: clock.isoSecond, millis: clock.millis, to: &buffer)
         buffer.append(ascii: #","level":"info","msg":"request","requestId":"#)
-        LogText.appendQuoted(requestId ?? "", to: &buffer)
+        LogSink.appendQuoted(requestId ?? "", to: &buffer)
         buffer.append(ascii: #","method":"#)
-        LogText.appendQuoted(method, to: &buffer)
+        LogSink.appendQuoted(method, to: &buffer)
         buffer.append(ascii: #","route":"#)
-        LogText.appendQuoted(route, to: &buffer)
+        LogSink.appendQuoted(route, to: &buffer)
         buffer.append(ascii: #","status":"#)
         ResponseWriter.appendDecimal(status, to: &buffer)
         buffer.append(ascii: #","bytes":"#)
@@ -39,10 +41,10 @@ struct AccessLog {
         buffer.append(ascii: #","durationUs":"#)
         ResponseWriter.appendDecimal(Int(max(0, micros)), to: &buffer)
         buffer.append(ascii: #","peer":"#)
-        LogText.appendQuoted(peer, to: &buffer)
+        LogSink.appendQuoted(peer, to: &buffer)
         if let userId {
             buffer.append(ascii: #","userId":"#)
-            LogText.appendQuoted(userId, to: &buffer)
+            LogSink.appendQuoted(userId, to: &buffer)
         }
         buffer.append(ascii: "}\n")
         if buffer.count > 60_000 { flush() }

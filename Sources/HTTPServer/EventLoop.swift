@@ -1,5 +1,6 @@
 import CLinux
 import HTTP1
+import Logging
 import Synchronization
 import System
 

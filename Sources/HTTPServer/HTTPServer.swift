@@ -1,3 +1,4 @@
+import Logging
 import System
 
 #if canImport(Glibc)

@@ -23,8 +23,9 @@ struct LoopClock {
         if s != second {
             second = s
             let d = CivilDateTime(epochSeconds: s)
-            dateHeader = Array("Date: \(HTTPDate.imfFixdate(d))\r\n".utf8)
-            isoSecond = Array(HTTPDate.iso8601Second(d).utf8)
+            dateHeader = Array("Date: \(IMFFixdate.string(d))\r\n".utf8)
+            isoSecond = []
+            ISO8601Timestamp.appendSecond(d, to: &isoSecond)
         }
     }
 }

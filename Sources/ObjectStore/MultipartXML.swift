@@ -1,3 +1,5 @@
+import System
+
 /// The XML of S3's multipart calls: the CompleteMultipartUpload body it sends, and the answers it
 /// reads (InitiateMultipartUploadResult, ListPartsResult, ListMultipartUploadsResult,
 /// CompleteMultipartUploadResult). Pure.
@@ -68,7 +70,9 @@ enum MultipartXML {
             guard let size = S3XML.firstElementText("Size", in: element).flatMap({ Int64($0) }), size >= 0 else {
                 throw .malformedResponse("ListParts: part \(number) has no valid Size")
             }
-            guard let modified = S3XML.firstElementText("LastModified", in: element).flatMap(epochSeconds(iso8601:))
+            guard
+                let modified = S3XML.firstElementText("LastModified", in: element).flatMap(
+                    ISO8601Timestamp.epochSeconds)
             else { throw .malformedResponse("ListParts: part \(number) has no valid LastModified") }
             parts.append(UploadedPart(partNumber: number, etag: etag, size: size, lastModified: modified))
             previous = number
@@ -87,7 +91,7 @@ enum MultipartXML {
         for element in try elements("Upload", in: body, limit: maxUploads) {
             guard let key = S3XML.firstElementText("Key", in: element), !key.isEmpty,
                 let uploadId = S3XML.firstElementText("UploadId", in: element), !uploadId.isEmpty,
-                let initiated = S3XML.firstElementText("Initiated", in: element).flatMap(epochSeconds(iso8601:))
+                let initiated = S3XML.firstElementText("Initiated", in: element).flatMap(ISO8601Timestamp.epochSeconds)
             else { throw .malformedResponse("ListMultipartUploads: an Upload without Key, UploadId or Initiated") }
             uploads.append(MultipartUploadPage.Upload(key: key, uploadId: uploadId, initiated: initiated))
         }
@@ -159,44 +163,5 @@ enum MultipartXML {
             cursor = end + close.count
         }
         return found
-    }
-
-    /// Epoch seconds of an ISO 8601 UTC timestamp as S3 writes it: `2026-12-01T10:39:39.000Z`
-    /// (the fraction optional and dropped); nil for anything else.
-    static func epochSeconds(iso8601 text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"),
-            bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"),
-            bytes[16] == UInt8(ascii: ":")
-        else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                let byte = bytes[index]
-                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            return value
-        }
-        if bytes.count > 20 {
-            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21, number(20..<(bytes.count - 1)) != nil else {
-                return nil
-            }
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            year >= 1970, (1...12).contains(month), hour < 24, minute < 60, second < 60
-        else { return nil }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard (1...monthDays[month - 1]).contains(day) else { return nil }
-        // Days from the civil date (March-based year, 400-year eras), as in AmzDate in reverse.
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = shiftedYear / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = Int64(era * 146_097 + dayOfEra - 719_468)
-        return days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 }

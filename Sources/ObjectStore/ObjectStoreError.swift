@@ -1,3 +1,5 @@
+import HTTPClient
+
 /// The errors of the ObjectStore module; each carries context, never a signature, secret or token.
 ///
 /// Error bodies from S3 can echo the string to sign and the signature sent (`SignatureDoesNotMatch`
@@ -23,6 +25,16 @@ public enum ObjectStoreError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 extension ObjectStoreError {
+    /// The same failure of the transport, as the S3 client reports it.
+    public init(_ transport: HTTPClientError) {
+        switch transport {
+        case .timeout(let detail): self = .timeout(detail)
+        case .connection(let detail): self = .connection(detail)
+        case .tls(let detail): self = .tls(detail)
+        case .malformedResponse(let detail): self = .malformedResponse(detail)
+        }
+    }
+
     /// True when a retry may succeed: 5xx, 429, S3's `SlowDown`, timeouts and broken connections.
     ///
     /// Other 4xx are never retried (the same request would fail the same way), nor TLS failures

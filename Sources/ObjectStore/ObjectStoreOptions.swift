@@ -1,3 +1,4 @@
+import HTTPClient
 import SigV4
 
 /// How the server talks to its object store: where, which bucket, and the limits of each call.

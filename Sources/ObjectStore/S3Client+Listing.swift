@@ -1,3 +1,5 @@
+import System
+
 extension S3Client {
     /// The most keys ListObjectsV2 answers per page (S3's maximum).
     public static let maxKeysPerPage = 1000
@@ -52,7 +54,7 @@ enum ListingXML {
                 let size = S3XML.firstElementText("Size", in: element).flatMap({ Int64($0) }), size >= 0,
                 let etag = S3XML.firstElementText("ETag", in: element),
                 let modified = S3XML.firstElementText("LastModified", in: element).flatMap(
-                    MultipartXML.epochSeconds(iso8601:))
+                    ISO8601Timestamp.epochSeconds)
             else { throw .malformedResponse("ListObjectsV2: a Contents without Key, Size, ETag or LastModified") }
             objects.append(.init(key: key, size: size, etag: S3Client.unquote(etag), lastModified: modified))
         }

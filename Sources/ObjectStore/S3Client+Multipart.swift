@@ -1,4 +1,5 @@
 import Crypto
+import HTTPClient
 
 extension S3Client {
     /// The most parts ListParts is asked for per page (S3's maximum).

@@ -1,4 +1,5 @@
 import Crypto
+import HTTPClient
 import SigV4
 
 extension S3Client {
@@ -100,9 +101,15 @@ extension S3Client {
                     throw ObjectStoreError.signing(String(describing: error))
                 }
                 let request = HTTPRequest(method: "POST", target: signed.target, headers: signed.headers, body: body)
-                return try handle(try http.send(request, to: address))
+                let response: HTTPResponse
+                do throws(HTTPClientError) {
+                    response = try http.send(request, to: address)
+                } catch {
+                    throw ObjectStoreError(error)
+                }
+                return try handle(response)
             } catch {
-                guard retryPolicy.shouldRetry(after: error, retriesSoFar: retries) else { throw error }
+                guard retryPolicy.shouldRetry(retryable: error.isRetryable, retriesSoFar: retries) else { throw error }
                 retries += 1
                 sleep(retryPolicy.delay(beforeRetry: retries, random: random))
             }

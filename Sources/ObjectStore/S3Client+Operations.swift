@@ -1,4 +1,6 @@
 import Crypto
+import HTTPClient
+import System
 
 extension S3Client {
     /// HeadObject: the object's size, type and ETag, or nil when there is no such key (404).
@@ -178,7 +180,7 @@ extension S3Client {
         var probe = try perform("HEAD", key: "") { (response) throws(ObjectStoreError) -> BucketProbe in
             BucketProbe(
                 status: response.status,
-                serverEpochSeconds: response.header("Date").flatMap(HTTPDateParser.epochSeconds))
+                serverEpochSeconds: response.header("Date").flatMap(IMFFixdate.epochSeconds))
         }
         if probe.status != 200 {
             let code = try? perform("GET", key: "", query: [("max-keys", "1")]) {

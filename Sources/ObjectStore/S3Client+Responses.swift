@@ -1,3 +1,5 @@
+import HTTPClient
+
 extension S3Client {
     /// The error for an unexpected status, with S3's error code when the body has one.
     static func statusError(_ response: HTTPResponse) -> ObjectStoreError {

@@ -1,8 +1,6 @@
+import HTTPClient
 import SigV4
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import System
 
 /// The server's own signed calls to S3-compatible storage: HEAD, COPY, DELETE, ranged GET, PUT.
 ///
@@ -33,7 +31,7 @@ public final class S3Client: Sendable {
     public convenience init(
         options: ObjectStoreOptions, signer: Presigner, now: @escaping @Sendable () -> Int64,
         random: @escaping @Sendable (_ upperBound: Int) -> Int = { Int.random(in: 0...max(0, $0)) },
-        sleep: @escaping @Sendable (_ milliseconds: Int) -> Void = S3Client.sleep(milliseconds:)
+        sleep: @escaping @Sendable (_ milliseconds: Int) -> Void = PThread.sleep(milliseconds:)
     ) {
         self.init(options: options, signer: RotatingPresigner(signer), now: now, random: random, sleep: sleep)
     }
@@ -43,7 +41,7 @@ public final class S3Client: Sendable {
     public init(
         options: ObjectStoreOptions, signer: RotatingPresigner, now: @escaping @Sendable () -> Int64,
         random: @escaping @Sendable (_ upperBound: Int) -> Int = { Int.random(in: 0...max(0, $0)) },
-        sleep: @escaping @Sendable (_ milliseconds: Int) -> Void = S3Client.sleep(milliseconds:)
+        sleep: @escaping @Sendable (_ milliseconds: Int) -> Void = PThread.sleep(milliseconds:)
     ) {
         precondition(
             signer.current.endpoint == options.endpoint, "the signer must be built for the endpoint the client calls")
@@ -77,10 +75,16 @@ public final class S3Client: Sendable {
                     throw ObjectStoreError.signing(String(describing: error))
                 }
                 let request = HTTPRequest(method: method, target: signed.target, headers: signed.headers, body: body)
-                let response = try http.send(request, to: address(of: signed))
+                let response: HTTPResponse
+                do throws(HTTPClientError) {
+                    response = try http.send(request, to: address(of: signed))
+                } catch {
+                    throw ObjectStoreError(error)
+                }
                 return try handle(response)
             } catch {
-                guard retryPolicy.shouldRetry(after: error, retriesSoFar: retries), retryable(error) else {
+                guard retryPolicy.shouldRetry(retryable: error.isRetryable, retriesSoFar: retries), retryable(error)
+                else {
                     throw error
                 }
                 retries += 1
@@ -97,13 +101,5 @@ public final class S3Client: Sendable {
         if let port = endpoint.port, host.hasSuffix(":\(port)") { host.removeLast(":\(port)".count) }
         return ServerAddress(
             usesTLS: endpoint.scheme == "https", host: host, port: endpoint.port ?? endpoint.defaultPort)
-    }
-
-    /// Blocks the calling thread for `milliseconds` (`nanosleep`, resumed after signals).
-    public static func sleep(milliseconds: Int) {
-        guard milliseconds > 0 else { return }
-        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 }

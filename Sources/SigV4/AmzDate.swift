@@ -57,6 +57,29 @@ public struct AmzDate: Sendable, Equatable {
         }
     }
 
+    /// Epoch seconds of `YYYYMMDDTHHMMSSZ` (1970...9999), or nil: the one reader of the format.
+    public static func epochSeconds(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
+            let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        let date = CivilDate(year: year, month: month, day: day)
+        guard date.isValid else { return nil }
+        let epoch = CivilDateTime(date: date, hour: hour, minute: minute, second: second).epochSeconds
+        guard (0...maximumEpochSeconds).contains(epoch) else { return nil }
+        return epoch
+    }
+
     /// `YYYYMMDDTHHMMSSZ` and `YYYYMMDD` for `epochSeconds`.
     public static func format(epochSeconds: Int64) -> (amzDate: String, day: String) {
         let date = AmzDate(epochSeconds: epochSeconds)

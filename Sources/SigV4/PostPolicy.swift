@@ -1,3 +1,5 @@
+import System
+
 /// The policy document of a browser form upload (S3 POST Object), written as JSON. Pure.
 ///
 /// The JSON is written byte for byte as Python's `json.dumps` writes it (`", "` and `": "`
@@ -24,7 +26,7 @@ struct PostPolicy: Sendable {
     var json: [UInt8] {
         var output = [UInt8]()
         output.append(contentsOf: #"{"expiration": "#.utf8)
-        Self.appendString(Self.iso8601(epochSeconds: expiration), to: &output)
+        Self.appendString(ISO8601Timestamp.string(epochSeconds: expiration), to: &output)
         output.append(contentsOf: #", "conditions": ["#.utf8)
         for (index, condition) in conditions.enumerated() {
             if index > 0 { output.append(contentsOf: ", ".utf8) }
@@ -47,15 +49,6 @@ struct PostPolicy: Sendable {
         }
         output.append(contentsOf: "]}".utf8)
         return output
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SSZ` (ISO 8601 in UTC, botocore's `expiration` format).
-    static func iso8601(epochSeconds: Int64) -> String {
-        let date = AmzDate(epochSeconds: epochSeconds)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let year = String(date.year)
-        return String(repeating: "0", count: max(0, 4 - year.count)) + year + "-" + two(date.month) + "-"
-            + two(date.day) + "T" + two(date.hour) + ":" + two(date.minute) + ":" + two(date.second) + "Z"
     }
 
     /// Writes `text` as a JSON string: quotes, `\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`, and

@@ -56,31 +56,19 @@ extension Presigner {
         let encodedQuery = try Self.encodeQuery(query)
 
         // SigV4 task 1: the canonical request.
-        var buffer = [UInt8]()
-        buffer.write(utf8: method)
-        buffer.append(UInt8(ascii: "\n"))
         var path = [UInt8]()
         if root {
             path.append(UInt8(ascii: "/"))
         } else {
             appendPath(bucket: bucket, key: key, virtual: virtual, to: &path)
         }
-        buffer.append(contentsOf: path)
-        buffer.append(UInt8(ascii: "\n"))
         var queryText = [UInt8]()
-        Self.appendSortedQuery(encodedQuery, to: &queryText)
-        buffer.append(contentsOf: queryText)
-        buffer.append(UInt8(ascii: "\n"))
-        for header in canonicalHeaders {
-            buffer.write(utf8: header.name)
-            buffer.append(UInt8(ascii: ":"))
-            buffer.write(utf8: header.value)
-            buffer.append(UInt8(ascii: "\n"))
-        }
-        buffer.append(UInt8(ascii: "\n"))
-        buffer.write(utf8: signedNames)
-        buffer.append(UInt8(ascii: "\n"))
-        buffer.write(utf8: payload)
+        CanonicalRequest.appendQuery(encodedQuery, to: &queryText)
+        var buffer = [UInt8]()
+        CanonicalRequest.append(
+            method: method, canonicalURI: path, encodedQuery: encodedQuery,
+            headers: canonicalHeaders.map { (name: $0.name, value: $0.value) }, signedNames: signedNames,
+            payload: payload, to: &buffer)
 
         // Tasks 2 to 4.
         let end = buffer.count

@@ -24,7 +24,7 @@ public final class Presigner: Sendable, CustomReflectable {
     public let credentialsExpiration: Int64?
 
     /// The session token of temporary credentials.
-    let sessionToken: Secret?
+    public let sessionToken: Secret?
     /// The per-day signing keys.
     let keyCache: SigningKeyCache
     /// `https://` or `http://`.
@@ -121,7 +121,7 @@ public final class Presigner: Sendable, CustomReflectable {
     /// (upper case, `_`, too long, an IPv4 look-alike), when the endpoint is an IP address, and for
     /// a dotted bucket over https (the endpoint's wildcard certificate would not match). `.auto` also
     /// keeps dotted buckets path-style over http.
-    func usesVirtualHosting(_ bucket: String) -> Bool {
+    public func usesVirtualHosting(_ bucket: String) -> Bool {
         switch addressing {
         case .path:
             return false
@@ -226,16 +226,5 @@ public final class Presigner: Sendable, CustomReflectable {
             if lower != expected { return false }
         }
         return true
-    }
-
-    /// Writes `name=value&...` for `pairs` sorted by name (SigV4's canonical query order).
-    static func appendSortedQuery(_ pairs: [(name: [UInt8], value: [UInt8])], to output: inout some ByteSink) {
-        let sorted = pairs.sorted { $0.name.lexicographicallyPrecedes($1.name) }
-        for (index, pair) in sorted.enumerated() {
-            if index > 0 { output.write(UInt8(ascii: "&")) }
-            output.write(pair.name)
-            output.write(UInt8(ascii: "="))
-            output.write(pair.value)
-        }
     }
 }

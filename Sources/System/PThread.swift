@@ -48,4 +48,12 @@ public final class PThread: @unchecked Sendable {
         precondition(rc == 0, "pthread_create failed: \(rc)")
         return handle
     }
+
+    /// Blocks the calling thread for `milliseconds` (`nanosleep`, resumed after signals).
+    public static func sleep(milliseconds: Int) {
+        guard milliseconds > 0 else { return }
+        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
 }

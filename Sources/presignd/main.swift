@@ -4,6 +4,7 @@ import Commands
 import Config
 import Crypto
 import HTTPServer
+import Logging
 import System
 
 #if canImport(Glibc)
@@ -15,7 +16,8 @@ import System
 // a part cannot start. `presignd explain` exits 0 (no difference), 1 (differences) or 2 (usage,
 // configuration).
 
-let log = LogSink(fd: 2)
+// Until the configuration (and so `log.level`) is known, messages go out as they are.
+let bootLog = LogSink(fd: 2)
 var environment: [String: String] = [:]
 var envp = environ
 while let entry = envp.pointee {
@@ -26,12 +28,22 @@ while let entry = envp.pointee {
 
 let config: PresigndConfig
 switch ModeDispatch.dispatch(
-    arguments: Array(CommandLine.arguments.dropFirst()), environment: environment, log: log,
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: environment, log: bootLog,
     nowSeconds: { WallClock.epochMilliseconds() / 1000 })
 {
 case .exit(let status): exit(status)
 case .serve(let c): config = c
 }
+
+// `log.level` (validated by Config: one of LogLevel's names): lines below it are not written, the
+// access log's `info` lines included.
+let log = LogSink(fd: 2, minimumLevel: LogLevel(rawValue: config.log.level) ?? .info)
+log.debug(
+    "configuration",
+    [
+        "authMode": config.auth.mode.rawValue, "s3Endpoint": config.s3.endpoint, "bucket": config.s3.bucket,
+        "region": config.s3.region, "accessLog": config.log.accessLog,
+    ])
 
 // Signals are handled by sigwait on this thread: block them before any other thread starts.
 _ = presignd_block_signals(SIGTERM, SIGINT, SIGHUP)

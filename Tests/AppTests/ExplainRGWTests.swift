@@ -277,7 +277,7 @@ struct ExplainRGWTests {
         #expect(date.hasSuffix("Z"))
         let key = try #require(json["expected"]?["key"]?.stringValue)
         let amzDate = try #require(url.components(separatedBy: "X-Amz-Date=").last?.prefix(16))
-        let when = try #require(SignatureExplainer.parseAmzDate(String(amzDate)))
+        let when = try #require(AmzDate.epochSeconds(String(amzDate)))
         let pngURL = try png.presign(
             PresignRequest(
                 method: "PUT", bucket: s3.bucket, key: key, expires: 900, signedHeaders: [("Content-Type", "image/png")]
@@ -380,6 +380,51 @@ struct ExplainRGWTests {
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
             rgwCode: "SignatureDoesNotMatch", code: "SIGNATURE_MISMATCH")
         #expect(json["issuedByThisServer"]?.boolValue == false)
+    }
+
+    @Test("the server holds a wrong secret: the URL is what it signs, RGW refuses, explain SECRET_KEY_MISMATCH")
+    func wrongServerSecret() throws {
+        let s3 = try TestEnvironment.s3()
+        var env = Self.environment(s3)
+        env["PRESIGN_S3_SECRET_ACCESS_KEY"] = "not-the-secret-rgw-has-for-this-key-000000"
+        let app = try InProcess(env)
+        let url = try app.clientB()
+        // RGW's answer names nothing but the code (an empty Message, no StringToSign).
+        let answer = try Self.put(s3, url, headers: [("Content-Type", "image/jpeg")])
+        #expect(!answer.body.contains("StringToSign"), "\(answer.body)")
+        let json = try Self.reproduce(
+            s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
+            rgwCode: "SignatureDoesNotMatch", code: "SECRET_KEY_MISMATCH", field: "credentials")
+        #expect(json["signatureMatches"]?.boolValue == true, "the URL itself is what the server signs")
+        #expect(Self.finding(json, "SECRET_KEY_MISMATCH")?["severity"]?.stringValue == "error")
+        #expect(!json.jsonText.contains("not-the-secret-rgw-has"))
+    }
+
+    @Test("a key holding a literal %4F: uploads as issued; with only the signature changed, no DOUBLE_ENCODED")
+    func literalPercentKey() throws {
+        let s3 = try TestEnvironment.s3()
+        let env = Self.environment(s3)
+        let app = try InProcess(env)
+        let signer = try Presigner(
+            credentials: Credentials(accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey)),
+            region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
+        let issue = {
+            try signer.presign(
+                PresignRequest(
+                    method: "PUT", bucket: s3.bucket, key: "explain/50%4F-\(UUID().uuidString).jpg", expires: 600),
+                now: Int64(Date().timeIntervalSince1970)
+            ).url
+        }
+        let url = try issue()
+        #expect(url.contains("50%254F-"))
+        #expect(try Self.put(s3, url, headers: []).status == 200, "RGW takes the key as issued")
+        let other = try issue()
+        let tampered = String(other.dropLast()) + (other.last == "0" ? "1" : "0")
+        let json = try Self.reproduce(
+            s3, app, env: env, url: tampered, headers: [], rgwStatus: 403, rgwCode: "SignatureDoesNotMatch",
+            code: "SIGNATURE_MISMATCH")
+        let doubles = (json["findings"]?.arrayValue ?? []).filter { $0["code"]?.stringValue == "DOUBLE_ENCODED" }
+        #expect(doubles.allSatisfy { $0["severity"]?.stringValue == "info" }, "\(json.jsonText)")
     }
 
     @Test("the route: 404 when off, 401 without or with an unknown key, 403 for a non-admin key or a user")

@@ -1,10 +1,13 @@
 import Config
 import Crypto
+import Explain
 import HTTP1
 import HTTPServer
 import JSON
 import SigV4
+import System
 import Testing
+import UploadsTestSupport
 
 @testable import App
 
@@ -26,7 +29,7 @@ struct ExplainServiceTests {
         config.auth.apiKeys = [APIKeyConfig(id: "ops", sha256: SHA256.hash(adminKey).hex, scopes: ["admin"])]
         config.explain.enabled = true
         return ExplainService(
-            config: config, signer: { signer },
+            config: config, signer: { signer }, storage: InMemoryObjectStorage(),
             gate: Gate(callers: DevelopmentCallerResolver(header: "X-User-Id", defaultUserId: "1")),
             env: AppEnvironment(nowMillis: { now * 1000 + 5000 }, newUUID: { "u" }))
     }
@@ -105,9 +108,9 @@ struct ExplainServiceTests {
 
     @Test("ServerTime and header lines are read as S3 writes them")
     func parsing() {
-        #expect(ExplainService.iso8601Seconds("2026-12-01T12:00:00Z") == Self.now)
-        #expect(ExplainService.iso8601Seconds("2026-12-01T12:00:00.123Z") == Self.now)
-        #expect(ExplainService.iso8601Seconds("yesterday") == nil)
+        #expect(ISO8601Timestamp.epochSeconds("2026-12-01T12:00:00Z") == Self.now)
+        #expect(ISO8601Timestamp.epochSeconds("2026-12-01T12:00:00.123Z") == Self.now)
+        #expect(ISO8601Timestamp.epochSeconds("yesterday") == nil)
         #expect(ExplainService.header(line: " Content-Type :  image/png ")! == ("Content-Type", "image/png"))
         #expect(ExplainService.header(line: "no colon") == nil)
         #expect(ExplainService.header(line: ": value") == nil)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HTTPServer
+import Logging
 import ObjectStoreTestSupport
 import Records
 import SigV4

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import JSON
+import Logging
 import System
 import TestSupport
 

@@ -1,6 +1,7 @@
 import Config
 import Crypto
 import Foundation
+import Logging
 import ObjectStore
 import SigV4
 import System

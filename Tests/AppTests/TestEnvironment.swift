@@ -18,28 +18,18 @@ enum TestEnvironment {
         }
     }
 
-    static var skipS3: Bool { ProcessInfo.processInfo.environment["PRESIGN_SKIP_S3"] == "1" }
+    static var skipS3: Bool { TestServices.skipS3 }
 
+    /// RGW, as TestSupport's `TestServices` reads it.
     static func s3() throws -> S3 {
-        let e = ProcessInfo.processInfo.environment
-        guard let endpoint = e["PRESIGN_TEST_S3_ENDPOINT"], let ak = e["PRESIGN_TEST_S3_ACCESS_KEY"],
-            let sk = e["PRESIGN_TEST_S3_SECRET_KEY"]
-        else {
-            throw TestFailure(
-                "PRESIGN_TEST_S3_ENDPOINT/ACCESS_KEY/SECRET_KEY are not set: run the suite with scripts/test.sh, which starts Ceph RGW (or set PRESIGN_SKIP_S3=1)"
-            )
-        }
+        let s3 = try TestServices.s3()
         return S3(
-            endpoint: endpoint, accessKey: ak, secretKey: sk, bucket: e["PRESIGN_TEST_S3_BUCKET"] ?? "uploads",
-            region: e["PRESIGN_TEST_S3_REGION"] ?? "us-east-1")
+            endpoint: s3.endpoint, accessKey: s3.accessKey, secretKey: s3.secretKey, bucket: s3.bucket,
+            region: s3.region)
     }
 
     /// A fresh temporary directory.
-    static func tempDir() -> String {
-        let path = NSTemporaryDirectory() + "presignd-test-" + UUID().uuidString.lowercased()
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    static func tempDir() -> String { TestServices.tempDir() }
 
     /// Environment for a server pointed at RGW (or at a dead endpoint when only signing is tested),
     /// with a SQLite store in a temporary directory.

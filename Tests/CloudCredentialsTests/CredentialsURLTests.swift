@@ -1,4 +1,4 @@
-import ObjectStore
+import HTTPClient
 import Testing
 
 @testable import CloudCredentials

@@ -1,6 +1,6 @@
 import CloudCredentials
 import Crypto
-import ObjectStore
+import HTTPClient
 import SigV4
 import Synchronization
 import TestSupport

@@ -1,5 +1,5 @@
 import CloudCredentials
-import ObjectStore
+import HTTPClient
 import SigV4
 import Synchronization
 import Testing
@@ -92,7 +92,7 @@ struct LoopbackOnlyTransport: CredentialsTransport {
     }
 
     /// Sends to loopback only.
-    func send(_ request: HTTPRequest, to address: ServerAddress) throws(ObjectStoreError) -> HTTPResponse {
+    func send(_ request: HTTPRequest, to address: ServerAddress) throws(HTTPClientError) -> HTTPResponse {
         guard address.host == "127.0.0.1" else {
             world.refuse(address)
             Issue.record("a test tried to reach \(address)")

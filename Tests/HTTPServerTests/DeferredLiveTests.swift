@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTP1
 import HTTPServer
+import Logging
 import Synchronization
 import System
 import TestSupport

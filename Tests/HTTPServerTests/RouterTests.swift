@@ -55,15 +55,6 @@ struct RouterTests {
         #expect(QueryString.parse("a=%e2%82%ac")?.first?.value == "€")
     }
 
-    @Test("HTTP dates: RFC 9110's example and the Unix epoch")
-    func dates() {
-        // RFC 9110, 5.6.7: Sun, 06 Nov 1994 08:49:37 GMT = 784111777.
-        #expect(HTTPDate.imfFixdate(CivilDateTime(epochSeconds: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
-        #expect(HTTPDate.imfFixdate(CivilDateTime(epochSeconds: 0)) == "Thu, 01 Jan 1970 00:00:00 GMT")
-        #expect(HTTPDate.iso8601Second(CivilDateTime(epochSeconds: 951_782_400)) == "2000-02-29T00:00:00")
-        #expect(HTTPDate.iso8601Second(CivilDateTime(epochSeconds: 1_795_942_771)) == "2026-11-29T08:59:31")
-    }
-
     @Test("metrics render requests, the histogram and gauges in Prometheus format")
     func metrics() throws {
         let s = try TestServerForMetrics()

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import Logging
 import Synchronization
 import System
 import TestSupport

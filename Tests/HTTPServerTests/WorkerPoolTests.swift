@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPServer
+import Logging
 import Synchronization
 import System
 import TestSupport

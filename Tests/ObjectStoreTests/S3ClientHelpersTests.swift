@@ -1,3 +1,4 @@
+import HTTPClient
 import Testing
 
 @testable import ObjectStore

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPClient
 import ObjectStoreTestSupport
 import SigV4
 import Testing

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SigV4
+import TestSupport
 import Testing
 
 @testable import ObjectStore

@@ -3,6 +3,7 @@ import Foundation
 import ObjectStore
 import SigV4
 import Synchronization
+import TestSupport
 
 /// The real Ceph RGW the S3 tests run against, from the environment the test command exports.
 struct RGWEnvironment {
@@ -18,30 +19,19 @@ struct RGWEnvironment {
     var region: String
 
     /// True when the S3 tests are switched off on purpose (`PRESIGN_SKIP_S3=1`).
-    static var skipped: Bool { ProcessInfo.processInfo.environment["PRESIGN_SKIP_S3"] == "1" }
+    static var skipped: Bool { TestServices.skipS3 }
 
-    /// The environment, or an error that says how to provide it.
+    /// The environment (TestSupport's `TestServices`), or an error that says how to provide it.
     static func current() throws -> RGWEnvironment {
-        let environment = ProcessInfo.processInfo.environment
-        guard let endpoint = environment["PRESIGN_TEST_S3_ENDPOINT"], !endpoint.isEmpty else {
-            throw RGWEnvironmentError(
-                message: """
-                    PRESIGN_TEST_S3_ENDPOINT is not set: these tests need a real S3 (Ceph RGW). Start one with \
-                    `eval "$(S3_PORT=19000 bash scripts/start-s3.sh)"` and export PRESIGN_TEST_S3_ENDPOINT, \
-                    PRESIGN_TEST_S3_ACCESS_KEY, PRESIGN_TEST_S3_SECRET_KEY, PRESIGN_TEST_S3_BUCKET and \
-                    PRESIGN_TEST_S3_REGION from its output, or set PRESIGN_SKIP_S3=1 to skip them.
-                    """)
-        }
-        func require(_ name: String) throws -> String {
-            guard let value = environment[name], !value.isEmpty else {
-                throw RGWEnvironmentError(message: "\(name) is not set (PRESIGN_TEST_S3_ENDPOINT is)")
-            }
-            return value
+        let s3: TestServices.S3
+        do {
+            s3 = try TestServices.s3()
+        } catch {
+            throw RGWEnvironmentError(message: "\(error)")
         }
         return RGWEnvironment(
-            endpoint: try Endpoint(parsing: endpoint), accessKey: try require("PRESIGN_TEST_S3_ACCESS_KEY"),
-            secretKey: try require("PRESIGN_TEST_S3_SECRET_KEY"), bucket: try require("PRESIGN_TEST_S3_BUCKET"),
-            region: environment["PRESIGN_TEST_S3_REGION"].flatMap { $0.isEmpty ? nil : $0 } ?? "us-east-1")
+            endpoint: try Endpoint(parsing: s3.endpoint), accessKey: s3.accessKey, secretKey: s3.secretKey,
+            bucket: s3.bucket, region: s3.region)
     }
 
     /// A signer for this RGW, with `secret` in place of the real secret when given.

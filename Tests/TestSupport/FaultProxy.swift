@@ -56,10 +56,11 @@ public final class FaultProxy: @unchecked Sendable {
     }
 
     /// The port the proxy listens on (127.0.0.1).
-    public let port: Int
+    public var port: Int { listener.port }
     private let upstreamHost: String
     private let upstreamPort: Int
-    private let listenFd: Int32
+    /// The listener (TestSupport's one loopback listener).
+    private var listener: LoopbackListener!
     private let lock = NSLock()
     private var rules: [Rule] = []
     private var count = 0
@@ -74,29 +75,10 @@ public final class FaultProxy: @unchecked Sendable {
     public init(upstreamHost: String, upstreamPort: Int) throws {
         self.upstreamHost = upstreamHost
         self.upstreamPort = upstreamPort
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = 0
-        inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr)
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &len) == 0
-            }
+        listener = try LoopbackListener { [self] connection in
+            setTimeout(connection.fd, seconds: 30)
+            serve(connection.fd)
         }
-        guard ok else {
-            Glibc.close(fd)
-            throw TestFailure("fault proxy: cannot listen: \(errno)")
-        }
-        listenFd = fd
-        port = Int(UInt16(bigEndian: sin.sin_port))
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "fault-proxy"
-        thread.start()
     }
 
     deinit { close() }
@@ -170,26 +152,10 @@ public final class FaultProxy: @unchecked Sendable {
         closed = true
         lock.unlock()
         releaseHeld()
-        if !wasClosed {
-            shutdown(listenFd, Int32(SHUT_RDWR))
-            Glibc.close(listenFd)
-        }
+        if !wasClosed { listener.stopAccepting() }
     }
 
     // MARK: - Serving
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listenFd, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            setTimeout(client, seconds: 30)
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
-    }
 
     /// The fault for the next request (and counts it).
     private func nextFault(method: String) -> Fault? {
@@ -212,8 +178,8 @@ public final class FaultProxy: @unchecked Sendable {
         return nil
     }
 
+    /// Serves one client connection (the listener closes it when this returns).
     private func serve(_ client: Int32) {
-        defer { Glibc.close(client) }
         var buffer: [UInt8] = []
         while true {
             guard let request = readMessage(client, &buffer, isResponse: false, headRequest: false) else { return }

@@ -35,13 +35,14 @@ public final class RecordingProxy: @unchecked Sendable {
     }
 
     /// The port the proxy listens on (127.0.0.1).
-    public let port: Int
+    public var port: Int { listener.port }
     private var rule: @Sendable (_ number: Int, _ method: String) -> Injection? = { _, _ in nil }
     private var count = 0
     private var injected = 0
     private let upstreamHost: String
     private let upstreamPort: Int
-    private let listenFd: Int32
+    /// The listener (TestSupport's one loopback listener).
+    private var listener: LoopbackListener!
     private let lock = NSLock()
     private var seen: [Seen] = []
     private var closed = false
@@ -50,28 +51,10 @@ public final class RecordingProxy: @unchecked Sendable {
     public init(upstreamHost: String, upstreamPort: Int) throws {
         self.upstreamHost = upstreamHost
         self.upstreamPort = upstreamPort
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr)
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &len) == 0
-            }
+        listener = try LoopbackListener { [self] connection in
+            Self.setTimeout(connection.fd)
+            serve(connection.fd)
         }
-        guard ok else {
-            Glibc.close(fd)
-            throw TestFailure("recording proxy: cannot listen: \(errno)")
-        }
-        listenFd = fd
-        port = Int(UInt16(bigEndian: sin.sin_port))
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "recording-proxy"
-        thread.start()
     }
 
     deinit { close() }
@@ -104,27 +87,11 @@ public final class RecordingProxy: @unchecked Sendable {
         let wasClosed = closed
         closed = true
         lock.unlock()
-        if !wasClosed {
-            shutdown(listenFd, Int32(SHUT_RDWR))
-            Glibc.close(listenFd)
-        }
+        if !wasClosed { listener.stopAccepting() }
     }
 
-    private func acceptLoop() {
-        while true {
-            let client = accept(listenFd, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            Self.setTimeout(client)
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
-    }
-
+    /// Serves one client connection (the listener closes it when this returns).
     private func serve(_ client: Int32) {
-        defer { Glibc.close(client) }
         var buffer: [UInt8] = []
         while true {
             guard let (head, bytes) = Self.readMessage(client, &buffer, isResponse: false, method: "") else { return }

@@ -75,6 +75,7 @@ public final class ServerProcess: @unchecked Sendable {
                     sink.append(Data(buffer[0..<n]), isError: isError)
                 }
                 Glibc.close(fd)
+                sink.markEnded()
             }
             t.start()
         }
@@ -128,11 +129,26 @@ public final class ServerProcess: @unchecked Sendable {
         private let lock = NSLock()
         private var err = Data()
         private var out = Data()
+        private var ended = 0
 
         func append(_ d: Data, isError: Bool) {
             lock.lock()
             if isError { err.append(d) } else { out.append(d) }
             lock.unlock()
+        }
+
+        /// Marks one pipe read to its end.
+        func markEnded() {
+            lock.lock()
+            ended += 1
+            lock.unlock()
+        }
+
+        /// True once both pipes were read to their end (the child and its descriptors are gone).
+        var isComplete: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return ended == 2
         }
 
         func text(isError: Bool) -> String {
@@ -150,7 +166,9 @@ public final class ServerProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { return nil }
-        usleep(50_000)  // let the pipes' last bytes arrive
+        // The pipes' last bytes: wait (bounded) until both readers reached end of file.
+        let drained = Date().addingTimeInterval(5)
+        while !output.isComplete && Date() < drained { usleep(2_000) }
         return process.terminationStatus
     }
 

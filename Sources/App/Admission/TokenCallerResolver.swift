@@ -1,6 +1,7 @@
 import Auth
 import Crypto
 import HTTPServer
+import Logging
 import System
 
 /// Bearer tokens and API keys (`auth.mode = jwt`).

@@ -1,4 +1,5 @@
 import Config
+import Logging
 import SigV4
 import System
 

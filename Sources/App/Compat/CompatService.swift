@@ -2,6 +2,7 @@ import Config
 import HTTP1
 import HTTPServer
 import JSON
+import Logging
 import Records
 import Uploads
 

@@ -1,5 +1,5 @@
-import HTTPServer
 import JSON
+import Logging
 
 extension JSONValue: LogValue {
     /// The value as compact JSON (for nested fields such as readiness checks).

@@ -1,5 +1,6 @@
 import HTTPServer
 import JSON
+import Logging
 import Records
 import Synchronization
 import System

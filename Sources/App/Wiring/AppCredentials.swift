@@ -1,6 +1,7 @@
 import CloudCredentials
 import Config
 import HTTPServer
+import Logging
 import SigV4
 import Synchronization
 import System

@@ -1,3 +1,5 @@
+import Crypto
+import System
 import Uploads
 
 /// The outside world as the application sees it: the clock and the source of random ids. Tests pass

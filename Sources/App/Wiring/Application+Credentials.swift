@@ -1,5 +1,6 @@
 import CloudCredentials
 import Config
+import Logging
 import SigV4
 import System
 

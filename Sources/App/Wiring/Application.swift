@@ -4,6 +4,7 @@ import Config
 import Crypto
 import HTTP1
 import HTTPServer
+import Logging
 import ObjectStore
 import Records
 import SigV4
@@ -74,7 +75,8 @@ public final class Application: Sendable {
         let explainRoutes =
             config.explain.enabled
             ? ExplainService(
-                config: config, signer: { [signer = signers.configured] in signer.current }, gate: gate, env: env
+                config: config, signer: { [signer = signers.configured] in signer.current }, storage: storage,
+                gate: gate, env: env
             ).routes() : []
         var apiRoutes = presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes
         if let multipart = uploads.multipart {

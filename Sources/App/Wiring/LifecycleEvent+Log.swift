@@ -1,4 +1,4 @@
-import HTTPServer
+import Logging
 import System
 import Uploads
 
