@@ -43,8 +43,8 @@ case .checkConfig(let c):
     print(c.redactedJSON())
     for note in c.notes { log.writeLine("presignd: note: \(note)") }
     exit(0)
-case .healthcheck(let c):
-    let outcome = HealthCheck.run(config: c)
+case .healthcheck(let c, let addressFromFlags):
+    let outcome = HealthCheck.run(config: c, useListenInfo: !addressFromFlags)
     print(outcome.detail)
     exit(outcome.healthy ? 0 : 1)
 case .explain(let c, let arguments):
@@ -52,6 +52,11 @@ case .explain(let c, let arguments):
         config: c, arguments: arguments, nowSeconds: WallClock.epochMilliseconds() / 1000,
         environment: environment)
     print(outcome.output)
+    exit(outcome.status)
+case .token(let c, let arguments):
+    let outcome = TokenCommand.run(config: c, arguments: arguments, nowSeconds: WallClock.epochMilliseconds() / 1000)
+    for note in outcome.notes { log.writeLine("presignd: note: \(note)") }
+    if outcome.status == 0 { print(outcome.output) } else { log.writeLine(outcome.output) }
     exit(outcome.status)
 case .run(let c):
     config = c
@@ -79,6 +84,16 @@ do {
     exit(error.exitCode)
 }
 app.start()
+// What the server really listens on, for `presignd healthcheck` (the container image sets the path),
+// before the `listening` line, so whoever waits for that line finds the file.
+if let path = config.server.listenInfoPath {
+    let info = ListenInfo(
+        pid: getpid(), host: config.server.host, port: app.server.port,
+        metricsPort: app.metricsServer?.port ?? 0, tls: config.tls.enabled)
+    if let problem = info.write(to: path) {
+        log.warn("listen info not written", ["path": path, "error": problem])
+    }
+}
 log.info(
     "listening",
     ["host": config.server.host, "port": app.server.port, "tls": config.tls.enabled, "version": ConfigLoader.version])
@@ -102,6 +117,7 @@ while true {
         continue
     }
     log.info("draining", ["signal": sig])
+    if let path = config.server.listenInfoPath { ListenInfo.remove(at: path, pid: getpid()) }
     app.stop()
     log.info("stopped")
     exit(0)
