@@ -140,9 +140,9 @@ enum OpenAPIDocument {
                 contentType:
                   type: string
                   description: >-
-                    Either case; the allowed ones depend on the type (IMAGE: all four; PROFILE and FEED: image/jpeg
-                    and image/png; another one is a 422).
-                  enum: [image/jpeg, image/png, image/heic, image/webp]
+                    Either case; the allowed ones depend on the type (IMAGE: the four image types; PROFILE and FEED:
+                    image/jpeg and image/png; VIDEO: the three video types; another one is a 422).
+                  enum: [image/jpeg, image/png, image/heic, image/webp, video/mp4, video/quicktime, video/webm]
                 imageKey: { type: string, format: uuid, description: Either case; stored lower-case. }
                 type:
                   type: string
@@ -150,13 +150,13 @@ enum OpenAPIDocument {
                     An upload type of the configuration (default `presign.defaultPostType`, IMAGE). A chat-room
                     type gets a server-made UUID in its `{chatroomId}` segment; a type configured
                     `chatroomId: required` cannot be issued here (422).
-                  enum: [IMAGE, PROFILE, FEED, CHATROOM_PROFILE, CHAT, CHAT_PROFILE]
+                  enum: [IMAGE, PROFILE, FEED, CHATROOM_PROFILE, CHAT, CHAT_PROFILE, VIDEO]
                 size:
                   type: integer
                   minimum: 1
-                  maximum: 20971520
-                  description: Exact size in bytes, at most the type's maxBytes (IMAGE 20 MiB, others 10 MiB); signed
-                    as content-length.
+                  maximum: 5368709120
+                  description: Exact size in bytes, at most the type's maxBytes (IMAGE 20 MiB, VIDEO 5 GiB, others
+                    10 MiB; more is a 422); signed as content-length.
                 contentMD5:
                   type: string
                   description: The body's MD5, standard base64 with padding (24 characters); signed as content-md5,
@@ -811,12 +811,15 @@ enum OpenAPIDocument {
                 "properties": {
                   "contentType": {
                     "type": "string",
-                    "description": "Either case; the allowed ones depend on the type (IMAGE: all four; PROFILE and FEED: image/jpeg and image/png; another one is a 422).",
+                    "description": "Either case; the allowed ones depend on the type (IMAGE: the four image types; PROFILE and FEED: image/jpeg and image/png; VIDEO: the three video types; another one is a 422).",
                     "enum": [
                       "image/jpeg",
                       "image/png",
                       "image/heic",
-                      "image/webp"
+                      "image/webp",
+                      "video/mp4",
+                      "video/quicktime",
+                      "video/webm"
                     ]
                   },
                   "imageKey": {
@@ -833,14 +836,15 @@ enum OpenAPIDocument {
                       "FEED",
                       "CHATROOM_PROFILE",
                       "CHAT",
-                      "CHAT_PROFILE"
+                      "CHAT_PROFILE",
+                      "VIDEO"
                     ]
                   },
                   "size": {
                     "type": "integer",
                     "minimum": 1,
-                    "maximum": 20971520,
-                    "description": "Exact size in bytes, at most the type's maxBytes (IMAGE 20 MiB, others 10 MiB); signed as content-length."
+                    "maximum": 5368709120,
+                    "description": "Exact size in bytes, at most the type's maxBytes (IMAGE 20 MiB, VIDEO 5 GiB, others 10 MiB; more is a 422); signed as content-length."
                   },
                   "contentMD5": {
                     "type": "string",
