@@ -20,6 +20,8 @@
 # overrides the image's 0.0.0.0 for the test), so every request stays on loopback.
 #   CONTAINER_CACHE       where images, layers and podman's settings live
 #   CONTAINER_KEEP_IMAGE=1  leave presignd:test in the store (it is kept anyway; the tag is reused)
+#   CONTAINER_IMAGE       the tag to build and test (default localhost/presignd:test; give another when
+#                         several worktrees share CONTAINER_CACHE)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -125,7 +127,7 @@ CF
 fi
 
 # --- the real Dockerfile --------------------------------------------------------------------------
-IMAGE=localhost/presignd:test
+IMAGE=${CONTAINER_IMAGE:-localhost/presignd:test}
 log "podman build --format docker -t $IMAGE ."
 t0=$(date +%s)
 podman build --pull=never --network host --format docker -t "$IMAGE" "$ROOT" >"$WORK/build.log" 2>&1 \

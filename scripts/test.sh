@@ -81,7 +81,7 @@ run_err=$(mktemp)
 PRESIGN_S3_ACCESS_KEY_ID=run-check PRESIGN_S3_SECRET_ACCESS_KEY=run-check bash scripts/run.sh --version 2>"$run_err" \
   | grep -q '^presignd ' || { cat "$run_err" >&2; log "ERROR: scripts/run.sh --version did not print the version"; exit 1; }
 grep -q '^\[run\] building presignd' "$run_err" && grep -q 'Building for production' "$run_err" \
-  && grep -q 'Build complete' "$run_err" \
+  && grep -Eq 'Build (of product .presignd. )?complete' "$run_err" \
   || { cat "$run_err" >&2; log "ERROR: scripts/run.sh did not show the build's progress"; exit 1; }
 rm -f "$run_err"
 log "building and checking the container image"
