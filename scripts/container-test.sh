@@ -191,11 +191,16 @@ sed -n '/^#   cd examples && mkdir -p secrets$/,/^#   chmod /p' "$ROOT/examples/
   >"$WORK/recipe/recipe.sh"
 grep -q 'chmod' "$WORK/recipe/recipe.sh" || fail "examples/compose.yaml has no secrets recipe from 'cd examples' to 'chmod'"
 (cd "$WORK/recipe" && umask 077 && sh -e recipe.sh) || fail "the secrets recipe of examples/compose.yaml failed"
-podman run --rm --network none --env-file "$WORK/compose.env" -v "$WORK/recipe/examples/secrets":/run/secrets:ro \
+# Compose mounts each secret file on its own at /run/secrets/<name>, with the host file's owner and mode.
+secret_mounts=()
+for name in s3-secret records-url hs256; do
+  secret_mounts+=(-v "$WORK/recipe/examples/secrets/$name:/run/secrets/$name:ro")
+done
+podman run --rm --network none --env-file "$WORK/compose.env" "${secret_mounts[@]}" \
   "$IMAGE" --check-config >/dev/null 2>"$WORK/recipe-check.err" \
   || { cat "$WORK/recipe-check.err" >&2; fail "the image (uid 999) cannot use the secrets the compose recipe makes"; }
 # Its token command: a development token signed with the service's own HS256 secret.
-token=$(podman run --rm --network none --env-file "$WORK/compose.env" -v "$WORK/recipe/examples/secrets":/run/secrets:ro \
+token=$(podman run --rm --network none --env-file "$WORK/compose.env" "${secret_mounts[@]}" \
   "$IMAGE" token --user 42 --ttl 1h 2>"$WORK/token.err") || { cat "$WORK/token.err" >&2; fail "presignd token failed in the image"; }
 [ "$(printf '%s' "$token" | tr -cd . | wc -c)" = 2 ] || fail "presignd token printed no JWT: $token"
 log "compose recipe: secrets made under umask 077 are readable by uid 999; presignd token works"
