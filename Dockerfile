@@ -38,6 +38,11 @@ COPY --from=build /out/presignd /usr/local/bin/presignd
 # replaces it through PRESIGN_CONFIG.
 COPY config/container.json /etc/presignd/presignd.json
 ENV PRESIGN_CONFIG=/etc/presignd/presignd.json
+# The server writes the address it really listens on here once it is listening, and `presignd
+# healthcheck` probes that one: flags given after the image name (`--port 18323`, `--config`) are the
+# server's alone, never the health check's. A variable, not the config file, so that it holds whatever
+# file `--config` names.
+ENV PRESIGN_SERVER_LISTEN_INFO_PATH=/tmp/presignd-listen.json
 VOLUME ["/data"]
 WORKDIR /data
 USER presignd:presignd

@@ -20,6 +20,8 @@
 # overrides the image's 0.0.0.0 for the test), so every request stays on loopback.
 #   CONTAINER_CACHE       where images, layers and podman's settings live
 #   CONTAINER_KEEP_IMAGE=1  leave presignd:test in the store (it is kept anyway; the tag is reused)
+#   CONTAINER_IMAGE       the tag to build and test (default localhost/presignd:test; give another when
+#                         several worktrees share CONTAINER_CACHE)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -125,7 +127,7 @@ CF
 fi
 
 # --- the real Dockerfile --------------------------------------------------------------------------
-IMAGE=localhost/presignd:test
+IMAGE=${CONTAINER_IMAGE:-localhost/presignd:test}
 log "podman build --format docker -t $IMAGE ."
 t0=$(date +%s)
 podman build --pull=never --network host --format docker -t "$IMAGE" "$ROOT" >"$WORK/build.log" 2>&1 \
@@ -181,6 +183,28 @@ podman run --rm --network none --env-file "$WORK/compose.env" -v "$WORK/compose-
   --check-config >/dev/null 2>"$WORK/compose-check.err" \
   || { cat "$WORK/compose-check.err" >&2; fail "examples/compose.yaml's presignd environment is refused by the image"; }
 
+# The recipe in examples/compose.yaml's comments, run as written (under umask 077, as a careful user's
+# shell may be): it must make the secret files, and the image's uid 999 must be able to read them.
+git -C "$ROOT" check-ignore -q examples/secrets/s3-secret || fail "examples/secrets/ is not git-ignored"
+mkdir -p "$WORK/recipe/examples"
+sed -n '/^#   cd examples && mkdir -p secrets$/,/^#   chmod /p' "$ROOT/examples/compose.yaml" | sed 's/^#   //' \
+  >"$WORK/recipe/recipe.sh"
+grep -q 'chmod' "$WORK/recipe/recipe.sh" || fail "examples/compose.yaml has no secrets recipe from 'cd examples' to 'chmod'"
+(cd "$WORK/recipe" && umask 077 && sh -e recipe.sh) || fail "the secrets recipe of examples/compose.yaml failed"
+# Compose mounts each secret file on its own at /run/secrets/<name>, with the host file's owner and mode.
+secret_mounts=()
+for name in s3-secret records-url hs256; do
+  secret_mounts+=(-v "$WORK/recipe/examples/secrets/$name:/run/secrets/$name:ro")
+done
+podman run --rm --network none --env-file "$WORK/compose.env" "${secret_mounts[@]}" \
+  "$IMAGE" --check-config >/dev/null 2>"$WORK/recipe-check.err" \
+  || { cat "$WORK/recipe-check.err" >&2; fail "the image (uid 999) cannot use the secrets the compose recipe makes"; }
+# Its token command: a development token signed with the service's own HS256 secret.
+token=$(podman run --rm --network none --env-file "$WORK/compose.env" "${secret_mounts[@]}" \
+  "$IMAGE" token --user 42 --ttl 1h 2>"$WORK/token.err") || { cat "$WORK/token.err" >&2; fail "presignd token failed in the image"; }
+[ "$(printf '%s' "$token" | tr -cd . | wc -c)" = 2 ] || fail "presignd token printed no JWT: $token"
+log "compose recipe: secrets made under umask 077 are readable by uid 999; presignd token works"
+
 # --- run it against the test RGW ------------------------------------------------------------------
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
@@ -230,8 +254,9 @@ uid=$(podman exec "$C1" sh -c 'awk "/^Uid:/ {print \$2}" /proc/1/status')
 [ "$(podman exec "$C1" id -un)" = presignd ] || fail "the container's user is not presignd"
 podman healthcheck run "$C1" >&2 2>>"$WORK/podman.log" || fail "podman healthcheck run: not healthy"
 [ "$(podman inspect --format '{{.State.Health.Status}}' "$C1")" = healthy ] || fail "the health status is not healthy"
-# The same check against a port nothing listens on must say "unhealthy" (exit 1), or it proves nothing.
-if podman exec -e PRESIGN_SERVER_PORT=1 "$C1" presignd healthcheck >/dev/null 2>&1; then
+# The same check against a port nothing listens on must say "unhealthy" (exit 1), or it proves nothing
+# (--port on the check's own command line probes that port, not the one the server wrote down).
+if podman exec "$C1" presignd healthcheck --port 1 >/dev/null 2>&1; then
   fail "presignd healthcheck passed against a port where nothing listens"
 fi
 curl -fsS "$BASE/readyz" >"$WORK/ready.json" || fail "/readyz: $(cat "$WORK/ready.json")"
@@ -294,6 +319,18 @@ curl -fsS -H 'X-User-Id: 42' "$BASE/images/$RECORD_ID" | grep -q "\"$RECORD_ID\"
   || fail "the record is gone in a new container on the same volume"
 podman stop -t 30 "$C2" >/dev/null 2>>"$WORK/podman.log"
 log "record $RECORD_ID kept across a restart and a new container on volume $VOL"
+
+# Flags after the image name are the server's: the HEALTHCHECK must probe the port it really listens on
+# (the server writes it to PRESIGN_SERVER_LISTEN_INFO_PATH), not the image's configured 8080.
+FLAG_PORT=$(free_port)
+C4=$(podman run "${run_args[@]}" "$IMAGE" --port "$FLAG_PORT" 2>>"$WORK/podman.log")
+started+=("$C4")
+wait_healthz "$C4" "http://127.0.0.1:$FLAG_PORT"
+podman healthcheck run "$C4" >&2 2>>"$WORK/podman.log" \
+  || { podman exec "$C4" presignd healthcheck >&2 || true; fail "started with --port $FLAG_PORT: the health check says unhealthy"; }
+[ "$(podman inspect --format '{{.State.Health.Status}}' "$C4")" = healthy ] || fail "--port $FLAG_PORT: health status not healthy"
+podman stop -t 30 "$C4" >/dev/null 2>>"$WORK/podman.log"
+log "started with --port $FLAG_PORT after the image name: healthy"
 
 # PostgreSQL from the image: libpq5 is loaded with dlopen, which ldd cannot show; prove it loads.
 PG_PORT_C=$(free_port)

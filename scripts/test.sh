@@ -2,9 +2,10 @@
 # test.sh - the whole test suite on a fresh machine: installs what is missing (scripts/setup.sh),
 # starts a real S3 server (Ceph RGW, scripts/start-s3.sh) and a real PostgreSQL 15
 # (scripts/start-postgres.sh) on loopback, runs `swift test` against them, holds the server to its
-# OpenAPI document with schemathesis (scripts/api-conformance.sh), then builds the real
-# Dockerfile with podman and checks the image against the same services (scripts/container-test.sh),
-# and stops what it started.
+# OpenAPI document with schemathesis (scripts/api-conformance.sh), drives the web page in headless
+# Chromium (scripts/web-test.py), makes the plain release build of every product and checks
+# scripts/run.sh, then builds the real Dockerfile with podman and checks the image against the same
+# services (scripts/container-test.sh), and stops what it started.
 #   TEST_S3_PORT   RGW port block start (default 19000; uses 14 ports from there, HTTPS on +13)
 #   TEST_PG_PORT   PostgreSQL port (default 25432: below Linux's ephemeral range 32768-60999, so no
 #                  client connection of another program can be holding it as its local port)
@@ -69,5 +70,19 @@ unset AWS_CONTAINER_CREDENTIALS_RELATIVE_URI AWS_CONTAINER_CREDENTIALS_FULL_URI 
 swift test --skip-build ${SWIFT_TEST_ARGS:-}
 log "API conformance: schemathesis against the server with RGW behind it (scripts/api-conformance.sh)"
 bash scripts/api-conformance.sh
+log "the web page in headless Chromium (scripts/web-test.py; screenshots in .build/test-artifacts/web)"
+python3 scripts/web-test.py
+# The plain release build of every product, as the README's "run against your own storage" and
+# scripts/run.sh do it (a test-support target once broke it while the debug build and the container's
+# single-product build passed). Then run.sh itself, which must show that build's progress.
+log "release build of every product (swift build -c release)"
+swift build -c release 2>&1 | grep -v "Cannot export local symbol" >&2
+run_err=$(mktemp)
+PRESIGN_S3_ACCESS_KEY_ID=run-check PRESIGN_S3_SECRET_ACCESS_KEY=run-check bash scripts/run.sh --version 2>"$run_err" \
+  | grep -q '^presignd ' || { cat "$run_err" >&2; log "ERROR: scripts/run.sh --version did not print the version"; exit 1; }
+grep -q '^\[run\] building presignd' "$run_err" && grep -q 'Building for production' "$run_err" \
+  && grep -Eq 'Build (of product .presignd. )?complete' "$run_err" \
+  || { cat "$run_err" >&2; log "ERROR: scripts/run.sh did not show the build's progress"; exit 1; }
+rm -f "$run_err"
 log "building and checking the container image"
 bash scripts/container-test.sh

@@ -6,14 +6,18 @@ public struct ChainResolution: Sendable {
     public var provider: (any CredentialsProvider)?
     /// Its credentials, or why there are none (`noCredentials` when no provider was configured).
     public var result: Result<ProvidedCredentials, CredentialsError>
+    /// The start-up warnings of the providers tried (`CredentialsProvider.startupWarnings()`), in chain order.
+    public var warnings: [String]
 
     /// A resolution from its parts.
     public init(
-        skipped: [String], provider: (any CredentialsProvider)?, result: Result<ProvidedCredentials, CredentialsError>
+        skipped: [String], provider: (any CredentialsProvider)?, result: Result<ProvidedCredentials, CredentialsError>,
+        warnings: [String] = []
     ) {
         self.skipped = skipped
         self.provider = provider
         self.result = result
+        self.warnings = warnings
     }
 
     /// One line for the start-up log: the winner and its origins, or the failure; then the skipped

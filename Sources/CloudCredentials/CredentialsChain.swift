@@ -30,21 +30,27 @@ public struct CredentialsChain: Sendable {
         ])
     }
 
-    /// Tries the providers in order (blocking: files and remote calls).
+    /// Tries the providers in order (blocking: files and remote calls), gathering the start-up
+    /// warnings of each provider tried.
     public func resolve() -> ChainResolution {
         var skipped: [String] = []
+        var warnings: [String] = []
         for provider in providers {
+            warnings += provider.startupWarnings()
             do {
                 let provided = try provider.fetch()
-                return ChainResolution(skipped: skipped, provider: provider, result: .success(provided))
+                return ChainResolution(
+                    skipped: skipped, provider: provider, result: .success(provided), warnings: warnings)
             } catch {
                 if case .notConfigured(let name, let reason) = error {
                     skipped.append("\(name): \(reason)")
                     continue
                 }
-                return ChainResolution(skipped: skipped, provider: provider, result: .failure(error))
+                return ChainResolution(
+                    skipped: skipped, provider: provider, result: .failure(error), warnings: warnings)
             }
         }
-        return ChainResolution(skipped: skipped, provider: nil, result: .failure(.noCredentials(skipped: skipped)))
+        return ChainResolution(
+            skipped: skipped, provider: nil, result: .failure(.noCredentials(skipped: skipped)), warnings: warnings)
     }
 }

@@ -13,6 +13,11 @@ import Synchronization
 /// both GETs carry `X-aws-ec2-metadata-token`. A 401 means the token went stale: a new one is
 /// fetched, once per attempt. `AWS_EC2_METADATA_DISABLED=true` turns the provider off. There is no
 /// IMDSv1 fallback unless `options.allowV1Fallback`.
+///
+/// A metadata service that never answers (no connection, or a time-out, after the retries) before any
+/// session token was had means "not on EC2": the provider is then not configured, as botocore's and
+/// the AWS CLI's instance-metadata provider give no credentials instead of failing, so that a chain
+/// with nothing else set up ends in "no credentials" rather than in a network error.
 public final class InstanceMetadataCredentialsProvider: CredentialsProvider {
     /// `IMDSv2`.
     public let name = "IMDSv2"
@@ -53,8 +58,23 @@ public final class InstanceMetadataCredentialsProvider: CredentialsProvider {
             throw .notConfigured(provider: name, reason: "AWS_EC2_METADATA_DISABLED is true")
         }
         let url = try CredentialsURL.parse(endpoint, provider: name, name: "the IMDS endpoint")
-        let (role, credentials) = try fetcher.withRetries { () throws(CredentialsError) -> (String, Credentials) in
-            try attempt(url)
+        let role: String
+        let credentials: Credentials
+        do {
+            (role, credentials) = try fetcher.withRetries { () throws(CredentialsError) -> (String, Credentials) in
+                try attempt(url)
+            }
+        } catch {
+            if case .transport(_, let failure) = error, session.withLock({ $0 }) == nil {
+                switch failure {
+                case .connection, .timeout:
+                    throw .notConfigured(
+                        provider: name,
+                        reason: "no instance metadata service answered at \(url.address) (not on EC2?): \(failure)")
+                default: break
+                }
+            }
+            throw error
         }
         return ProvidedCredentials(
             credentials: credentials, provider: name, origins: ["IMDS \(url.address)", "role \(role)"])

@@ -9,7 +9,9 @@ import SigV4
 /// credentials file wins over the config file key by key. A profile that asks for another way
 /// (`role_arn`, `credential_process`, `sso_*`, `web_identity_token_file`) is an error rather than
 /// a silent fall-through to another identity. Both files are read again on every fetch. A default
-/// path that cannot be read counts as absent; a path set in the environment must be readable.
+/// path that cannot be read counts as absent. A path set in the environment that does not exist is
+/// skipped as absent too (botocore's and the AWS CLI's shared-file providers do the same), with a
+/// start-up warning (`startupWarnings()`); one that exists must be readable.
 public struct SharedFilesCredentialsProvider: CredentialsProvider {
     /// `shared files`.
     public let name = "shared files"
@@ -82,6 +84,34 @@ public struct SharedFilesCredentialsProvider: CredentialsProvider {
         return ProvidedCredentials(credentials: credentials, provider: name, origins: found)
     }
 
+    /// A warning for each of `AWS_SHARED_CREDENTIALS_FILE` and `AWS_CONFIG_FILE` that names a file
+    /// that does not exist (it is skipped, as if the variable were unset).
+    public func startupWarnings() -> [String] {
+        ["AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"].compactMap { (variable: String) -> String? in
+            guard let path = namedPath(variable) else { return nil }
+            do throws(CredentialsError) {
+                _ = try context.read(path, for: name)
+                return nil
+            } catch {
+                guard Self.isMissing(error) else { return nil }
+                return "\(variable) names \(path), which does not exist: skipped, as the AWS CLI and SDKs skip it"
+            }
+        }
+    }
+
+    /// True when `error` says the file does not exist.
+    static func isMissing(_ error: CredentialsError) -> Bool {
+        if case .file(_, _, let reason) = error { return reason == CredentialsFileReader.missingFileReason }
+        return false
+    }
+
+    /// The path `variable` names, a leading `~/` expanded with `HOME`; nil when it is unset.
+    private func namedPath(_ variable: String) -> String? {
+        guard let given = context.variable(variable) else { return nil }
+        if given.hasPrefix("~/"), let home = context.variable("HOME") { return home + given.dropFirst() }
+        return given
+    }
+
     /// One file: its path and profiles.
     private struct LoadedFile {
         /// Where it was read.
@@ -97,13 +127,9 @@ public struct SharedFilesCredentialsProvider: CredentialsProvider {
         let home = context.variable("HOME")
         let path: String
         let explicit: Bool
-        if let given = context.variable(variable) {
+        if let given = namedPath(variable) {
             explicit = true
-            if given.hasPrefix("~/"), let home {
-                path = home + given.dropFirst()
-            } else {
-                path = given
-            }
+            path = given
         } else {
             guard let home else { return nil }
             explicit = false
@@ -113,7 +139,7 @@ public struct SharedFilesCredentialsProvider: CredentialsProvider {
         do {
             bytes = try context.read(path, for: name)
         } catch {
-            if explicit { throw error }
+            if explicit && !Self.isMissing(error) { throw error }
             return nil
         }
         return LoadedFile(path: path, parsed: try ProfileFile.parse(bytes, kind: kind, source: path, provider: name))

@@ -5,7 +5,7 @@ import System
 
 /// The modes of the `presignd` binary: the command line decides whether it prints its version, its
 /// help or its checked configuration, probes a running server (`healthcheck`), explains a refused URL
-/// (`explain`), or serves (which `presignd` itself runs: it owns the signals).
+/// (`explain`), mints a development token (`token`), or serves (which `presignd` itself runs: it owns the signals).
 public enum ModeDispatch {
     /// What the binary does next.
     public enum Outcome: Sendable {
@@ -39,14 +39,19 @@ public enum ModeDispatch {
             print(c.redactedJSON())
             for note in c.notes { log.writeLine("presignd: note: \(note)") }
             return .exit(0)
-        case .healthcheck(let c):
-            let outcome = HealthCheck.run(config: c)
+        case .healthcheck(let c, let addressFromFlags):
+            let outcome = HealthCheck.run(config: c, useListenInfo: !addressFromFlags)
             print(outcome.detail)
             return .exit(outcome.healthy ? 0 : 1)
         case .explain(let c, let arguments):
             let outcome = ExplainCommand.run(
                 config: c, arguments: arguments, nowSeconds: nowSeconds(), environment: environment)
             print(outcome.output)
+            return .exit(outcome.status)
+        case .token(let c, let arguments):
+            let outcome = TokenCommand.run(config: c, arguments: arguments, nowSeconds: nowSeconds())
+            for note in outcome.notes { log.writeLine("presignd: note: \(note)") }
+            if outcome.status == 0 { print(outcome.output) } else { log.writeLine(outcome.output) }
             return .exit(outcome.status)
         case .run(let c):
             return .serve(c)

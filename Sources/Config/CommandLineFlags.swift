@@ -1,9 +1,9 @@
 /// The flags of one command line, parsed but not yet applied to the configuration.
 ///
-/// Accepted: an optional first word `healthcheck` or `explain`, then `--config PATH`, `--host ADDRESS`,
+/// Accepted: an optional first word `healthcheck`, `explain` or `token`, then `--config PATH`, `--host ADDRESS`,
 /// `--port PORT` (each also as `--flag=value`), `--check-config`, `--version`, `--help` / `-h`.
 /// A repeated flag keeps its last value. `explain` takes one URL and `--header` (repeatable),
-/// `--method` and `--error-xml`.
+/// `--method` and `--error-xml`; `token` takes `--user ID` (required) and `--ttl DURATION` (`1h`).
 struct CommandLineFlags {
     /// `--config`: the config file to read.
     var configPath: String?
@@ -21,6 +21,8 @@ struct CommandLineFlags {
     var healthcheck = false
     /// The first word was `explain`: the URL and what came with it (nil otherwise).
     var explain: ExplainArguments?
+    /// The first word was `token`: the user and lifetime of the development token (nil otherwise).
+    var token: TokenArguments?
     /// Unknown flags, missing values, stray arguments.
     var problems: [ConfigProblem] = []
 
@@ -37,6 +39,10 @@ struct CommandLineFlags {
         var explainXML: String?
         let explaining = arguments.first == "explain"
         if explaining { position = 1 }
+        let minting = arguments.first == "token"
+        if minting { position = 1 }
+        var tokenUser: String?
+        var tokenTTL: String?
         while position < arguments.count {
             let argument = arguments[position]
             position += 1
@@ -55,6 +61,17 @@ struct CommandLineFlags {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             switch name {
+            case "--user" where minting, "--ttl" where minting:
+                var value = inlineValue
+                if value == nil, position < arguments.count, !arguments[position].hasPrefix("--") {
+                    value = arguments[position]
+                    position += 1
+                }
+                guard let value else {
+                    problems.append(ConfigProblem(keyPath: name, message: "requires a value"))
+                    continue
+                }
+                if name == "--user" { tokenUser = value } else { tokenTTL = value }
             case "--header" where explaining, "--method" where explaining, "--error-xml" where explaining:
                 var value = inlineValue
                 if value == nil, position < arguments.count, !arguments[position].hasPrefix("--") {
@@ -97,6 +114,26 @@ struct CommandLineFlags {
                 }
             default:
                 problems.append(ConfigProblem(keyPath: name, message: "unknown flag (see --help)"))
+            }
+        }
+        if minting {
+            var lifetime = TokenArguments.defaultLifetimeSeconds
+            if let tokenTTL {
+                if let seconds = TokenArguments.seconds(from: tokenTTL) {
+                    lifetime = seconds
+                } else {
+                    problems.append(
+                        ConfigProblem(
+                            keyPath: "--ttl",
+                            message: "must be a duration of 1 s to 30 days: digits and s, m, h or d, e.g. 1h "
+                                + "(got \(ConfigText.quoted(tokenTTL)))"))
+                }
+            }
+            if let tokenUser, !tokenUser.isEmpty, tokenUser.utf8.count <= 256 {
+                token = TokenArguments(user: tokenUser, lifetimeSeconds: lifetime)
+            } else {
+                problems.append(
+                    ConfigProblem(keyPath: "--user", message: "requires the user id the token is for (1-256 bytes)"))
             }
         }
         if explaining {

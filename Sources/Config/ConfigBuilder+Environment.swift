@@ -1,8 +1,11 @@
 import Crypto
+import JSON
 
 extension ConfigBuilder {
     /// The variable that names the config file when `--config` is absent.
     static let configFileVariable = "PRESIGN_CONFIG"
+    /// The variable holding upload types as a JSON object, merged as a config file's `types` is.
+    static let typesVariable = "PRESIGN_TYPES"
 
     /// Applies `PRESIGN_<SECTION>_<KEY>` variables, `*_FILE` variables, and the `AWS_*` fallbacks;
     /// reports unknown variables in the configuration's namespaces.
@@ -27,7 +30,26 @@ extension ConfigBuilder {
             }
         }
         applyAWSFallback(environment)
+        if let types = environment[Self.typesVariable] { applyTypesVariable(types) }
         reportUnknownVariables(environment)
+    }
+
+    /// `PRESIGN_TYPES`: a JSON object of upload types, applied after the config file's exactly as a
+    /// file's `types` section (a known type updated field by field, a new one added, `null` removes),
+    /// so that a type can be added without a config file (a container's environment).
+    mutating func applyTypesVariable(_ text: String) {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: Array(text.utf8), limits: Self.documentLimits)
+        } catch {
+            return report(Self.typesVariable, "not valid JSON: \(error.description)")
+        }
+        guard let members = value.objectValue else {
+            return report(
+                Self.typesVariable,
+                "must hold a JSON object of upload types, as the config file's types (got \(value.typeName))")
+        }
+        applyTypes(members)
     }
 
     /// The contents of a `*_FILE` file as text, one trailing newline (`\n` or `\r\n`) removed.
@@ -73,25 +95,42 @@ extension ConfigBuilder {
         }
     }
 
-    /// Every `PRESIGN_<SECTION>_…` variable that matches no key is a problem (a typo would
-    /// otherwise be ignored silently). Other `PRESIGN_…` names are left alone.
+    /// `PRESIGN_` names that are not configuration and that presignd leaves alone: the test suite's
+    /// own variables (`PRESIGN_TEST_*`, `PRESIGN_SKIP_*`), which a shell running the tests may pass on.
+    static let foreignVariablePrefixes = ["PRESIGN_TEST_", "PRESIGN_SKIP_"]
+
+    /// Every `PRESIGN_…` variable that matches no key (nor its `_FILE` form, nor `PRESIGN_CONFIG`) is a
+    /// problem, with the names it most likely meant, so that a typo (`PRESIGN_BUCKET`) is not
+    /// silently ignored. Only `foreignVariablePrefixes` are left alone.
     mutating func reportUnknownVariables(_ environment: [String: String]) {
-        var known: Set<String> = [Self.configFileVariable]
+        var known: Set<String> = [Self.configFileVariable, Self.typesVariable]
         for key in ConfigKey.all {
             known.insert(key.environmentVariable)
             if key.allowsFileVariable { known.insert(key.environmentVariable + "_FILE") }
         }
-        let prefixes = ConfigKey.sections.map { "PRESIGN_" + ConfigKey.upperSnake($0) + "_" }
-        for name in environment.keys.sorted() where !known.contains(name) {
-            guard let prefix = prefixes.first(where: { name.hasPrefix($0) }) else { continue }
-            if prefix == "PRESIGN_TYPES_" {
-                report(name, "upload types cannot be set from the environment; set them in the config file")
-            } else if name.hasSuffix("_FILE") {
-                let readable = ConfigKey.all.filter(\.allowsFileVariable).map(\.path).joined(separator: ", ")
-                report(name, "unknown variable (*_FILE is read only for \(readable))")
-            } else {
-                report(name, "unknown variable (no configuration key has this name)")
+        for name in environment.keys.sorted() where name.hasPrefix("PRESIGN_") && !known.contains(name) {
+            guard !Self.foreignVariablePrefixes.contains(where: { name.hasPrefix($0) }) else { continue }
+            if name.hasPrefix("PRESIGN_TYPES_") {
+                report(
+                    name,
+                    "upload types cannot be set field by field from the environment; give PRESIGN_TYPES a JSON "
+                        + "object of types (as the config file's types) or set them in the config file")
+                continue
             }
+            var message: String
+            if name.hasSuffix("_FILE"), known.contains(String(name.dropLast(5))) {
+                let readable = ConfigKey.all.filter(\.allowsFileVariable).map(\.path).joined(separator: ", ")
+                message = "unknown variable (*_FILE is read only for \(readable))"
+            } else {
+                message = "unknown variable (no configuration key has this name"
+                let suggestions = VariableSuggestion.candidates(
+                    for: name, among: known.sorted(), sections: ConfigKey.sections.map(ConfigKey.upperSnake))
+                if !suggestions.isEmpty {
+                    message += "; did you mean " + suggestions.joined(separator: " or ") + "?"
+                }
+                message += ")"
+            }
+            report(name, message)
         }
     }
 }

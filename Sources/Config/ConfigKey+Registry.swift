@@ -15,6 +15,7 @@ extension ConfigKey {
             ConfigKey(section: "server", name: "maxPipelinedPerRead", kind: .int(\.server.maxPipelinedPerRead)),
             ConfigKey(section: "server", name: "maxJsonBodyBytes", kind: .int(\.server.maxJsonBodyBytes)),
             ConfigKey(section: "server", name: "metricsPort", kind: .int(\.server.metricsPort)),
+            ConfigKey(section: "server", name: "listenInfoPath", kind: .optionalString(\.server.listenInfoPath)),
 
             ConfigKey(section: "tls", name: "enabled", kind: .bool(\.tls.enabled)),
             ConfigKey(section: "tls", name: "certificateFile", kind: .string(\.tls.certificateFile)),
@@ -69,6 +70,7 @@ extension ConfigKey {
             ConfigKey(section: "s3", name: "caFile", kind: .optionalString(\.s3.caFile)),
             ConfigKey(section: "s3", name: "maxClockSkewSeconds", kind: .int(\.s3.maxClockSkewSeconds)),
             ConfigKey(section: "s3", name: "verifyUploads", kind: .bool(\.s3.verifyUploads)),
+            ConfigKey(section: "s3", name: "startupCheck", kind: .choice(.of(\.s3.startupCheck))),
             ConfigKey(section: "s3", name: "provider", kind: .choice(.of(\.s3.provider))),
             ConfigKey(section: "s3", name: "accountId", kind: .string(\.s3.accountId)),
             ConfigKey(section: "s3", name: "connectHost", kind: .optionalString(\.s3.connectHost)),

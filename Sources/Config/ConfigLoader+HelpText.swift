@@ -4,6 +4,7 @@ extension ConfigLoader {
         Usage: presignd [options]
                presignd healthcheck [options]
                presignd explain URL [--header 'Name: value']... [--method PUT] [--error-xml FILE] [options]
+               presignd token --user ID [--ttl 1h] [options]
 
         Issues S3 presigned upload URLs and keeps the records that follow an upload.
 
@@ -26,6 +27,11 @@ extension ConfigLoader {
         scope). --header gives a header the client sent (repeatable), --method its method (else
         PUT is assumed), --error-xml a file with storage's error answer. No key or signature is
         printed. Exit status: 0 no difference, 1 differences found, 2 usage or configuration.
+
+        presignd token (development) reads the same configuration and prints an HS256 bearer token
+        for user ID, signed with auth.hs256Secret (PRESIGN_AUTH_HS256_SECRET[_FILE]) and valid for
+        --ttl (digits and s, m, h or d; default 1h, at most 30d), with the claims the server checks
+        (auth.jwtUserClaim, auth.jwtIssuer, auth.jwtAudience). Exit status: 0, or 2 without the secret.
 
         Configuration layers, each overriding the one before:
           built-in defaults < config file < PRESIGN_<SECTION>_<KEY> variables < flags
@@ -50,7 +56,8 @@ extension ConfigLoader {
         unless presign.temporaryCredentialsWithClientP=warn (or presign.serveClientP=false).
 
         Exit status: 0 success, 2 configuration problems (all of them are printed; also no
-          credential provider at all, or client P's routes with a session token),
+          credentials found at start (no provider configured, no EC2 metadata service answering),
+          or client P's routes with a session token),
           1 a part cannot start (records store, listener, TLS certificate, keys, a failing
           credential provider);
           healthcheck: 0 healthy, 1 not (never 2).

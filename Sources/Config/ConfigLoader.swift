@@ -51,8 +51,11 @@ public enum ConfigLoader {
         }
         let problems = builder.problems + validationProblems
         guard problems.isEmpty else { return .failure(ConfigError(problems: problems)) }
-        if flags.healthcheck { return .success(.healthcheck(config)) }
+        if flags.healthcheck {
+            return .success(.healthcheck(config, addressFromFlags: flags.host != nil || flags.port != nil))
+        }
         if let explain = flags.explain { return .success(.explain(config, explain)) }
+        if let token = flags.token { return .success(.token(config, token)) }
         return .success(flags.checkConfig ? .checkConfig(config) : .run(config))
     }
 

@@ -21,7 +21,9 @@ extension PresigndConfig {
             notes.append(
                 "no static S3 keys: at start presignd asks, in order, "
                     + s3.chainSources.filter { $0 != .environment }.map(\.rawValue).joined(separator: ", ")
-                    + " (s3.credentialSources); the first that is configured decides")
+                    + " (s3.credentialSources); the first that is configured decides, and when none is (not "
+                    + "on EC2, no role) the start exits 2: set PRESIGN_S3_ACCESS_KEY_ID and "
+                    + "PRESIGN_S3_SECRET_ACCESS_KEY to sign with static keys")
         }
         return notes
     }

@@ -61,6 +61,19 @@ public struct S3Config: Sendable, Equatable {
     public var maxClockSkewSeconds: Int
     /// Whether a confirmation checks the object with a signed HEAD.
     public var verifyUploads: Bool
+    /// What a start does about the signed HEAD of the bucket it makes with the configured credentials.
+    public enum StartupCheck: String, Sendable, CaseIterable {
+        /// Start anyway; a missing bucket, refused credentials or unreachable storage is logged as an
+        /// error and fails `/readyz` until the bucket answers.
+        case warn
+        /// Do not start (exit 1) when the bucket is missing or the credentials are refused.
+        case fail
+        /// No check at start.
+        case off
+    }
+
+    /// What a start does about the signed HEAD of the bucket (`s3.startupCheck`).
+    public var startupCheck: StartupCheck
 
     /// The endpoint clients are given: `publicEndpoint`, or `endpoint` when that is unset.
     public var effectivePublicEndpoint: String { publicEndpoint ?? endpoint }
@@ -70,7 +83,8 @@ public struct S3Config: Sendable, Equatable {
         endpoint: String = "http://127.0.0.1:9000", publicEndpoint: String? = nil, region: String = "us-east-1",
         bucket: String = "uploads", addressing: Addressing = .path, accessKeyId: String = "",
         secretAccessKey: Secret? = nil, sessionToken: Secret? = nil, requestTimeoutMs: Int = 5000,
-        maxRetries: Int = 2, verifyUploads: Bool = true, caFile: String? = nil, maxClockSkewSeconds: Int = 300,
+        maxRetries: Int = 2, verifyUploads: Bool = true, startupCheck: StartupCheck = .warn, caFile: String? = nil,
+        maxClockSkewSeconds: Int = 300,
         provider: Provider = .custom, accountId: String = "", connectHost: String? = nil,
         credentialSources: [String] = CredentialSource.allCases.map(\.rawValue), stsEndpoint: String? = nil,
         imdsV1Fallback: Bool = false, refreshBeforeExpirySeconds: Int = 900, refreshJitterSeconds: Int = 180,
@@ -98,5 +112,6 @@ public struct S3Config: Sendable, Equatable {
         self.maxRetries = maxRetries
         self.caFile = caFile
         self.verifyUploads = verifyUploads
+        self.startupCheck = startupCheck
     }
 }

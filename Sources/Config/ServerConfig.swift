@@ -26,6 +26,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var maxJsonBodyBytes: Int
     /// Separate port for `/metrics`; 0 means served on the main port.
     public var metricsPort: Int
+    /// Where the running server writes the address it really listens on (JSON), for `presignd
+    /// healthcheck`; nil (empty in the file): nowhere. The container image sets it.
+    public var listenInfoPath: String? = nil
 
     /// Server settings; every argument defaults to the documented default.
     public init(

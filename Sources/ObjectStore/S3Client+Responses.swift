@@ -2,7 +2,7 @@ import HTTPClient
 
 extension S3Client {
     /// The error for an unexpected status, with S3's error code when the body has one.
-    static func statusError(_ response: HTTPResponse) -> ObjectStoreError {
+    package static func statusError(_ response: HTTPResponse) -> ObjectStoreError {
         .status(response.status, code: S3XML.errorCode(response.body))
     }
 
@@ -19,7 +19,7 @@ extension S3Client {
     }
 
     /// An ETag without its surrounding quotes (and without a weak `W/` prefix).
-    static func unquote(_ etag: String) -> String {
+    package static func unquote(_ etag: String) -> String {
         var text = Substring(etag).trimmingASCIISpaces()
         if text.hasPrefix("W/") { text = text.dropFirst(2) }
         if text.count >= 2 && text.hasPrefix("\"") && text.hasSuffix("\"") { text = text.dropFirst().dropLast() }

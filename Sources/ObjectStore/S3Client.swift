@@ -56,8 +56,9 @@ public final class S3Client: Sendable {
 
     /// Signs and sends one request, retrying per `retryPolicy`; `handle` turns a response into a
     /// result or an error (its errors are retried too when retryable, e.g. a 503). `retryable` may
-    /// veto a retry the policy allows (a call that is not idempotent).
-    func perform<Result>(
+    /// veto a retry the policy allows (a call that is not idempotent). `package`: the test support's
+    /// own calls (PutObject) use it without `@testable`, so a release build compiles them.
+    package func perform<Result>(
         _ method: String, key: String, query: [(name: String, value: String)] = [],
         headers: [(name: String, value: String)] = [], body: [UInt8] = [], payloadHash: String? = nil,
         retryable: (ObjectStoreError) -> Bool = { _ in true },

@@ -7,9 +7,10 @@ import Foundation
 /// Everything the client can fail with, typed so that callers (and the CLI's exit codes) can tell a
 /// refusal of our API from a refusal of the storage and from the network.
 public enum PresignClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The presignd API answered with an error status. `code` is the body's `code` (or Companion's
-    /// `error` text for the `/s3` routes), `message` its `message`.
-    case server(status: Int, code: String?, message: String?)
+    /// The presignd API answered with an error status. `code` is the body's `code`, `message` its
+    /// `message` (Companion's `error` text for the `/s3` routes), `fieldErrors` its `fieldErrors` by
+    /// field (`["size": "must be at most 20971520"]`: client P's 422 and the native validation errors).
+    case server(status: Int, code: String?, message: String?, fieldErrors: [String: String] = [:])
     /// The storage refused the PUT: its status and the `<Code>` of its XML error body
     /// (`SignatureDoesNotMatch`, `EntityTooLarge`, `AccessDenied` for an expired URL, …).
     case storage(status: Int, code: String?, message: String?)
@@ -28,15 +29,22 @@ public enum PresignClientError: Error, Sendable, Equatable, CustomStringConverti
     /// The HTTP status of a refusal (nil for the other cases).
     public var status: Int? {
         switch self {
-        case .server(let s, _, _), .storage(let s, _, _): return s
+        case .server(let s, _, _, _), .storage(let s, _, _): return s
         default: return nil
         }
     }
 
     /// The server's error `code`, if this is a refusal of our API.
     public var serverCode: String? {
-        if case .server(_, let code, _) = self { return code }
+        if case .server(_, let code, _, _) = self { return code }
         return nil
+    }
+
+    /// True for the refusal `createMultipart` reports when the server does not serve the multipart
+    /// routes (404 `NOT_FOUND`: its `uppy.enabled` is off).
+    public var isMultipartNotServed: Bool {
+        if case .server(404, "NOT_FOUND", let message?, _) = self { return message.contains("uppy.enabled") }
+        return false
     }
 
     /// The storage's XML error code, if this is a refusal of the storage.
@@ -45,10 +53,25 @@ public enum PresignClientError: Error, Sendable, Equatable, CustomStringConverti
         return nil
     }
 
+    /// The server's field errors, if this is a refusal of our API that named fields (else empty).
+    public var fieldErrors: [String: String] {
+        if case .server(_, _, _, let fields) = self { return fields }
+        return [:]
+    }
+
+    /// `server refused (HTTP 422, 4220): UNPROCESSABLE_CONTENT (size: must be at most 20971520; …)`:
+    /// every field error, sorted by field.
     public var description: String {
         switch self {
-        case .server(let s, let c, let m):
-            return "server refused (HTTP \(s)\(c.map { ", \($0)" } ?? ""))\(m.map { ": \($0)" } ?? "")"
+        case .server(let s, let c, let m, let fields):
+            var text = "server refused (HTTP \(s)\(c.map { ", \($0)" } ?? ""))\(m.map { ": \($0)" } ?? "")"
+            if !fields.isEmpty {
+                text +=
+                    " ("
+                    + fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+                    .joined(separator: "; ") + ")"
+            }
+            return text
         case .storage(let s, let c, let m):
             return "storage refused the upload (HTTP \(s)\(c.map { ", \($0)" } ?? ""))\(m.map { ": \($0)" } ?? "")"
         case .network(let code, let d): return "network error (\(code)): \(d)"
@@ -108,6 +131,18 @@ enum ServerErrorBody {
         {
             code = m
         }
-        return .server(status: status, code: code, message: message)
+        var fields: [String: String] = [:]
+        if let given = object?["fieldErrors"] as? [String: Any] {
+            for (name, value) in given {
+                if let text = value as? String {
+                    fields[name] = text
+                } else if let list = value as? [Any] {
+                    fields[name] = list.map { "\($0)" }.joined(separator: "; ")
+                } else {
+                    fields[name] = "\(value)"
+                }
+            }
+        }
+        return .server(status: status, code: code, message: message, fieldErrors: fields)
     }
 }

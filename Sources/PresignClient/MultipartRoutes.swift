@@ -34,11 +34,23 @@ extension PresignClient {
     private func keyQuery(_ key: String) -> String { "key=" + Self.queryValue(key) }
 
     /// `POST /s3/multipart {filename, type, metadata}`: a new upload (its key and upload id).
+    ///
+    /// A server that does not serve the multipart routes answers the router's 404 `NOT_FOUND` ("no
+    /// such route"); that refusal keeps its status and code (`isMultipartNotServed`) and its message
+    /// says what the server lacks: `uppy.enabled`.
     public func createMultipart(filename: String, contentType: String, metadata: [String: String] = [:])
         async throws -> MultipartUpload
     {
-        let (data, _) = try await call(
-            "POST", mp(""), json: ["filename": filename, "type": contentType, "metadata": metadata])
+        let data: Data
+        do {
+            (data, _) = try await call(
+                "POST", mp(""), json: ["filename": filename, "type": contentType, "metadata": metadata])
+        } catch let error as PresignClientError where error.status == 404 && error.serverCode == "NOT_FOUND" {
+            throw PresignClientError.server(
+                status: 404, code: "NOT_FOUND",
+                message: "the server does not serve the multipart routes (POST \(mp("")): no such route); a "
+                    + "file sent in parts needs uppy.enabled=true (PRESIGN_UPPY_ENABLED=true) on the server")
+        }
         return try decode(MultipartUpload.self, data)
     }
 

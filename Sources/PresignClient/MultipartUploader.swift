@@ -54,6 +54,12 @@ public struct MultipartState: Sendable, Equatable, Codable {
         return try? JSONDecoder().decode(MultipartState.self, from: data)
     }
 
+    /// Whether this state is of `file` as it is now (same path, size, modification time and part
+    /// size), so its parts can be resumed.
+    public func matches(file: URL, size: Int64, modified: Double, partSize: Int) -> Bool {
+        filePath == file.path && fileSize == size && fileModified == modified && self.partSize == partSize
+    }
+
     /// Written to a temporary file and renamed, so a kill never leaves half a state file.
     public func save(_ url: URL) throws {
         let encoder = JSONEncoder()
@@ -113,6 +119,9 @@ public struct MultipartResult: Sendable, Equatable {
     public var retries: Int
     /// The record the server made at completion (nil when it sent none).
     public var record: ImageRecord?
+    /// The upload of an older state file that was aborted instead of resumed (the file changed since,
+    /// or `resume` was false), so that it does not stay on storage; nil when there was none.
+    public var abortedUploadId: String? = nil
 }
 
 /// Uploads a file in parts through the multipart routes: parts taken from the file by offset for each
@@ -136,7 +145,9 @@ public struct MultipartUploader: Sendable {
 
     /// Uploads `file`. With `stateFile`, progress is saved there after every part; with `resume` and a
     /// state file of the same file (same size, modification time and part size), the upload continues
-    /// from the parts the server lists. The state file is removed once the upload is complete.
+    /// from the parts the server lists. A state file's upload that is not resumed (the file changed
+    /// since, or `resume` is false) is aborted on the server first, so it does not stay on storage.
+    /// The state file is removed once the upload is complete.
     public func upload(
         fileAt file: URL, filename: String? = nil, contentType: String, metadata: [String: String] = [:],
         stateFile: URL? = nil, resume: Bool = false, progress: ProgressHandler? = nil
@@ -150,9 +161,13 @@ public struct MultipartUploader: Sendable {
         var resumed = 0
 
         var state: MultipartState
-        if resume, let f = stateFile, let saved = MultipartState.load(f), saved.fileSize == size,
-            saved.partSize == plan.partSize, saved.fileModified == modified, saved.filePath == file.path
-        {
+        var aborted: String?
+        let saved = stateFile.flatMap(MultipartState.load)
+        if let saved, !(resume && saved.matches(file: file, size: size, modified: modified, partSize: plan.partSize)) {
+            // It can never be resumed now: abort it (best effort; the janitor aborts it in time otherwise).
+            if (try? await client.abortMultipart(saved.upload)) != nil { aborted = saved.upload.uploadId }
+        }
+        if resume, let saved, saved.matches(file: file, size: size, modified: modified, partSize: plan.partSize) {
             state = saved
             do {
                 let listed = try await withRetries(&retries) { try await client.listParts(saved.upload) }
@@ -185,7 +200,7 @@ public struct MultipartUploader: Sendable {
                 return MultipartResult(
                     key: completed.key, uploadId: upload.uploadId, location: completed.location, bytes: size,
                     partCount: plan.parts.count, partsUploaded: pending.count, partsResumed: resumed,
-                    restarts: restarts, retries: retries, record: completed.record)
+                    restarts: restarts, retries: retries, record: completed.record, abortedUploadId: aborted)
             } catch let e as PresignClientError where options.classifier.action(for: e) == .restart {
                 guard restarts < options.maxRestarts else { throw PresignClientError.uploadGone(code: e.serverCode) }
                 restarts += 1
@@ -295,7 +310,8 @@ public struct MultipartUploader: Sendable {
         }
     }
 
-    static func modificationTime(_ file: URL) -> Double {
+    /// The file's modification time in whole seconds (0 when it cannot be read), as state files keep it.
+    public static func modificationTime(_ file: URL) -> Double {
         let a = try? FileManager.default.attributesOfItem(atPath: file.path)
         return ((a?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0).rounded()
     }

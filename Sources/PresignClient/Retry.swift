@@ -63,7 +63,7 @@ public struct FailureClassifier: Sendable {
             if status >= 500 || status == 429 || code == "RequestTimeout" || code == "SlowDown" { return .retry }
             if status == 403 { return .resign }
             return .fail
-        case .server(let status, let code, let message):
+        case .server(let status, let code, let message, _):
             if status == 404, let c = code, restartCodes.contains(c) { return .restart }
             if status == 404, let m = message, restartCodes.contains(where: { m.contains($0) }) { return .restart }
             if status >= 500 || status == 429 { return .retry }

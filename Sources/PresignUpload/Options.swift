@@ -13,16 +13,25 @@ struct Options: Equatable {
     var metadata: [String: String] = [:]
     var json = false
     var resume = false
+    /// `--restart`: abort the interrupted upload a state file holds and start over.
+    var restart = false
     var stateDir: String?
     var partSizeMiB = 8
     var concurrency = 4
-    var thresholdMiB: Int64 = 100
+    var thresholdMiB: Int64 = Options.defaultThresholdMiB
+    /// Whether `--multipart-threshold` was given (else a server without the multipart routes gets the
+    /// file in one PUT instead).
+    var thresholdGiven = false
     var maxAttempts = 5
     var progress: ProgressMode = .auto
     var files: [String] = []
     var help = false
 
     enum ProgressMode: String, Equatable { case auto, bar, lines, none }
+
+    /// Files larger than this many MiB go in parts: low enough that an interrupted upload of a few tens
+    /// of MiB resumes with `--resume` instead of being sent again whole.
+    static let defaultThresholdMiB: Int64 = 16
 
     struct UsageError: Error, Equatable { var message: String }
 
@@ -78,10 +87,13 @@ struct Options: Equatable {
                 o.metadata[String(v[..<eq])] = String(v[v.index(after: eq)...])
             case "--json": o.json = true
             case "--resume": o.resume = true
+            case "--restart": o.restart = true
             case "--state-dir": o.stateDir = try value(a)
             case "--part-size": o.partSizeMiB = try int(a, min: 5)
             case "--concurrency": o.concurrency = try int(a, min: 1)
-            case "--multipart-threshold": o.thresholdMiB = Int64(try int(a, min: 0))
+            case "--multipart-threshold":
+                o.thresholdMiB = Int64(try int(a, min: 0))
+                o.thresholdGiven = true
             case "--max-attempts": o.maxAttempts = try int(a, min: 1)
             case "--progress":
                 let v = try value(a)
@@ -101,6 +113,7 @@ struct Options: Equatable {
             throw UsageError(message: "--token and --token-file exclude each other")
         }
         if o.form == "get" && o.type == nil { throw UsageError(message: "--form get needs --type (e.g. PROFILE)") }
+        if o.resume && o.restart { throw UsageError(message: "--resume and --restart exclude each other") }
         return o
     }
 
@@ -139,8 +152,10 @@ struct Options: Equatable {
           --meta key=value        metadata stored with the record (repeatable)
           --json                  one JSON object per file on stdout: file, key, recordId, bytes, seconds, ...
           --resume                continue an interrupted multipart upload from its state file
+          --restart               abort an interrupted multipart upload and send the file again
           --state-dir DIR         where multipart state files live (default .presign-upload in the current dir)
-          --multipart-threshold M files larger than M MiB go in parts (default 100)
+          --multipart-threshold M files larger than M MiB go in parts (default 16; the server needs
+                                  uppy.enabled: without it, a file under 5 GiB goes in one PUT)
           --part-size M           MiB per part (default 8, at least 5)
           --concurrency N         parts in flight (default 4); parts held in memory: at most N + 1
           --max-attempts N        attempts per part before giving up (default 5)
@@ -153,7 +168,7 @@ struct Options: Equatable {
         Examples:
           presign-upload --server http://127.0.0.1:8080 --user-id 42 photo.jpg
           presign-upload --server https://api.example.com --token-file ~/.token --type PROFILE --form get me.png
-          presign-upload --server http://127.0.0.1:8080 --user-id 42 --json --part-size 16 --concurrency 6 video.mp4
-          presign-upload --server http://127.0.0.1:8080 --user-id 42 --resume video.mp4   # after an interruption
+          presign-upload --server http://127.0.0.1:8080 --user-id 42 --type VIDEO --json --part-size 16 --concurrency 6 video.mp4
+          presign-upload --server http://127.0.0.1:8080 --user-id 42 --type VIDEO --resume video.mp4   # after an interruption
         """
 }

@@ -26,6 +26,7 @@ struct PresignUpload {
             print(Options.help)
             exit(0)
         }
+        Interruption.install()
         exit(await run(options))
     }
 
@@ -102,32 +103,70 @@ struct PresignUpload {
         let contentType = o.contentType(for: path)
         var out: [String: Any] = ["file": path, "bytes": size]
         do {
-            if size > o.thresholdMiB * 1_048_576 {
+            var inParts = size > o.thresholdMiB * 1_048_576
+            if inParts {
                 var metadata = o.metadata
                 if let t = o.type { metadata["uploadType"] = t }
                 let stateFile = try stateFile(for: file, options: o)
-                if !o.resume, let old = MultipartState.load(stateFile) {
-                    try? await client.abortMultipart(old.upload)  // a new run replaces the old upload
+                let options = MultipartOptions(
+                    threshold: o.thresholdMiB * 1_048_576, partSize: o.partSizeMiB * 1_048_576,
+                    concurrency: o.concurrency, retry: RetryPolicy(maxAttempts: o.maxAttempts))
+                if !o.resume && !o.restart, let old = MultipartState.load(stateFile),
+                    old.matches(
+                        file: file, size: size, modified: MultipartUploader.modificationTime(file),
+                        partSize: PartPlan(fileSize: size, partSize: options.partSize).partSize)
+                {
+                    // Never throw the sent parts away unasked: the user chooses.
+                    bar.finish(ok: false)
+                    fail(
+                        "presign-upload: \(path): an interrupted upload of this file is waiting (\(old.etags.count) "
+                            + "parts sent, state in \(stateFile.path)): run again with --resume to continue it, or "
+                            + "with --restart to abort it and send the file again")
+                    if o.json {
+                        out["error"] = "an interrupted upload is waiting: use --resume or --restart"
+                        out["exitCode"] = 2
+                        printJSON(out)
+                    }
+                    return 2
                 }
-                let uploader = MultipartUploader(
-                    client: client,
-                    options: MultipartOptions(
-                        threshold: o.thresholdMiB * 1_048_576, partSize: o.partSizeMiB * 1_048_576,
-                        concurrency: o.concurrency, retry: RetryPolicy(maxAttempts: o.maxAttempts)))
-                let r = try await uploader.upload(
-                    fileAt: file, contentType: contentType, metadata: metadata, stateFile: stateFile, resume: o.resume,
-                    progress: progress)
-                bar.finish(ok: true)
-                out["key"] = r.key
-                out["uploadId"] = r.uploadId
-                out["multipart"] = true
-                out["parts"] = r.partCount
-                out["partsUploaded"] = r.partsUploaded
-                out["partsResumed"] = r.partsResumed
-                out["restarts"] = r.restarts
-                out["retries"] = r.retries
-                out["recordId"] = r.record?.id ?? NSNull()
-            } else {
+                let uploader = MultipartUploader(client: client, options: options)
+                bar.firstReportIsBaseline = true
+                do {
+                    Interruption.uploading(path: path, stateFile: stateFile)
+                    defer { Interruption.finished() }
+                    let r = try await uploader.upload(
+                        fileAt: file, contentType: contentType, metadata: metadata, stateFile: stateFile,
+                        resume: o.resume, progress: progress)
+                    bar.finish(ok: true)
+                    out["key"] = r.key
+                    out["uploadId"] = r.uploadId
+                    out["multipart"] = true
+                    out["parts"] = r.partCount
+                    out["partsUploaded"] = r.partsUploaded
+                    out["partsResumed"] = r.partsResumed
+                    out["restarts"] = r.restarts
+                    out["retries"] = r.retries
+                    out["recordId"] = r.record?.id ?? NSNull()
+                    if let aborted = r.abortedUploadId {
+                        out["abortedUploadId"] = aborted
+                        if !o.restart {
+                            fail(
+                                "presign-upload: note: \(path) changed since its interrupted upload; that upload "
+                                    + "(\(aborted)) was aborted and the file sent again")
+                        }
+                    }
+                } catch let e as PresignClientError
+                    where e.isMultipartNotServed && !o.thresholdGiven
+                    && size <= 5 * 1_073_741_824
+                {
+                    fail(
+                        "presign-upload: note: \(path): the server does not serve the multipart routes "
+                            + "(uppy.enabled is off there); sending it in one PUT instead")
+                    bar.firstReportIsBaseline = false
+                    inParts = false
+                }
+            }
+            if !inParts {
                 let ticket: UploadTicket
                 if o.form == "get" {
                     ticket = try await client.uploadURL(
@@ -160,6 +199,7 @@ struct PresignUpload {
                 out["exitCode"] = Int(code)
                 if let s = e.status { out["status"] = s }
                 if let c = e.serverCode { out["serverCode"] = c }
+                if !e.fieldErrors.isEmpty { out["fieldErrors"] = e.fieldErrors }
                 if let c = e.storageCode { out["storageCode"] = c }
                 printJSON(out)
             }

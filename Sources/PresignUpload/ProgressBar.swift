@@ -1,7 +1,9 @@
 import Foundation
 
 /// Draws upload progress on standard error: a redrawn bar on a terminal (bytes, rate, ETA), plain lines
-/// at every 10 % otherwise.
+/// at every 10 % otherwise. The rate counts only bytes sent by this run: with `firstReportIsBaseline`
+/// (a multipart upload, whose first report comes before any part is sent) the first report's bytes,
+/// the parts a resumed upload found done, are not counted.
 final class ProgressBar: @unchecked Sendable {
     enum Style { case bar, lines, none }
 
@@ -12,6 +14,10 @@ final class ProgressBar: @unchecked Sendable {
     private var lastDraw = Date.distantPast
     private var lastDecile = -1
     private var sent: Int64 = 0
+    /// The bytes of the first report, which this run did not send (nil before it).
+    private var baseline: Int64?
+    /// Whether the first report's bytes were sent before this run (set before the upload starts).
+    var firstReportIsBaseline = false
     private var total: Int64 = 0
     private var finished = false
 
@@ -25,6 +31,7 @@ final class ProgressBar: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !finished else { return }
+        if baseline == nil { baseline = firstReportIsBaseline ? p.bytesSent : 0 }
         sent = max(sent, p.bytesSent)
         total = p.totalBytes
         switch style {
@@ -61,7 +68,7 @@ final class ProgressBar: @unchecked Sendable {
         let elapsed = max(now.timeIntervalSince(start), 0.001)
         let fraction = total > 0 ? Double(sent) / Double(total) : 1
         let percent = Int((fraction * 100).rounded(.down))
-        let rate = Double(sent) / elapsed
+        let rate = Double(sent - min(sent, baseline ?? 0)) / elapsed
         let eta = rate > 0 && sent < total ? Double(total - sent) / rate : 0
         let amounts = "\(Self.mib(sent))/\(Self.mib(total)) MiB  \(Self.mib(Int64(rate))) MiB/s  ETA \(Self.clock(eta))"
         let pct = String(repeating: " ", count: max(0, 3 - String(percent).count)) + "\(percent)%"

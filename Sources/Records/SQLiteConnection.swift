@@ -23,7 +23,8 @@ final class SQLiteConnection: @unchecked Sendable {
         guard code == SQLITE_OK, let database else {
             let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(database)
-            throw .unavailable("cannot open SQLite database \(path): \(message)")
+            let hint = (code & 0xff) == SQLITE_CANTOPEN ? Self.openFailureHint(path: path).map { ": \($0)" } ?? "" : ""
+            throw .unavailable("cannot open SQLite database \(path): \(message)\(hint)")
         }
         handle = database
         sqlite3_extended_result_codes(database, 1)

@@ -67,6 +67,16 @@ do {
     exit(error.exitCode)
 }
 app.start()
+// What the server really listens on, for `presignd healthcheck` (the container image sets the path),
+// before the `listening` line, so whoever waits for that line finds the file.
+if let path = config.server.listenInfoPath {
+    let info = ListenInfo(
+        pid: getpid(), host: config.server.host, port: app.server.port,
+        metricsPort: app.metricsServer?.port ?? 0, tls: config.tls.enabled)
+    if let problem = info.write(to: path) {
+        log.warn("listen info not written", ["path": path, "error": problem])
+    }
+}
 log.info(
     "listening",
     ["host": config.server.host, "port": app.server.port, "tls": config.tls.enabled, "version": ConfigLoader.version])
@@ -90,6 +100,7 @@ while true {
         continue
     }
     log.info("draining", ["signal": sig])
+    if let path = config.server.listenInfoPath { ListenInfo.remove(at: path, pid: getpid()) }
     app.stop()
     log.info("stopped")
     exit(0)

@@ -76,6 +76,7 @@ struct MultipartJanitorTests {
         #expect(
             MultipartJanitor.prefixes(of: PresigndConfig.defaults.types) == [
                 "delete/profile/", "delete/feed/", "delete/chatroom/", "delete/chatroom/", "delete/chatroom/", "",
+                "video/",
             ])
     }
 }

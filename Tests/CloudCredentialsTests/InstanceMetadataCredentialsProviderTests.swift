@@ -251,7 +251,10 @@ import Testing
         }
     }
 
-    @Test func timesOutOnASilentService() throws {
+    /// Off EC2 the metadata address drops packets (a time-out) or refuses: botocore's
+    /// InstanceMetadataProvider then gives no credentials rather than an error, and so does this one,
+    /// so that a chain with nothing else set up ends in "no credentials" (exit 2 at start).
+    @Test func aSilentServiceMeansNotOnEC2() throws {
         let world = TestWorld()
         let server = try StandInServer(replies: [.hang])
         defer { server.stop() }
@@ -259,10 +262,45 @@ import Testing
             _ = try Self.provider(world, server, retries: 1).fetch()
             Issue.record("a silent IMDS gave credentials")
         } catch {
+            guard case .notConfigured("IMDSv2", let reason) = error else {
+                Issue.record("expected not configured, got \(error)"); return
+            }
+            #expect(
+                reason.hasPrefix("no instance metadata service answered at \(server.baseURL) (not on EC2?): timeout"))
+        }
+        #expect(server.requests.map(\.method) == ["PUT", "PUT"])
+    }
+
+    @Test func aRefusedConnectionMeansNotOnEC2() throws {
+        let world = TestWorld()
+        let server = try StandInServer(replies: [.close])
+        let base = server.baseURL
+        server.stop()  // nothing listens there now
+        let provider = InstanceMetadataCredentialsProvider(
+            context: world.context(["AWS_EC2_METADATA_SERVICE_ENDPOINT": base]),
+            options: InstanceMetadataOptions(remote: fastRemote(retries: 1)))
+        do {
+            _ = try provider.fetch()
+            Issue.record("a closed port gave credentials")
+        } catch {
+            guard case .notConfigured("IMDSv2", let reason) = error else {
+                Issue.record("expected not configured, got \(error)"); return
+            }
+            #expect(reason.contains("(not on EC2?): connection failed"), "\(reason)")
+        }
+    }
+
+    @Test func aServiceThatGaveATokenAndThenStopsAnsweringIsAnError() throws {
+        let world = TestWorld()
+        let server = try StandInServer { index, _ in index == 0 ? .respond(200, body: "t") : .hang }
+        defer { server.stop() }
+        do {
+            _ = try Self.provider(world, server, retries: 0).fetch()
+            Issue.record("a silent IMDS gave credentials")
+        } catch {
             guard case .transport("IMDSv2", .timeout) = error else {
                 Issue.record("expected a time-out, got \(error)"); return
             }
         }
-        #expect(server.requests.map(\.method) == ["PUT", "PUT"])
     }
 }

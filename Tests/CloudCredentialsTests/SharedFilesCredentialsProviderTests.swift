@@ -1,5 +1,6 @@
 import CloudCredentials
 import Crypto
+import Foundation
 import SigV4
 import Testing
 
@@ -107,14 +108,55 @@ import Testing
         }
     }
 
-    @Test func anUnreadableFileSetInTheEnvironmentIsAnError() {
-        let world = TestWorld()
-        #expect(
-            throws: CredentialsError.file(
-                provider: "shared files", path: "/missing/credentials", reason: "No such file or directory")
-        ) {
-            try fetch(world, ["AWS_SHARED_CREDENTIALS_FILE": "/missing/credentials"])
+    /// botocore's SharedCredentialProvider and ConfigProvider catch ConfigNotFound (the path is no
+    /// file) and give no credentials, so the AWS CLI carries on with the next provider: a named file
+    /// that does not exist is skipped the same way, with a start-up warning. The real file reader is
+    /// used, so the system's "does not exist" text is the one recognised.
+    @Test func aNamedFileThatDoesNotExistIsSkippedWithAWarning() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("config").path
+        try "[default]\naws_access_key_id = AKIDCONFIG\naws_secret_access_key = S\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        func context(_ environment: [String: String]) -> CredentialsContext {
+            CredentialsContext(environment: environment, now: { 0 }, random: { _ in 0 })
         }
+        let missing = dir.appendingPathComponent("no-credentials").path
+        let onlyMissing = SharedFilesCredentialsProvider(context: context(["AWS_SHARED_CREDENTIALS_FILE": missing]))
+        #expect(
+            throws: CredentialsError.notConfigured(
+                provider: "shared files", reason: "no shared credentials or config file")
+        ) {
+            try onlyMissing.fetch()
+        }
+        #expect(
+            onlyMissing.startupWarnings() == [
+                "AWS_SHARED_CREDENTIALS_FILE names \(missing), which does not exist: skipped, as the AWS CLI and SDKs skip it"
+            ])
+        // The other file still answers.
+        let withConfig = SharedFilesCredentialsProvider(
+            context: context(["AWS_SHARED_CREDENTIALS_FILE": missing, "AWS_CONFIG_FILE": config]))
+        #expect(try withConfig.fetch().credentials.accessKeyId == "AKIDCONFIG")
+        #expect(withConfig.startupWarnings().count == 1)
+        let bothMissing = SharedFilesCredentialsProvider(
+            context: context(["AWS_SHARED_CREDENTIALS_FILE": missing, "AWS_CONFIG_FILE": missing + ".config"]))
+        #expect(bothMissing.startupWarnings().count == 2)
+        #expect(SharedFilesCredentialsProvider(context: context(["AWS_CONFIG_FILE": config])).startupWarnings().isEmpty)
+        // The chain carries the warning to the start-up log.
+        let resolution = CredentialsChain(providers: [onlyMissing]).resolve()
+        #expect(resolution.warnings == onlyMissing.startupWarnings())
+    }
+
+    @Test func aNamedFileThatExistsButCannotBeReadIsAnError() {
+        let context = CredentialsContext(
+            environment: ["AWS_SHARED_CREDENTIALS_FILE": "/tmp"], now: { 0 }, random: { _ in 0 })
+        #expect(
+            throws: CredentialsError.file(provider: "shared files", path: "/tmp", reason: "Is a directory")
+        ) {
+            try SharedFilesCredentialsProvider(context: context).fetch()
+        }
+        #expect(SharedFilesCredentialsProvider(context: context).startupWarnings().isEmpty)
     }
 
     @Test func aSyntaxErrorNamesTheLineNotTheValue() {

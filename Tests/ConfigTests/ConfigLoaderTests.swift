@@ -52,7 +52,7 @@ import Testing
         #expect(config.s3.bucket == "my-bucket")
         #expect(config.s3.accessKeyId == "AKIDEXAMPLE")
         #expect(config.server.host == "127.0.0.1")
-        #expect(config.types.count == 6)
+        #expect(config.types.count == 7)
     }
 
     @Test func theConfigVariableNamesTheFileAndTheFlagWins() throws {
@@ -207,11 +207,13 @@ import Testing
     @Test func unknownVariablesInOurNamespacesAreProblems() {
         let environment = [
             "PRESIGN_SERVER_PROT": "80", "PRESIGN_TYPES_PROFILE_MAX_BYTES": "1", "PRESIGN_SERVER_PORT_FILE": "/p",
-            "PRESIGN_SOMETHING_ELSE": "ignored", "PRESIGN_CONFIG": "", "HOME": "/root",
+            "PRESIGN_SOMETHING_ELSE": "x", "PRESIGN_CONFIG": "", "HOME": "/root", "PRESIGN_TEST_S3_ENDPOINT": "x",
+            "PRESIGN_SKIP_S3": "1",
         ]
         #expect(
             keyPaths(load(environment: environment)) == [
-                "PRESIGN_SERVER_PORT_FILE", "PRESIGN_SERVER_PROT", "PRESIGN_TYPES_PROFILE_MAX_BYTES",
+                "PRESIGN_SERVER_PORT_FILE", "PRESIGN_SERVER_PROT", "PRESIGN_SOMETHING_ELSE",
+                "PRESIGN_TYPES_PROFILE_MAX_BYTES",
             ])
     }
 
@@ -226,7 +228,9 @@ import Testing
             """#
         let config = try #require(runConfig(load(["--config", "/p.json"], files: ["/p.json": file])))
         #expect(
-            config.types.map(\.name) == ["PROFILE", "CHATROOM_PROFILE", "CHAT", "CHAT_PROFILE", "IMAGE", "DOCUMENT"])
+            config.types.map(\.name) == [
+                "PROFILE", "CHATROOM_PROFILE", "CHAT", "CHAT_PROFILE", "IMAGE", "VIDEO", "DOCUMENT",
+            ])
         let profile = try #require(config.type(named: "PROFILE"))
         #expect(profile.maxBytes == 5_000_000)
         #expect(profile.extensions == ["jpg", "jpeg", "png"])

@@ -224,7 +224,7 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
         #expect(config.type(named: "RAW")?.contentCheck == false)
         #expect(config.type(named: "SVG")?.contentCheck == false)
         let unchecked = config.types.filter { !$0.contentCheck }.map(\.name)
-        #expect(unchecked == ["DOC", "RAW", "SVG"])
+        #expect(unchecked == ["VIDEO", "DOC", "RAW", "SVG"], "VIDEO, a built-in type, holds no images")
 
         let forced = #"""
             {"types": {"PROFILE": {"contentTypes": ["image/jpeg", "image/svg+xml"]},
@@ -267,7 +267,7 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
 
     @Test func atLeastOneTypeIsRequired() {
         let file =
-            #"{"types":{"PROFILE":null,"FEED":null,"CHATROOM_PROFILE":null,"CHAT":null,"CHAT_PROFILE":null,"IMAGE":null}}"#
+            #"{"types":{"PROFILE":null,"FEED":null,"CHATROOM_PROFILE":null,"CHAT":null,"CHAT_PROFILE":null,"IMAGE":null,"VIDEO":null}}"#
         #expect(keyPaths(loadFile(file)) == ["presign.defaultPostType", "types"])
     }
 }

@@ -82,7 +82,10 @@ import Testing
     /// Client P's five types and client B's one (docs/operations.md, "Defaults"), in file order.
     @Test func defaultTypesServeBothClients() throws {
         let config = PresigndConfig.defaults
-        #expect(config.types.map(\.name) == ["PROFILE", "FEED", "CHATROOM_PROFILE", "CHAT", "CHAT_PROFILE", "IMAGE"])
+        #expect(
+            config.types.map(\.name) == [
+                "PROFILE", "FEED", "CHATROOM_PROFILE", "CHAT", "CHAT_PROFILE", "IMAGE", "VIDEO",
+            ])
         let mebibyte: Int64 = 1 << 20
         let expected: [(String, String, String, Bool)] = [
             (

@@ -1,6 +1,5 @@
 import Crypto
-
-@testable import ObjectStore
+import ObjectStore
 
 /// Calls to the store that only tests make (the server never creates objects or probes the bucket this
 /// way: apps upload straight to storage, and readiness uses `probeBucket`).

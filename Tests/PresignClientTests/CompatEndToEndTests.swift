@@ -103,7 +103,7 @@ struct CompatEndToEndTests {
             Issue.record("text/html was signed")
         } catch let e as PresignClientError {
             #expect(e.status == 422)
-            guard case .server(_, _, let message) = e else {
+            guard case .server(_, _, let message, _) = e else {
                 Issue.record("not a server refusal: \(e)")
                 return
             }

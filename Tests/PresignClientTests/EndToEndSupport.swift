@@ -96,7 +96,7 @@ enum E2E {
 
     /// The presign-upload binary beside the test bundle (or in .build/debug).
     static var cli: URL {
-        if let p = ProcessInfo.processInfo.environment["PRESIGN_UPLOAD_BINARY"] { return URL(fileURLWithPath: p) }
+        if let p = ProcessInfo.processInfo.environment["PRESIGN_TEST_UPLOAD_BINARY"] { return URL(fileURLWithPath: p) }
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("presign-upload")
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }

@@ -83,8 +83,22 @@ struct PureLogicTests {
         let j = ServerErrorBody.error(
             status: 422,
             body: Data(#"{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{"type":"x"}}"#.utf8))
-        #expect(j == .server(status: 422, code: "4220", message: "UNPROCESSABLE_CONTENT"))
+        #expect(j == .server(status: 422, code: "4220", message: "UNPROCESSABLE_CONTENT", fieldErrors: ["type": "x"]))
         #expect(j.serverCode == "4220")
+        // Every field error is kept and shown (issue 19: the CLI printed only UNPROCESSABLE_CONTENT).
+        let two = ServerErrorBody.error(
+            status: 422,
+            body: Data(
+                #"{"code":"4220","message":"UNPROCESSABLE_CONTENT","fieldErrors":{"size":"must be at most 20971520","ext":"must be one of jpg, jpeg, png"}}"#
+                    .utf8))
+        #expect(two.fieldErrors == ["size": "must be at most 20971520", "ext": "must be one of jpg, jpeg, png"])
+        #expect(
+            two.description
+                == "server refused (HTTP 422, 4220): UNPROCESSABLE_CONTENT (ext: must be one of jpg, jpeg, png; size: must be at most 20971520)"
+        )
+        #expect(
+            PresignClientError.server(status: 404, code: "X", message: "m").description
+                == "server refused (HTTP 404, X): m")
         let companion = ServerErrorBody.error(status: 400, body: Data(#"{"error":"bad part number"}"#.utf8))
         #expect(companion == .server(status: 400, code: nil, message: "bad part number"))
     }

@@ -63,8 +63,8 @@ extension Application {
     }
 
     /// Step 0: asks the chain once (blocking: files, and remote providers with short time-outs and
-    /// bounded retries) and logs what answered, what was skipped, and which `AWS_*` variables our own
-    /// names overrode (never a value). No provider configured is `refused` (exit 2); a configured
+    /// bounded retries) and logs what answered, what was skipped, the providers' warnings (a named
+    /// shared file that does not exist) and which `AWS_*` variables our own names overrode (never a value). No provider configured is `refused` (exit 2); a configured
     /// provider that fails is a `startup` failure (exit 1).
     static func resolveCredentials(_ config: PresigndConfig, env: AppEnvironment, log: LogSink) throws(AppError)
         -> (provider: any CredentialsProvider, provided: ProvidedCredentials)
@@ -83,6 +83,7 @@ extension Application {
                 ])
         }
         let resolution = credentialsChain(config.s3, environment: env.variables, context: context).resolve()
+        for warning in resolution.warnings { log.warn("credentials warning", ["detail": warning]) }
         switch resolution.result {
         case .success(let provided):
             guard let provider = resolution.provider else { throw .startup("credentials", "no provider answered") }
