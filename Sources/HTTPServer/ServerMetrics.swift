@@ -64,6 +64,9 @@ public final class ServerMetrics: Sendable {
     /// Requests being handled (head read, response not yet written).
     let inFlight = Atomic<Int>(0)
     private let counters = Mutex<[(name: String, help: String, value: @Sendable () -> Int)]>([])
+    private let labelled = Mutex<
+        [(name: String, help: String, label: String, samples: @Sendable () -> [(value: String, count: Int)])]
+    >([])
 
     init(shards: Int) {
         self.shards = (0..<max(1, shards)).map { _ in ShardBox() }
@@ -79,6 +82,16 @@ public final class ServerMetrics: Sendable {
     /// Adds an application gauge or counter read at scrape time (name must be a valid metric name).
     public func register(name: String, help: String, value: @escaping @Sendable () -> Int) {
         counters.withLock { $0.append((name, help, value)) }
+    }
+
+    /// Adds an application gauge or counter with one label, read at scrape time: one line per sample,
+    /// `name{label="value"} count` (label values are the application's own names, escaped as the
+    /// format requires).
+    public func register(
+        name: String, help: String, label: String,
+        samples: @escaping @Sendable () -> [(value: String, count: Int)]
+    ) {
+        labelled.withLock { $0.append((name, help, label, samples)) }
     }
 
     /// The metrics in Prometheus text exposition format 0.0.4.
@@ -132,6 +145,29 @@ public final class ServerMetrics: Sendable {
             out += "# HELP \(c.name) \(c.help)\n"
             out += "# TYPE \(c.name) \(c.name.hasSuffix("_total") ? "counter" : "gauge")\n"
             out += "\(c.name) \(c.value())\n"
+        }
+        for family in labelled.withLock({ $0 }) {
+            out += "# HELP \(family.name) \(family.help)\n"
+            out += "# TYPE \(family.name) \(family.name.hasSuffix("_total") ? "counter" : "gauge")\n"
+            for sample in family.samples() {
+                out +=
+                    "\(family.name){\(family.label)=\"\(ServerMetrics.escapedLabel(sample.value))\"} \(sample.count)\n"
+            }
+        }
+        return out
+    }
+
+    /// A label value in the exposition format: `\\`, `"` and line feeds escaped.
+    static func escapedLabel(_ value: String) -> String {
+        guard value.contains(where: { $0 == "\\" || $0 == "\"" || $0 == "\n" }) else { return value }
+        var out = ""
+        for c in value {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(c)
+            }
         }
         return out
     }

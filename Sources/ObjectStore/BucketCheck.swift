@@ -66,9 +66,21 @@ public enum BucketCheck: Sendable, Equatable, CustomStringConvertible {
             }
             return "\(code) (HTTP \(status)): \(hint)"
         case .refused(let status, let code):
-            return ObjectStoreError.status(status, code: code).description
+            let text = ObjectStoreError.status(status, code: code).description
+            guard let code, let hint = Self.refusalHints[code] else { return text }
+            return text + ": " + hint
         case .unreachable(let error):
             return error.description
         }
     }
+
+    /// What to check for the other refusals a misconfiguration gives (the codes AWS S3 documents for
+    /// HeadBucket and ListObjects, "Error responses", S3 API reference).
+    static let refusalHints: [String: String] = [
+        "RequestTimeTooSkewed": "this server's clock is too far from storage's",
+        "InvalidToken": "s3.sessionToken is not valid",
+        "ExpiredToken": "s3.sessionToken has expired",
+        "PermanentRedirect": "s3.bucket is in another region or behind another endpoint (s3.region, s3.endpoint)",
+        "AuthorizationHeaderMalformed": "s3.region is not the bucket's region",
+    ]
 }

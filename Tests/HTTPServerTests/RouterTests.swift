@@ -63,6 +63,26 @@ struct RouterTests {
         #expect(text.contains("# TYPE presignd_http_requests_total counter"))
         #expect(text.contains("presignd_open_connections"))
     }
+
+    @Test("a labelled gauge: HELP and TYPE once, a line per sample, label values escaped")
+    func labelledMetrics() throws {
+        let s = try TestServerForMetrics()
+        defer { s.stop() }
+        s.server.metrics.register(name: "presignd_test_outcome", help: "By outcome.", label: "outcome") {
+            [("ok", 1), ("no_such_bucket", 0), ("a\"b\\c\nd", 2)]
+        }
+        let text = s.server.metrics.render()
+        #expect(
+            text.hasSuffix(
+                """
+                # HELP presignd_test_outcome By outcome.
+                # TYPE presignd_test_outcome gauge
+                presignd_test_outcome{outcome="ok"} 1
+                presignd_test_outcome{outcome="no_such_bucket"} 0
+                presignd_test_outcome{outcome="a\\"b\\\\c\\nd"} 2
+
+                """), "\(text)")
+    }
 }
 
 /// A server with no routes, for the metrics smoke test.

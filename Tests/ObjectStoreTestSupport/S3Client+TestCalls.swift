@@ -1,13 +1,27 @@
 import Crypto
 import ObjectStore
 
-/// Calls to the store that only tests make (the server never creates objects or probes the bucket this
-/// way: apps upload straight to storage, and readiness uses `probeBucket`).
+/// Calls to the store that only tests make (the server never creates buckets or objects or probes the
+/// bucket this way: apps upload straight to storage, and readiness uses `probeBucket`).
 extension S3Client {
     /// HeadBucket: succeeds when the bucket exists and the credentials may use it (readiness).
     public func headBucket() throws(ObjectStoreError) {
         try perform("HEAD", key: "") { (response) throws(ObjectStoreError) in
             guard response.status == 200 else { throw Self.statusError(response) }
+        }
+    }
+
+    /// CreateBucket of the client's bucket (a test that starts the server before its bucket exists).
+    public func createBucket() throws(ObjectStoreError) {
+        try perform("PUT", key: "", payloadHash: SHA256.hash([]).hex) { (response) throws(ObjectStoreError) in
+            guard response.status == 200 else { throw Self.statusError(response) }
+        }
+    }
+
+    /// DeleteBucket of the client's (empty) bucket; a bucket already gone counts as deleted.
+    public func deleteBucket() throws(ObjectStoreError) {
+        try perform("DELETE", key: "") { (response) throws(ObjectStoreError) in
+            guard response.status == 204 || response.status == 404 else { throw Self.statusError(response) }
         }
     }
 

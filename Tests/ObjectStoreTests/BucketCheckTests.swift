@@ -44,6 +44,24 @@ import Testing
             BucketCheck.credentialsRefused(status: 403, code: "AccessDenied").description
                 == "AccessDenied (HTTP 403): the credentials may not use s3.bucket")
         #expect(BucketCheck.refused(status: 503, code: nil).description == "HTTP 503")
+        #expect(BucketCheck.refused(status: 503, code: "SlowDown").description == "SlowDown (HTTP 503)")
+        // The other refusals a misconfiguration gives name what to check too (the texts /readyz shows).
+        #expect(
+            BucketCheck.refused(status: 403, code: "RequestTimeTooSkewed").description
+                == "RequestTimeTooSkewed (HTTP 403): this server's clock is too far from storage's")
+        #expect(
+            BucketCheck.refused(status: 301, code: "PermanentRedirect").description
+                == "PermanentRedirect (HTTP 301): s3.bucket is in another region or behind another endpoint (s3.region, s3.endpoint)"
+        )
+        #expect(
+            BucketCheck.refused(status: 400, code: "AuthorizationHeaderMalformed").description
+                == "AuthorizationHeaderMalformed (HTTP 400): s3.region is not the bucket's region")
+        #expect(
+            BucketCheck.refused(status: 400, code: "ExpiredToken").description
+                == "ExpiredToken (HTTP 400): s3.sessionToken has expired")
+        #expect(
+            BucketCheck.refused(status: 400, code: "InvalidToken").description
+                == "InvalidToken (HTTP 400): s3.sessionToken is not valid")
         #expect(
             BucketCheck.unreachable(.connection("connect to 127.0.0.1:1: Connection refused")).description
                 == "connection failed: connect to 127.0.0.1:1: Connection refused")

@@ -39,6 +39,8 @@ public final class Application: Sendable {
         credentials = Application.makeCredentials(
             config, provider: provider, initial: provided, signers: signers, env: env, log: log)
         let storage = Application.makeStorage(config.s3, signers: signers, env: env)
+        let bucketStatus = BucketStatus()
+        try Application.checkBucketAtStart(config.s3, storage: storage, status: bucketStatus, log: log)
         let store = try Application.openStore(config.records)
         self.store = store
         intentWriter = Application.makeIntentWriter(config.records, store: store, log: log)
@@ -68,8 +70,8 @@ public final class Application: Sendable {
         // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
         let metricsBox = MetricsBox()
         let ops = Application.makeOpsService(
-            config.s3, store: store, storage: storage, credentials: credentials, metrics: metricsBox, env: env,
-            log: log)
+            config.s3, store: store, storage: storage, credentials: credentials, bucketStatus: bucketStatus,
+            metrics: metricsBox, env: env, log: log)
 
         // POST /admin/explain, only when switched on (admin API keys only).
         let explainRoutes =
@@ -98,6 +100,7 @@ public final class Application: Sendable {
         ) { [uploads] in uploads.intents.flushesBeforeCopy.load(ordering: .relaxed) }
         credentials.registerMetrics(server.metrics, refusals: { [signers] in signers.refusalCount })
         Application.registerJanitorMetrics(server.metrics, uploads.janitor)
+        bucketStatus.register(server.metrics)
     }
 
     /// The three signers of the current credentials: client P's URLs (path-style, public endpoint),
@@ -211,11 +214,11 @@ public final class Application: Sendable {
             onError: { error in log.error("intent batch not stored", ["error": "\(error)"]) })
     }
 
-    /// Step 5: `/healthz`, `/readyz` (the store, and one probe of the bucket for storage and its clock)
-    /// and `/metrics`.
+    /// Step 5: `/healthz`, `/readyz` (the store, and one probe of the bucket for storage and its clock,
+    /// its outcome kept in `bucketStatus`) and `/metrics`.
     static func makeOpsService(
         _ s3: S3Config, store: any RecordStore, storage: some ObjectStorage, credentials: AppCredentials,
-        metrics: MetricsBox, env: AppEnvironment, log: LogSink
+        bucketStatus: BucketStatus, metrics: MetricsBox, env: AppEnvironment, log: LogSink
     ) -> OpsService {
         OpsService(
             store: store, metrics: { metrics.render() },
@@ -228,6 +231,7 @@ public final class Application: Sendable {
                 } catch {
                     probe = .failure(error)
                 }
+                bucketStatus.note(StorageReadiness.bucketCheck(probe))
                 return [credentials.readinessCheck()]
                     + StorageReadiness.checks(probe: probe, nowMillis: env.nowMillis(), maxSkewSeconds: maxSkew)
             }, log: log)
