@@ -24,7 +24,9 @@ extension Confirmer {
     ///
     /// With the content check on, one ranged GET of the first 64 KiB stands in for the HEAD (it answers
     /// the same size, type and ETag), so the check costs no extra request. The promoted copy is stored
-    /// with the detected type when the upload was labelled otherwise.
+    /// with the detected type when the upload was labelled otherwise. A generic stored type (none,
+    /// `binary/octet-stream`, `application/octet-stream`) passes the content-type rule when the check is
+    /// on: the bytes decide, and the record and the copy take the detected type.
     func verifiedObject(_ intent: UploadIntent, in storage: any ObjectStorage) throws(UploadError) -> VerifiedObject {
         let allowedFormats = catalog.contentCheck(of: intent)
         let reads = allowedFormats != nil
@@ -47,9 +49,14 @@ extension Confirmer {
         let probe = reads ? ImageProbe.inspect(found.bytes, totalLength: Int(clamping: info.size)) : nil
         let detected = probe?.image
         // A promotion finished earlier stored the copy under the detected type, which the intent may not list.
-        guard let media = UploadRules.mediaType(info.contentType),
-            intent.allowedContentTypes.contains(media) || (promoted && media == detected?.mimeType)
-        else {
+        // A generic stored type (`curl -T` sends none, and storage then says `binary/octet-stream`) says
+        // nothing of the bytes: with the content check on, the bytes are judged below instead.
+        let media = UploadRules.mediaType(info.contentType)
+        let judgedByBytes = reads && Self.isGeneric(media)
+        let labelAllowed = media.map {
+            intent.allowedContentTypes.contains($0) || (promoted && $0 == detected?.mimeType)
+        }
+        guard judgedByBytes || labelAllowed == true else {
             try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
             throw .contentTypeNotAllowed(
                 stored: info.contentType, type: intent.type, allowed: intent.allowedContentTypes)
@@ -70,7 +77,8 @@ extension Confirmer {
                 throw .contentMismatch(mismatch)
             }
         }
-        let recordedType = detected?.mimeType ?? media
+        // The content check ran whenever the stored type was generic, so `detected` is set then.
+        let recordedType = detected?.mimeType ?? media ?? ""
         if let permanent = intent.permanentKey, !promoted {
             // `confirm` stored the intent first: a stored row names the permanent key.
             try UploadError.calling { () throws(ObjectStoreError) in
@@ -82,6 +90,13 @@ extension Confirmer {
             key = permanent
         }
         return VerifiedObject(key: key, info: info, contentType: recordedType, image: detected)
+    }
+
+    /// The stored media types that say nothing of the bytes: none, `binary/octet-stream` (what storage
+    /// records for a PUT without `Content-Type`: AWS S3, RGW) and `application/octet-stream`.
+    static func isGeneric(_ media: String?) -> Bool {
+        guard let media else { return true }
+        return media == "binary/octet-stream" || media == "application/octet-stream"
     }
 
     /// What storage holds under `key`: with `reading`, its first `ImageProbeLimits().maxBytes` bytes and

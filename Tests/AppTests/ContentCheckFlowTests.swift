@@ -10,14 +10,16 @@ import Testing
 /// deletes) what is no image of an allowed format, on SQLite and on PostgreSQL.
 @Suite("Content check: the record tells the truth about the bytes (binary, RGW)", .serialized)
 struct ContentCheckFlowTests {
-    /// Every format the check knows, for `ANY`; `RAW` has the check off on purpose (it must record
-    /// without reading); `PROFILE` is the built-in one (JPEG and PNG, promoted to `origin/`).
+    /// Every format the check knows, for `ANY`; `RAW` (client B's flow) and `RAWP` (client P's) have the
+    /// check off on purpose (they must record without reading); `PROFILE` is the built-in one (JPEG and PNG, promoted to `origin/`).
     static let config = """
         {"types": {
           "ANY": {"contentTypes": ["image/jpeg", "image/png", "image/gif", "image/webp", "image/heic", "image/heif",
                                    "image/avif"], "keyTemplate": "any/{imageKey}", "maxBytes": 1048576},
           "RAW": {"contentTypes": ["image/jpeg"], "keyTemplate": "raw/{imageKey}", "maxBytes": 1048576,
-                  "contentCheck": false}}}
+                  "contentCheck": false},
+          "RAWP": {"contentTypes": ["image/jpeg"], "extensions": ["jpg"], "keyTemplate": "rawp/{userId}/{uuid}.{ext}",
+                   "maxBytes": 1048576, "contentCheck": false}}}
         """
 
     /// A server with `config` on `backend`; its own S3 calls go to `internalEndpoint` when given.
@@ -194,6 +196,67 @@ struct ContentCheckFlowTests {
         let again = try Self.confirm(server, key)
         #expect(again.status == 200)
         #expect(try JSONValue(parsing: again.body)["contentType"]?.stringValue == "image/png")
+    }
+
+    /// Client P's URL for `type` PUT as `curl -T photo.jpg URL` sends it: no `Content-Type` (or `label`
+    /// when given). Returns the key.
+    static func uploadUnlabelled(
+        _ server: ServerProcess, _ s3: TestEnvironment.S3, type: String = "PROFILE", label: String? = nil,
+        bytes: [UInt8]
+    ) throws -> String {
+        let r = try ClientPFlowTests.issue(server, query: "type=\(type)&ext=jpg", user: "9")
+        #expect(r.status == 200, "\(r.text)")
+        let json = try JSONValue(parsing: r.body)
+        let url = try #require(json["presignedUrl"]?.stringValue)
+        let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
+        let (host, port) = s3.hostPort
+        let c = try RawClient(port: port, host: host)
+        var head = "PUT \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
+        if let label { head += "Content-Type: \(label)\r\n" }
+        head += "Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+        c.send(Array(head.utf8) + bytes)
+        #expect(c.readResponse()?.status == 200)
+        return try #require(json["key"]?.stringValue)
+    }
+
+    @Test(
+        "a generic stored type (curl -T: none sent; application/octet-stream) is judged by the bytes",
+        arguments: Backend.allCases)
+    func genericStoredTypeJudgedByBytes(backend: Backend) throws {
+        let (server, s3) = try Self.start(backend)
+        defer { server.stop() }
+        let jpeg = TestImages.jpeg(width: 40, height: 30)
+        let key = try Self.uploadUnlabelled(server, s3, bytes: jpeg)
+        // What storage makes of a PUT without Content-Type.
+        #expect(try Self.object(s3, key).header("Content-Type") == "binary/octet-stream")
+        let r = try Self.confirm(server, key)
+        #expect(r.status == 201, "\(r.text)")
+        let record = try JSONValue(parsing: r.body)
+        #expect(record["contentType"]?.stringValue == "image/jpeg")
+        #expect(record["detectedType"]?.stringValue == "image/jpeg")
+        #expect(record["width"]?.intValue == 40)
+        let promoted = try Self.object(s3, try #require(record["key"]?.stringValue))
+        #expect(promoted.header("Content-Type") == "image/jpeg", "the copy takes the detected type")
+        #expect(promoted.body == jpeg)
+
+        let png = TestImages.png(width: 9, height: 7, tail: Array(UUID().uuidString.utf8))
+        let labelled = try Self.uploadUnlabelled(server, s3, label: "application/octet-stream", bytes: png)
+        let second = try Self.confirm(server, labelled)
+        #expect(second.status == 201, "\(second.text)")
+        #expect(try JSONValue(parsing: second.body)["contentType"]?.stringValue == "image/png")
+
+        // Bytes that are no image are still refused, as CONTENT_MISMATCH, and deleted.
+        let html = try Self.uploadUnlabelled(server, s3, bytes: TestImages.html)
+        let refused = try Self.confirm(server, html)
+        #expect(refused.status == 422, "\(refused.text)")
+        #expect(try JSONValue(parsing: refused.body)["code"]?.stringValue == "CONTENT_MISMATCH")
+        #expect(try Self.object(s3, html).status == 404)
+
+        // Without the content check nothing is known of the bytes: the generic type stays refused.
+        let raw = try Self.uploadUnlabelled(server, s3, type: "RAWP", bytes: jpeg)
+        let unchecked = try Self.confirm(server, raw)
+        #expect(unchecked.status == 422, "\(unchecked.text)")
+        #expect(try JSONValue(parsing: unchecked.body)["code"]?.stringValue == "CONTENT_TYPE_NOT_ALLOWED")
     }
 
     /// Objects the check refuses: (name, bytes, the message of the 422).

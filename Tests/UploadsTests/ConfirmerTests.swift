@@ -39,6 +39,41 @@ import UploadsTestSupport
         }
     }
 
+    @Test(
+        "a generic stored type (none, binary/ or application/octet-stream) is judged by the bytes; another is refused",
+        arguments: [nil, "binary/octet-stream", "application/octet-stream", "Binary/Octet-Stream; x=1"] as [String?])
+    func genericStoredType(stored: String?) throws {
+        let h = try LifecycleHarness()
+        Self.issue(h, Self.keyA)
+        h.storage.put(Self.keyA, bytes: LifecycleHarness.jpeg, contentType: stored)
+        let confirmed = try h.confirmer.confirm(Confirmation(imageKey: Self.keyA), owner: "7")
+        #expect(confirmed.record.contentType == "image/jpeg")
+        #expect(confirmed.record.detectedType == "image/jpeg")
+    }
+
+    @Test("a specific stored type the intent does not allow stays refused, and so do generic types' non-images")
+    func genericTypeIsNoLoophole() throws {
+        let h = try LifecycleHarness()
+        Self.issue(h, Self.keyA)
+        h.storage.put(Self.keyA, bytes: LifecycleHarness.jpeg, contentType: "text/plain")
+        #expect(throws: UploadError.contentTypeNotAllowed(stored: "text/plain", type: "IMAGE", allowed: ["image/jpeg"]))
+        {
+            try h.confirmer.confirm(Confirmation(imageKey: Self.keyA), owner: "7")
+        }
+        Self.issue(h, Self.keyB)
+        h.storage.put(Self.keyB, bytes: Array("<html><body>hi</body></html>".utf8), contentType: nil)
+        do {
+            _ = try h.confirmer.confirm(Confirmation(imageKey: Self.keyB), owner: "7")
+            Issue.record("HTML without a type was confirmed")
+        } catch {
+            guard case .contentMismatch = error else {
+                Issue.record("expected CONTENT_MISMATCH, got \(error)")
+                return
+            }
+        }
+        #expect(h.storage.keys.isEmpty, "both refused objects were deleted")
+    }
+
     @Test("an operation that takes other types refuses the upload before storage is asked")
     func accepting() throws {
         let h = try LifecycleHarness()
