@@ -197,6 +197,9 @@ struct ClientPFlowTests {
             ("type=PROFILE&ext=gif", "ext"),
             ("type=CHAT&ext=jpg&chatroomId=12a", "chatroomId"),
             ("type=CHAT&ext=jpg&chatroomId=..%2F..", "chatroomId"),
+            // CHAT and CHAT_PROFILE need one, as client P's own server requires (mission.md).
+            ("type=CHAT&ext=jpg", "chatroomId"),
+            ("type=CHAT_PROFILE&ext=jpg&chatroomId=", "chatroomId"),
         ])
     func validation(query: String, field: String) throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)

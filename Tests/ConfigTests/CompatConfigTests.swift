@@ -166,16 +166,22 @@ import Testing
         #expect(keyPaths(result).contains(keyPath), "\(problems(result))")
     }
 
-    /// A type whose chatroomId is `required` cannot be issued by key (a body names no chatroomId); the
-    /// default chat-room types make one up, so they can.
+    /// A type whose chatroomId is `required` cannot be issued by key (a body names no chatroomId): the
+    /// default CHAT (issue 19, point 11) and one configured so; CHATROOM_PROFILE makes one up, so it can.
     @Test func issueByKeyRefusesATypeThatRequiresAChatroomId() {
-        let route =
-            #"{"name":"a","method":"POST","path":"/x","operation":"issueByKey","type":"CHAT","success":{"body":{}}}"#
+        func route(_ type: String) -> String {
+            #"{"name":"a","method":"POST","path":"/x","operation":"issueByKey","type":"\#(type)","success":{"body":{}}}"#
+        }
+        let byDefault = Self.withRoutes("[\(route("CHAT"))]")
+        #expect(keyPaths(byDefault).contains("compat.routes[0].type"), "\(problems(byDefault))")
         let required = load(
             ["--config", "/c.json"],
-            files: ["/c.json": #"{"types":{"CHAT":{"chatroomId":"required"}},"compat":{"routes":[\#(route)]}}"#])
+            files: [
+                "/c.json":
+                    #"{"types":{"CHATROOM_PROFILE":{"chatroomId":"required"}},"compat":{"routes":[\#(route("CHATROOM_PROFILE"))]}}"#
+            ])
         #expect(keyPaths(required).contains("compat.routes[0].type"), "\(problems(required))")
-        let serverMade = Self.withRoutes("[\(route)]")
+        let serverMade = Self.withRoutes("[\(route("CHATROOM_PROFILE"))]")
         #expect(!keyPaths(serverMade).contains("compat.routes[0].type"), "\(problems(serverMade))")
     }
 

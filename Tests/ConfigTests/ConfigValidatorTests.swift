@@ -89,7 +89,8 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
         ("server", "host", "0.0.0.0", true),
         ("server", "host", "::", true),
         ("server", "host", "bad host", false), ("presign", "defaultPostType", "PROFILE", true),
-        ("presign", "defaultPostType", "NOPE", false), ("presign", "defaultPostType", "CHAT", true),
+        ("presign", "defaultPostType", "NOPE", false), ("presign", "defaultPostType", "CHAT", false),
+        ("presign", "defaultPostType", "CHATROOM_PROFILE", true),
         ("s3", "accessKeyId", "AK/ID", false),
     ])
     func stringChoices(_ section: String, _ key: String, _ value: String, _ valid: Bool) {

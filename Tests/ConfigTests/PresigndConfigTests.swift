@@ -109,8 +109,9 @@ import Testing
                 "chatroom/{chatroomId}/chat_profile/{userId}/origin/{uuid}_{epochMillis}.{ext}", true
             ),
         ]
-        // The Bool: whether the key has a {chatroomId} segment. Client P's app never sends one, so every
-        // default type makes it on the server (`chatroomId: server-made`); every default type is checked.
+        // The Bool: whether the key has a {chatroomId} segment. CHAT and CHAT_PROFILE need the caller's
+        // (client P's own server requires it: mission.md); CHATROOM_PROFILE, which client P's app sends
+        // without one, makes it on the server; every default type is checked.
         for (name, key, permanent, hasChatroomSegment) in expected {
             let type = try #require(config.type(named: name))
             #expect(type.extensions == ["jpg", "jpeg", "png"])
@@ -119,8 +120,9 @@ import Testing
             #expect(type.permanentKeyTemplate == permanent)
             #expect(type.maxBytes == 10 * mebibyte)
             #expect(type.expiresSeconds == 600)
-            #expect(type.chatroomId == .serverMade, "\(name)")
-            #expect(!type.requiresChatroomId, "\(name)")
+            let required = name == "CHAT" || name == "CHAT_PROFILE"
+            #expect(type.chatroomId == (required ? .required : .serverMade), "\(name)")
+            #expect(type.requiresChatroomId == required, "\(name)")
             #expect(key.contains("{chatroomId}") == hasChatroomSegment, "\(name)")
             #expect(type.contentCheck, "\(name)")
             // The permanent key is the same path without delete/ and with origin/ before the file name.
