@@ -47,6 +47,9 @@ extension ConfigKey {
             ConfigKey(section: "limits", name: "confirmPerUserPerMinute", kind: .int(\.limits.confirmPerUserPerMinute)),
             ConfigKey(
                 section: "limits", name: "confirmPerAddressPerMinute", kind: .int(\.limits.confirmPerAddressPerMinute)),
+            ConfigKey(section: "limits", name: "uppyPerUserPerMinute", kind: .int(\.limits.uppyPerUserPerMinute)),
+            ConfigKey(
+                section: "limits", name: "uppyPerAddressPerMinute", kind: .int(\.limits.uppyPerAddressPerMinute)),
             ConfigKey(section: "limits", name: "burst", kind: .int(\.limits.burst)),
             ConfigKey(section: "limits", name: "trustForwardedFor", kind: .bool(\.limits.trustForwardedFor)),
             ConfigKey(section: "limits", name: "trustedProxies", kind: .strings(\.limits.trustedProxies)),

@@ -7,6 +7,8 @@ extension ConfigValidator {
         check("limits.issuePerAddressPerMinute", limits.issuePerAddressPerMinute, in: 1...1_000_000)
         check("limits.confirmPerUserPerMinute", limits.confirmPerUserPerMinute, in: 1...1_000_000)
         check("limits.confirmPerAddressPerMinute", limits.confirmPerAddressPerMinute, in: 1...1_000_000)
+        check("limits.uppyPerUserPerMinute", limits.uppyPerUserPerMinute, in: 1...1_000_000)
+        check("limits.uppyPerAddressPerMinute", limits.uppyPerAddressPerMinute, in: 1...1_000_000)
         check("limits.burst", limits.burst, in: 1...3600)
         for (index, entry) in limits.trustedProxies.enumerated() where AddressRange(entry) == nil {
             report(

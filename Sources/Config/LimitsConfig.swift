@@ -13,6 +13,12 @@ public struct LimitsConfig: Sendable, Equatable {
     public var confirmPerUserPerMinute: Int
     /// Confirmations and record reads per minute per client address.
     public var confirmPerAddressPerMinute: Int
+    /// Uppy Companion route requests (`/s3/params`, `/s3/multipart` and its part, list and complete
+    /// routes; never an abort) per minute per authenticated caller. Its bucket holds a whole minute
+    /// (`companionCapacity`): Uppy sends a batch's requests at once and never retries a create or params.
+    public var uppyPerUserPerMinute: Int
+    /// Uppy Companion route requests per minute per client address.
+    public var uppyPerAddressPerMinute: Int
     /// Bucket size, in seconds of refill at the limit's rate.
     public var burst: Int
     /// Whether the client address is the last `X-Forwarded-For` hop (behind a trusted proxy)
@@ -26,7 +32,8 @@ public struct LimitsConfig: Sendable, Equatable {
     /// Limits; every argument defaults to the documented default.
     public init(
         enabled: Bool = true, issuePerUserPerMinute: Int = 120, issuePerAddressPerMinute: Int = 600,
-        confirmPerUserPerMinute: Int = 600, confirmPerAddressPerMinute: Int = 3000, burst: Int = 10,
+        confirmPerUserPerMinute: Int = 600, confirmPerAddressPerMinute: Int = 3000,
+        uppyPerUserPerMinute: Int = 1000, uppyPerAddressPerMinute: Int = 5000, burst: Int = 10,
         trustForwardedFor: Bool = false, trustedProxies: [String] = []
     ) {
         self.enabled = enabled
@@ -34,6 +41,8 @@ public struct LimitsConfig: Sendable, Equatable {
         self.issuePerAddressPerMinute = issuePerAddressPerMinute
         self.confirmPerUserPerMinute = confirmPerUserPerMinute
         self.confirmPerAddressPerMinute = confirmPerAddressPerMinute
+        self.uppyPerUserPerMinute = uppyPerUserPerMinute
+        self.uppyPerAddressPerMinute = uppyPerAddressPerMinute
         self.burst = burst
         self.trustForwardedFor = trustForwardedFor
         self.trustedProxies = trustedProxies
@@ -44,5 +53,12 @@ public struct LimitsConfig: Sendable, Equatable {
     /// With the defaults: 20 for 120/min, 100 for 600/min, 500 for 3000/min.
     public func capacity(perMinute: Int) -> Int {
         max(1, (perMinute * burst + 59) / 60)
+    }
+
+    /// The bucket capacity of a Companion limit of `perMinute`: a whole minute's worth, or `burst`
+    /// seconds' when that is more. With the default 1000/min: 1000 requests at once, enough for 100 files'
+    /// create, params, part URLs and completion.
+    public func companionCapacity(perMinute: Int) -> Int {
+        max(perMinute, capacity(perMinute: perMinute))
     }
 }

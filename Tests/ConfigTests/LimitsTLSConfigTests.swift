@@ -37,6 +37,12 @@ import Testing
             ])
     }
 
+    /// A Companion bucket holds a whole minute of its rate, or `burst` seconds when that is more.
+    @Test(arguments: [(1000, 10, 1000), (1, 10, 1), (120, 120, 240), (5000, 60, 5000)])
+    func companionCapacity(_ perMinute: Int, _ burst: Int, _ capacity: Int) {
+        #expect(LimitsConfig(burst: burst).companionCapacity(perMinute: perMinute) == capacity)
+    }
+
     @Test(arguments: [
         ("10.0.0.0/8", "10.255.1.2", true), ("10.0.0.0/8", "11.0.0.1", false), ("192.168.1.7", "192.168.1.7", true),
         ("192.168.1.7", "192.168.1.8", false), ("::1", "::1", true), ("fd00::/8", "fdab::1", true),
@@ -65,7 +71,8 @@ import Testing
 
     @Test(arguments: [
         ("issuePerUserPerMinute", 1, 1_000_000), ("issuePerAddressPerMinute", 1, 1_000_000),
-        ("confirmPerUserPerMinute", 1, 1_000_000), ("confirmPerAddressPerMinute", 1, 1_000_000), ("burst", 1, 3600),
+        ("confirmPerUserPerMinute", 1, 1_000_000), ("confirmPerAddressPerMinute", 1, 1_000_000),
+        ("uppyPerUserPerMinute", 1, 1_000_000), ("uppyPerAddressPerMinute", 1, 1_000_000), ("burst", 1, 3600),
     ])
     func limitBounds(_ key: String, _ low: Int, _ high: Int) {
         func found(_ value: Int) -> [String] {

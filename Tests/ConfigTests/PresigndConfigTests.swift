@@ -42,6 +42,8 @@ import Testing
         #expect(config.limits.issuePerAddressPerMinute == 600)
         #expect(config.limits.confirmPerUserPerMinute == 600)
         #expect(config.limits.confirmPerAddressPerMinute == 3000)
+        #expect(config.limits.uppyPerUserPerMinute == 1000)
+        #expect(config.limits.uppyPerAddressPerMinute == 5000)
         #expect(config.limits.burst == 10)
         #expect(config.limits.trustForwardedFor == false)
         #expect(config.tls.enabled == false)

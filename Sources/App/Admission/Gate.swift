@@ -11,6 +11,9 @@ public final class Gate: Sendable {
         case issue
         /// Confirming and reading records (`/images`).
         case confirm
+        /// Uppy Companion's routes (`/s3/params`, `/s3/multipart` but its abort): a budget of its own,
+        /// sized for a batch of files sent at once (Uppy never retries a create or params request).
+        case companion
     }
 
     struct Limits: Sendable {
@@ -21,24 +24,30 @@ public final class Gate: Sendable {
     private let callers: any CallerResolver
     private let issue: Limits?
     private let confirm: Limits?
+    private let companion: Limits?
     /// The proxies whose `X-Forwarded-For` counts; empty: the header never counts.
     private let trustedProxies: [AddressRange]
     /// Requests refused with 429, by scope.
     let limitedIssue = Atomic<Int>(0)
     let limitedConfirm = Atomic<Int>(0)
+    let limitedCompanion = Atomic<Int>(0)
 
     /// A gate with rate limits, or without (`limits` nil).
     /// `trustedProxies` empty: the client address is always the peer's.
-    init(callers: any CallerResolver, issue: Limits?, confirm: Limits?, trustedProxies: [AddressRange]) {
+    init(
+        callers: any CallerResolver, issue: Limits?, confirm: Limits?, companion: Limits? = nil,
+        trustedProxies: [AddressRange]
+    ) {
         self.callers = callers
         self.issue = issue
         self.confirm = confirm
+        self.companion = companion
         self.trustedProxies = trustedProxies
     }
 
     /// A gate that only resolves the caller (no limits): for tests and `limits.enabled = false`.
     public convenience init(callers: any CallerResolver) {
-        self.init(callers: callers, issue: nil, confirm: nil, trustedProxies: [])
+        self.init(callers: callers, issue: nil, confirm: nil, companion: nil, trustedProxies: [])
     }
 
     /// The outcome of admitting a request.
@@ -52,7 +61,12 @@ public final class Gate: Sendable {
 
     /// The caller of `request`, or why it is refused (429, 401, 400).
     func admit(_ request: Request, _ scope: Scope) -> Admission {
-        let limits = scope == .issue ? issue : confirm
+        let limits: Limits?
+        switch scope {
+        case .issue: limits = issue
+        case .confirm: limits = confirm
+        case .companion: limits = companion
+        }
         if let limits, case .limited(let after) = limits.perAddress.check(clientAddress(request)) {
             return .refused(tooMany(after, scope), userId: nil)
         }
@@ -68,10 +82,10 @@ public final class Gate: Sendable {
     }
 
     private func tooMany(_ seconds: Int, _ scope: Scope) -> APIError {
-        if scope == .issue {
-            limitedIssue.wrappingAdd(1, ordering: .relaxed)
-        } else {
-            limitedConfirm.wrappingAdd(1, ordering: .relaxed)
+        switch scope {
+        case .issue: limitedIssue.wrappingAdd(1, ordering: .relaxed)
+        case .confirm: limitedConfirm.wrappingAdd(1, ordering: .relaxed)
+        case .companion: limitedCompanion.wrappingAdd(1, ordering: .relaxed)
         }
         return .rateLimited(retryAfterSeconds: seconds)
     }

@@ -52,23 +52,23 @@ final class MultipartService: Sendable {
         self.completeMaxBodyBytes = u.completeMaxBodyBytes
     }
 
-    /// The routes. Creating and `params` count as issuing; the rest (one part URL per part) count
-    /// against the confirm limits, which are higher.
+    /// The routes. Every one counts against the Companion budget (`limits.uppy*`, sized for a batch of
+    /// files at once: Uppy never retries a create or params).
     func routes() -> [Route] {
         let p = prefix
         let create = group.route(
-            .issue, validate: { [self] (c, r) throws(CompanionError) in try createRequest(r, caller: c) },
+            .companion, validate: { [self] (c, r) throws(CompanionError) in try createRequest(r, caller: c) },
             perform: { [self] (c, w) throws(CompanionError) in try self.create(w, caller: c) })
         let batch = group.route(
-            .confirm, validate: { (_, r) throws(CompanionError) in try MultipartService.batchRequest(r) },
+            .companion, validate: { (_, r) throws(CompanionError) in try MultipartService.batchRequest(r) },
             perform: { [self] (c, w) throws(CompanionError) in try signBatch(w, caller: c) })
         let complete = group.route(
-            .confirm, validate: { [self] (_, r) throws(CompanionError) in try completeRequest(r) },
+            .companion, validate: { [self] (_, r) throws(CompanionError) in try completeRequest(r) },
             perform: { [self] (c, w) throws(CompanionError) in try self.complete(w, caller: c) })
         // A part URL of an upload whose owner is known here is signed on the loop (pure computation);
         // otherwise the store is asked on a worker.
         let part = group.route(
-            .confirm,
+            .companion,
             decide: { [self] (c, r) throws(CompanionError) -> RouteGroup<UppyPresenter>.Step<PartRequest> in
                 let p = try MultipartService.partRequest(r)
                 guard uploads.knowsOwner(p.ref, owner: c.userId) else { return .later(p) }
@@ -76,12 +76,12 @@ final class MultipartService: Sendable {
             },
             perform: { [self] (c, p) throws(CompanionError) in try signPart(p, caller: c) })
         let list = group.route(
-            .confirm, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
+            .companion, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
             perform: { [self] (c, w) throws(CompanionError) in try listParts(w, caller: c) })
         let abort = group.route(
-            .confirm, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
+            .companion, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
             perform: { [self] (c, w) throws(CompanionError) in try self.abort(w, caller: c) })
-        let params = group.route(.issue) { [self] (caller, request) throws(CompanionError) in
+        let params = group.route(.companion) { [self] (caller, request) throws(CompanionError) in
             try self.params(request, caller: caller)
         }
         // The batch and complete templates come before `{partNumber}`: the router takes the first

@@ -318,6 +318,10 @@ public final class Application: Sendable {
         metrics.register(
             name: "presignd_rate_limited_confirm_total", help: "Confirm and records requests refused with 429."
         ) { gate.limitedConfirm.load(ordering: .relaxed) }
+        metrics.register(
+            name: "presignd_rate_limited_companion_total",
+            help: "Uppy Companion route requests (/s3/params, /s3/multipart) refused with 429."
+        ) { gate.limitedCompanion.load(ordering: .relaxed) }
         metrics.register(name: "presignd_record_batches_total", help: "Group-commit transactions of records.") {
             committer.batchesCommitted
         }
@@ -411,6 +415,13 @@ public final class Application: Sendable {
             issue: .init(perUser: limiter(l.issuePerUserPerMinute), perAddress: limiter(l.issuePerAddressPerMinute)),
             confirm: .init(
                 perUser: limiter(l.confirmPerUserPerMinute), perAddress: limiter(l.confirmPerAddressPerMinute)),
+            companion: .init(
+                perUser: RateLimiter(
+                    perMinute: l.uppyPerUserPerMinute, burst: l.companionCapacity(perMinute: l.uppyPerUserPerMinute),
+                    now: now),
+                perAddress: RateLimiter(
+                    perMinute: l.uppyPerAddressPerMinute,
+                    burst: l.companionCapacity(perMinute: l.uppyPerAddressPerMinute), now: now)),
             trustedProxies: l.trustForwardedFor ? l.trustedProxies.compactMap(AddressRange.init) : [])
     }
 }

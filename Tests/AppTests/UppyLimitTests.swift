@@ -1,0 +1,48 @@
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// The Uppy routes' rate limits (issue 19, points 12 and 13), through the real binary against RGW with
+/// the limits on: the Companion budget takes a 100-file batch sent at once.
+@Suite("Uppy routes: rate limits (binary, RGW)", .serialized)
+struct UppyLimitTests {
+    static func start(_ extra: [String: String] = [:]) throws -> (ServerProcess, TestEnvironment.S3) {
+        var more = ["PRESIGN_LIMITS_ENABLED": "true"]
+        for (k, v) in extra { more[k] = v }
+        return try UppyFlowTests.start(.sqlite, extra: more)
+    }
+
+    @Test("the default limits take 100 files' create, params, part URL and completion from one user at once")
+    func hundredFiles() throws {
+        let (server, s3) = try Self.start()
+        defer { server.stop() }
+        let jpeg = try ImageFixture.bytes("jpeg-baseline-64x48.jpg")
+        // Uppy sends the batch's creates and params first, then the parts, then the completions.
+        var uploads: [(key: String, uploadId: String)] = []
+        for i in 0..<100 {
+            uploads.append(try UppyFlowTests.create(server, filename: "photo \(i).jpg"))
+            let params = try UppyFlowTests.call(
+                server, "GET", "/s3/params?filename=small\(i).jpg&type=image%2Fjpeg")
+            #expect(params.status == 200, "file \(i): \(params.text)")
+        }
+        var etags: [String] = []
+        for (i, u) in uploads.enumerated() {
+            let base = "/s3/multipart/\(UppyFlowTests.q(u.uploadId))"
+            let part = try UppyFlowTests.call(server, "GET", "\(base)/1?key=\(UppyFlowTests.q(u.key))")
+            #expect(part.status == 200, "file \(i): \(part.text)")
+            let url = try #require(try UppyFlowTests.json(part)["url"]?.stringValue)
+            let (status, etag) = try UppyFlowTests.put(s3, url: url, bytes: jpeg)
+            #expect(status == 200)
+            etags.append(try #require(etag))
+        }
+        for (i, u) in uploads.enumerated() {
+            let base = "/s3/multipart/\(UppyFlowTests.q(u.uploadId))"
+            let body = #"{"parts":[{"PartNumber":1,"ETag":\#(etags[i].debugDescription)}]}"#
+            let done = try UppyFlowTests.call(
+                server, "POST", "\(base)/complete?key=\(UppyFlowTests.q(u.key))", body: body)
+            #expect(done.status == 200, "file \(i): \(done.text)")
+        }
+        #expect(try RateLimitBinaryTests.metric(server, "presignd_rate_limited_companion_total") == 0)
+    }
+}
