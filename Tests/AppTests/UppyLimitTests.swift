@@ -4,7 +4,8 @@ import TestSupport
 import Testing
 
 /// The Uppy routes' rate limits (issue 19, points 12 and 13), through the real binary against RGW with
-/// the limits on: the Companion budget takes a 100-file batch sent at once.
+/// the limits on: the Companion budget takes a 100-file batch sent at once, and an abort is never
+/// refused for rate.
 @Suite("Uppy routes: rate limits (binary, RGW)", .serialized)
 struct UppyLimitTests {
     static func start(_ extra: [String: String] = [:]) throws -> (ServerProcess, TestEnvironment.S3) {
@@ -44,5 +45,28 @@ struct UppyLimitTests {
             #expect(done.status == 200, "file \(i): \(done.text)")
         }
         #expect(try RateLimitBinaryTests.metric(server, "presignd_rate_limited_companion_total") == 0)
+    }
+
+    @Test("an abort is never rate-limited: with the Companion bucket empty it still aborts, and counts nothing")
+    func abortNotLimited() throws {
+        // One request a minute everywhere: a bucket of one.
+        let (server, _) = try Self.start([
+            "PRESIGN_LIMITS_UPPY_PER_USER_PER_MINUTE": "1", "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE": "1",
+            "PRESIGN_LIMITS_CONFIRM_PER_USER_PER_MINUTE": "1",
+        ])
+        defer { server.stop() }
+        let u = try UppyFlowTests.create(server)
+        let base = "/s3/multipart/\(UppyFlowTests.q(u.uploadId))?key=\(UppyFlowTests.q(u.key))"
+        let limited = try UppyFlowTests.call(server, "GET", base)
+        #expect(limited.status == 429, "the bucket is empty: \(limited.text)")
+        #expect(try UppyFlowTests.json(limited)["message"]?.stringValue?.isEmpty == false)
+        let abort = try UppyFlowTests.call(server, "DELETE", base)
+        #expect(abort.status == 200, "\(abort.text)")
+        #expect(abort.text == "{}")
+        // Again: the upload is gone (404), still not a 429.
+        let again = try UppyFlowTests.call(server, "DELETE", base)
+        #expect(again.status == 404, "\(again.text)")
+        #expect(try RateLimitBinaryTests.metric(server, "presignd_rate_limited_companion_total") == 1)
+        #expect(try RateLimitBinaryTests.metric(server, "presignd_rate_limited_confirm_total") == 0)
     }
 }

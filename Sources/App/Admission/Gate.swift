@@ -14,6 +14,9 @@ public final class Gate: Sendable {
         /// Uppy Companion's routes (`/s3/params`, `/s3/multipart` but its abort): a budget of its own,
         /// sized for a batch of files sent at once (Uppy never retries a create or params request).
         case companion
+        /// Never rate-limited, only the caller resolved: aborting a multipart upload (a 429 there would
+        /// leave the upload open on storage until its janitor).
+        case unlimited
     }
 
     struct Limits: Sendable {
@@ -66,6 +69,7 @@ public final class Gate: Sendable {
         case .issue: limits = issue
         case .confirm: limits = confirm
         case .companion: limits = companion
+        case .unlimited: limits = nil
         }
         if let limits, case .limited(let after) = limits.perAddress.check(clientAddress(request)) {
             return .refused(tooMany(after, scope), userId: nil)
@@ -84,7 +88,7 @@ public final class Gate: Sendable {
     private func tooMany(_ seconds: Int, _ scope: Scope) -> APIError {
         switch scope {
         case .issue: limitedIssue.wrappingAdd(1, ordering: .relaxed)
-        case .confirm: limitedConfirm.wrappingAdd(1, ordering: .relaxed)
+        case .confirm, .unlimited: limitedConfirm.wrappingAdd(1, ordering: .relaxed)
         case .companion: limitedCompanion.wrappingAdd(1, ordering: .relaxed)
         }
         return .rateLimited(retryAfterSeconds: seconds)

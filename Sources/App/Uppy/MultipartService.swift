@@ -52,8 +52,9 @@ final class MultipartService: Sendable {
         self.completeMaxBodyBytes = u.completeMaxBodyBytes
     }
 
-    /// The routes. Every one counts against the Companion budget (`limits.uppy*`, sized for a batch of
-    /// files at once: Uppy never retries a create or params).
+    /// The routes. Every one but the abort counts against the Companion budget (`limits.uppy*`, sized
+    /// for a batch of files at once: Uppy never retries a create or params); an abort is never refused
+    /// for rate (a 429 would leave the upload open on storage).
     func routes() -> [Route] {
         let p = prefix
         let create = group.route(
@@ -79,7 +80,7 @@ final class MultipartService: Sendable {
             .companion, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
             perform: { [self] (c, w) throws(CompanionError) in try listParts(w, caller: c) })
         let abort = group.route(
-            .companion, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
+            .unlimited, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
             perform: { [self] (c, w) throws(CompanionError) in try self.abort(w, caller: c) })
         let params = group.route(.companion) { [self] (caller, request) throws(CompanionError) in
             try self.params(request, caller: caller)
