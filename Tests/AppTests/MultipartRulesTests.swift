@@ -70,6 +70,9 @@ import Uploads
         let j = try JSONValue(parsing: r.body)
         #expect(j["code"]?.stringValue == "NO_SUCH_UPLOAD")
         #expect(j["error"]?.stringValue?.contains("start again") == true)
+        // Uppy shows only `message` (issue 19, point 14): the same text as `error`.
+        #expect(j["message"] == j["error"])
+        #expect(String(decoding: r.body, as: UTF8.self).hasPrefix(#"{"error":"#))
         let backlogged = CompanionError.upload(.intentsBacklogged).response
         #expect(backlogged.status == 503)
         #expect(backlogged.headers.contains { $0.name == "Retry-After" && $0.value == "5" })

@@ -296,7 +296,7 @@ struct UppyFlowTests {
         #expect(foreign.status == 404)
     }
 
-    @Test("bad input is 400 {\"error\"} as Companion answers it")
+    @Test("bad input is 400 {\"error\", \"message\"} as Companion answers it, with the message Uppy shows")
     func badInput() throws {
         let (server, _) = try Self.start(.sqlite)
         defer { server.stop() }
@@ -332,6 +332,8 @@ struct UppyFlowTests {
             #expect(r.status == 400, "\(method) \(path.prefix(120)) \(body ?? ""): \(r.status) \(r.text)")
             #expect(r.header("Content-Type") == "application/json")
             #expect(try Self.json(r)["error"]?.stringValue?.isEmpty == false)
+            // Uppy shows only `message`: the same text beside `error`.
+            #expect(try Self.json(r)["message"] == Self.json(r)["error"])
         }
     }
 

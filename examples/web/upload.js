@@ -43,8 +43,9 @@ function readSettings() {
   };
 }
 
-// An error to show: the server's own message (presignd's `message`, Companion's `error`), its code
-// and every field error, or what storage said, or why the browser got no answer.
+// An error to show: the server's own `message` (the Uppy routes send it beside Companion's `error`,
+// since Uppy shows only `message`), its code and every field error, or what storage said, or why the
+// browser got no answer.
 class UploadError extends Error {}
 
 // ---- one file -------------------------------------------------------------------------------------
@@ -193,7 +194,7 @@ async function callServer(settings, method, path, body) {
 // "HTTP 422 4220: UNPROCESSABLE_CONTENT (size: must be at most 20971520)"
 function serverMessage(status, json, text) {
   if (!json || typeof json !== "object") return `presignd answered HTTP ${status}: ${text.slice(0, 200)}`;
-  const message = json.message || json.error || "";
+  const message = json.message || "";
   let line = `presignd answered HTTP ${status}${json.code ? " " + json.code : ""}: ${message}`;
   if (json.fieldErrors && typeof json.fieldErrors === "object") {
     const fields = Object.entries(json.fieldErrors).map(([k, v]) => `${k}: ${v}`);

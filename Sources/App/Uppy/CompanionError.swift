@@ -7,7 +7,8 @@ import Uploads
 /// lifecycle's errors, and the house's (a body that is no JSON, the gate's refusals).
 ///
 /// `response` is the routes' error presenter (`UppyPresenter`): Companion's shape,
-/// `{"error": message, "code": code}` with the status (400 for bad input, as Companion answers it).
+/// `{"error": message, "message": message, "code": code}` with the status (400 for bad input, as
+/// Companion answers it); `message` because `@uppy/aws-s3` shows only that member of a refusal.
 /// `@uppy/aws-s3` parses every answer as JSON, so errors are JSON too; `code` is ours, stable, for
 /// clients that act on it (a `NO_SUCH_UPLOAD` means: start again with a new key and upload ID). The
 /// gate's own refusals (401, 429) keep the house's shape.
@@ -105,9 +106,11 @@ enum CompanionError: Error, Sendable, Equatable {
     var response: Response {
         if case .refused(let e) = self { return e.response }
         let (status, code, message, headers) = parts
-        var w = JSONWriter(reservingCapacity: 64 + message.utf8.count)
+        var w = JSONWriter(reservingCapacity: 64 + 2 * message.utf8.count)
         w.beginObject()
         w.key("error")
+        w.string(message)
+        w.key("message")
         w.string(message)
         w.key("code")
         w.string(code)
