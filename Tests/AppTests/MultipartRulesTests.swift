@@ -62,6 +62,11 @@ import Uploads
                 "success_action_status", "Content-Type", "x-amz-algorithm", "x-amz-credential", "x-amz-date", "key",
                 "policy", "x-amz-signature",
             ])
+        #expect(
+            MultipartService.companionFields(fields, bucket: "uploads").map(\.name) == [
+                "success_action_status", "Content-Type", "bucket", "x-amz-algorithm", "x-amz-credential", "x-amz-date",
+                "key", "policy", "x-amz-signature",
+            ])
     }
 
     @Test func errorBodies() throws {

@@ -399,7 +399,11 @@ struct UppyFlowTests {
             #expect(fields.first?.0 == "success_action_status")
             #expect(fields.first?.1 == "201")
             #expect(fields.last?.0 == "x-amz-signature")
-            return (try #require(j["url"]?.stringValue), fields, try #require(j["key"]?.stringValue))
+            // Companion's fields carry the key and the bucket; Uppy reads them (issue 19, point 15).
+            let key = try #require(j["key"]?.stringValue)
+            #expect(j["fields"]?["key"]?.stringValue == key)
+            #expect(j["fields"]?["bucket"]?.stringValue == s3.bucket)
+            return (try #require(j["url"]?.stringValue), fields, key)
         }
         let jpeg = try ImageFixture.bytes("jpeg-baseline-64x48.jpg")
         let ok = try params()
@@ -434,6 +438,10 @@ struct UppyFlowTests {
         let j = try Self.json(r)
         #expect(j["method"]?.stringValue == "PUT")
         #expect(j["headers"]?["content-type"]?.stringValue == "image/jpeg")
+        // Companion's answer always has fields.key and fields.bucket; Uppy reads them (issue 19, point 15).
+        #expect(j["fields"]?["key"]?.stringValue == j["key"]?.stringValue)
+        #expect(j["fields"]?["bucket"]?.stringValue == s3.bucket)
+        #expect(j["fields"]?.objectValue?.count == 2)
         let url = try #require(j["url"]?.stringValue)
         let jpeg = try ImageFixture.bytes("jpeg-baseline-64x48.jpg")
         let (status, etag) = try Self.put(s3, url: url, bytes: jpeg, contentType: "image/jpeg")

@@ -53,6 +53,15 @@ extension MultipartService {
             w.key("content-type")
             w.string(object.contentType)
             w.endObject()
+            // No form to send, but Uppy reads the key and the bucket from `fields`, as Companion's
+            // answer always has them.
+            w.key("fields")
+            w.beginObject()
+            w.key("key")
+            w.string(object.key)
+            w.key("bucket")
+            w.string(issuer.bucket)
+            w.endObject()
         case .post(let post):
             w.key("method")
             w.string("POST")
@@ -60,7 +69,7 @@ extension MultipartService {
             w.string(post.url)
             w.key("fields")
             w.beginObject()
-            for (name, value) in MultipartService.companionOrder(post.fields) {
+            for (name, value) in MultipartService.companionFields(post.fields, bucket: issuer.bucket) {
                 w.key(name)
                 w.string(value)
             }
@@ -74,12 +83,21 @@ extension MultipartService {
         return .companion(w.bytes)
     }
 
+    /// The form fields as Companion's answer (`@aws-sdk/s3-presigned-post`) has them: the signed
+    /// fields with a `bucket` field (the policy's `bucket` condition; Uppy reads it) before the
+    /// credential fields, in `companionOrder`.
+    static func companionFields(_ fields: [(name: String, value: String)], bucket: String) -> [(
+        name: String, value: String
+    )] {
+        companionOrder(fields + [("bucket", bucket)])
+    }
+
     /// The form fields in the order Companion's (`@aws-sdk/s3-presigned-post`) answer lists them:
-    /// `success_action_status`, `Content-Type`, the `x-amz-*` credential fields, `key`, `policy`,
-    /// `x-amz-signature`.
+    /// `success_action_status`, `Content-Type`, `bucket`, the `x-amz-*` credential fields, `key`,
+    /// `policy`, `x-amz-signature`.
     static func companionOrder(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
         let order = [
-            "success_action_status", "content-type", "x-amz-algorithm", "x-amz-credential", "x-amz-date",
+            "success_action_status", "content-type", "bucket", "x-amz-algorithm", "x-amz-credential", "x-amz-date",
             "x-amz-security-token", "key", "policy", "x-amz-signature",
         ]
         func rank(_ name: String) -> Int { order.firstIndex(of: name.lowercased()) ?? order.count }

@@ -17,7 +17,7 @@ import Uploads
 /// | `GET /s3/multipart/{uploadId}?key=` | `[{PartNumber, ETag, Size, LastModified}]` (every page) |
 /// | `POST /s3/multipart/{uploadId}/complete?key=` `{parts}` | `{location, key, bucket, record}` |
 /// | `DELETE /s3/multipart/{uploadId}?key=` | `{}` |
-/// | `GET /s3/params?filename=&type=&metadata[k]=v` | a presigned PUT or POST |
+/// | `GET /s3/params?filename=&type=&metadata[k]=v` | a presigned PUT or POST, `fields.key` and `fields.bucket` in both |
 ///
 /// Requests are read on the event loop; storage and the records store are called on the worker pool.
 /// Every failure is a `CompanionError`, answered by the group's `UppyPresenter`.
