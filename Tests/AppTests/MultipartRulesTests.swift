@@ -64,9 +64,12 @@ import Uploads
             ])
         #expect(
             MultipartService.companionFields(fields, bucket: "uploads").map(\.name) == [
-                "success_action_status", "Content-Type", "bucket", "x-amz-algorithm", "x-amz-credential", "x-amz-date",
-                "key", "policy", "x-amz-signature",
+                "success_action_status", "content-type", "bucket", "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date",
+                "key", "Policy", "X-Amz-Signature",
             ])
+        // Companion's letter case (issue 19, point 17), with a session token too.
+        #expect(MultipartService.companionName("x-amz-security-token") == "X-Amz-Security-Token")
+        #expect(MultipartService.companionName("success_action_status") == "success_action_status")
     }
 
     @Test func errorBodies() throws {

@@ -398,7 +398,12 @@ struct UppyFlowTests {
             let fields = try #require(j["fields"]?.objectValue).map { ($0.key, $0.value.stringValue ?? "") }
             #expect(fields.first?.0 == "success_action_status")
             #expect(fields.first?.1 == "201")
-            #expect(fields.last?.0 == "x-amz-signature")
+            // Companion's names, in its letter case and order (issue 19, point 17).
+            #expect(
+                fields.map(\.0) == [
+                    "success_action_status", "content-type", "bucket", "X-Amz-Algorithm", "X-Amz-Credential",
+                    "X-Amz-Date", "key", "Policy", "X-Amz-Signature",
+                ])
             // Companion's fields carry the key and the bucket; Uppy reads them (issue 19, point 15).
             let key = try #require(j["key"]?.stringValue)
             #expect(j["fields"]?["key"]?.stringValue == key)
@@ -424,7 +429,7 @@ struct UppyFlowTests {
 
         let wrong = try params()
         let refused = try Self.postForm(
-            s3, url: wrong.url, fields: wrong.fields.map { $0.0 == "Content-Type" ? ($0.0, "image/png") : $0 },
+            s3, url: wrong.url, fields: wrong.fields.map { $0.0 == "content-type" ? ($0.0, "image/png") : $0 },
             file: jpeg, contentType: "image/png")
         #expect(refused.status == 403, "\(refused.text)")
     }

@@ -85,11 +85,28 @@ extension MultipartService {
 
     /// The form fields as Companion's answer (`@aws-sdk/s3-presigned-post`) has them: the signed
     /// fields with a `bucket` field (the policy's `bucket` condition; Uppy reads it) before the
-    /// credential fields, in `companionOrder`.
+    /// credential fields, in `companionOrder`, each named in Companion's letter case
+    /// (`companionName`; S3 reads form field names case-insensitively).
     static func companionFields(_ fields: [(name: String, value: String)], bucket: String) -> [(
         name: String, value: String
     )] {
-        companionOrder(fields + [("bucket", bucket)])
+        companionOrder(fields + [("bucket", bucket)]).map { (companionName($0.name), $0.value) }
+    }
+
+    /// A form field's name as Companion's answer spells it: `content-type` (its own field),
+    /// `X-Amz-Algorithm`, `X-Amz-Credential`, `X-Amz-Date`, `X-Amz-Security-Token`, `X-Amz-Signature`
+    /// (the SDK's query parameter names) and `Policy`; any other name as given.
+    static func companionName(_ name: String) -> String {
+        switch name.lowercased() {
+        case "content-type": return "content-type"
+        case "x-amz-algorithm": return "X-Amz-Algorithm"
+        case "x-amz-credential": return "X-Amz-Credential"
+        case "x-amz-date": return "X-Amz-Date"
+        case "x-amz-security-token": return "X-Amz-Security-Token"
+        case "x-amz-signature": return "X-Amz-Signature"
+        case "policy": return "Policy"
+        default: return name
+        }
     }
 
     /// The form fields in the order Companion's (`@aws-sdk/s3-presigned-post`) answer lists them:
