@@ -337,6 +337,20 @@ struct UppyFlowTests {
         }
     }
 
+    @Test("GET /s3/sts is not served: 501 in Companion's error shape, with the message Uppy shows")
+    func stsNotServed() throws {
+        let (server, _) = try Self.start(.sqlite)
+        defer { server.stop() }
+        let r = try Self.call(server, "GET", "/s3/sts")
+        #expect(r.status == 501, "\(r.text)")
+        #expect(r.header("Content-Type") == "application/json")
+        let j = try Self.json(r)
+        #expect(j["code"]?.stringValue == "STS_NOT_SERVED")
+        #expect(j["error"]?.stringValue?.contains("temporary credentials") == true)
+        #expect(j["message"] == j["error"])
+        #expect(j["credentials"] == nil)
+    }
+
     @Test("401 without valid auth, as JSON")
     func unauthorized() throws {
         let (server, _) = try Self.start(

@@ -41,6 +41,9 @@ enum CompanionError: Error, Sendable, Equatable {
     case contentTypeMissing
     /// The metadata breaks a bound (the message says which).
     case badMetadata(String)
+    /// `GET /s3/sts`: temporary credentials are not handed out here (every request is signed by the
+    /// server).
+    case stsNotServed
 
     /// 400 `BAD_REQUEST` refusals: their message.
     private var badRequestMessage: String? {
@@ -70,6 +73,12 @@ enum CompanionError: Error, Sendable, Equatable {
     var parts: (status: Int, code: String, message: String, headers: [(name: String, value: String)]) {
         if let message = badRequestMessage { return (400, "BAD_REQUEST", message, []) }
         switch self {
+        case .stsNotServed:
+            return (
+                501, "STS_NOT_SERVED",
+                "s3: this server does not hand out temporary credentials; leave @uppy/aws-s3's "
+                    + "getTemporarySecurityCredentials off and sign through /params and /multipart", []
+            )
         case .refused(let e), .request(let e): return (e.status, e.code, e.message, e.extraHeaders)
         case .upload(.storage(.multipart(.noSuchUpload))): return CompanionError.upload(.noSuchUpload).parts
         case .upload(.storage(.multipart(let refusal))):

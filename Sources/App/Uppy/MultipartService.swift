@@ -18,6 +18,7 @@ import Uploads
 /// | `POST /s3/multipart/{uploadId}/complete?key=` `{parts}` | `{location, key, bucket, record}` |
 /// | `DELETE /s3/multipart/{uploadId}?key=` | `{}` |
 /// | `GET /s3/params?filename=&type=&metadata[k]=v` | a presigned PUT or POST, `fields.key` and `fields.bucket` in both |
+/// | `GET /s3/sts` | 501 `STS_NOT_SERVED` in Companion's error shape: no temporary credentials |
 ///
 /// Requests are read on the event loop; storage and the records store are called on the worker pool.
 /// Every failure is a `CompanionError`, answered by the group's `UppyPresenter`.
@@ -85,6 +86,8 @@ final class MultipartService: Sendable {
         let params = group.route(.companion) { [self] (caller, request) throws(CompanionError) in
             try self.params(request, caller: caller)
         }
+        // Companion's temporary credentials (STS) are not served: storage's keys never leave the server.
+        let sts = group.route(.companion) { (_, _) throws(CompanionError) -> Response in throw .stsNotServed }
         // The batch and complete templates come before `{partNumber}`: the router takes the first
         // template that matches.
         return [
@@ -95,6 +98,7 @@ final class MultipartService: Sendable {
             Route(.GET, p + "/multipart/{uploadId}", handler: list),
             Route(.DELETE, p + "/multipart/{uploadId}", handler: abort),
             Route(.GET, p + "/params", handler: params),
+            Route(.GET, p + "/sts", handler: sts),
         ]
     }
 
