@@ -505,6 +505,24 @@ struct UppyFlowTests {
             server, "OPTIONS", "/s3/multipart",
             headers: "Origin: \(Self.origin)\r\nAccess-Control-Request-Method: PUT\r\n")
         #expect(badMethod.status == 403)
+        // Dev mode (the tests' default) allows its user header in preflights without cors.allowedHeaders
+        // naming it, so a dev-mode page works with the defaults.
+        let devHeader = try Self.call(
+            server, "OPTIONS", "/s3/multipart",
+            headers:
+                "Origin: \(Self.origin)\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type, x-user-id\r\n"
+        )
+        #expect(devHeader.status == 204)
+        #expect(devHeader.header("Access-Control-Allow-Headers") == "content-type, x-user-id")
+        // Outside dev mode the header is not allowed unless listed.
+        let (noDev, _) = try Self.start(.sqlite, extra: ["PRESIGN_AUTH_MODE": "none"])
+        defer { noDev.stop() }
+        let refusedDevHeader = try Self.call(
+            noDev, "OPTIONS", "/s3/multipart",
+            headers:
+                "Origin: \(Self.origin)\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type, x-user-id\r\n"
+        )
+        #expect(refusedDevHeader.status == 403)
         // Actual requests: the allowed origin gets the header, another origin does not.
         let actual = try Self.call(
             server, "GET", "/s3/params?filename=a.jpg&type=image%2Fjpeg", headers: "Origin: \(Self.origin)\r\n")

@@ -17,10 +17,12 @@ struct CORSPolicy: Sendable {
     let allowedHeaders: Set<String>
     let maxAgeSeconds: Int
 
-    init(_ config: CORSConfig) {
+    /// The policy of `config`; `devUserHeader` (the dev mode's user header, nil in other modes) is
+    /// allowed in preflights besides `cors.allowedHeaders`, so a dev-mode page needs no setting for it.
+    init(_ config: CORSConfig, devUserHeader: String? = nil) {
         origins = Set(config.allowedOrigins)
         allowCredentials = config.allowCredentials
-        allowedHeaders = Set(config.allowedHeaders)
+        allowedHeaders = Set(config.allowedHeaders + (devUserHeader.map { [$0.lowercased()] } ?? []))
         maxAgeSeconds = config.maxAgeSeconds
     }
 

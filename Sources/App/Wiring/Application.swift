@@ -85,7 +85,11 @@ public final class Application: Sendable {
             apiRoutes += MultipartService(config: config, uploads: uploads, multipart: multipart, gate: gate).routes()
         }
         (server, metricsServer) = try Application.makeServers(
-            config, apiRoutes: CORSPolicy(config.cors).apply(try compat.routes(besides: apiRoutes)),
+            config,
+            apiRoutes: CORSPolicy(
+                config.cors, devUserHeader: config.auth.mode == .dev ? config.auth.devUserHeader : nil
+            )
+            .apply(try compat.routes(besides: apiRoutes)),
             opsRoutes: ops.routes(), log: log)
         metricsBox.set(server.metrics)
         Application.registerMetrics(
