@@ -13,7 +13,7 @@ public final class Gate: Sendable {
         case confirm
         /// Uppy Companion's routes (`/s3/params`, `/s3/multipart` but its abort): a budget of its own,
         /// sized for a batch of files sent at once (Uppy never retries a create or params request).
-        case companion
+        case uppy
         /// Never rate-limited, only the caller resolved: aborting a multipart upload (a 429 there would
         /// leave the upload open on storage until its janitor).
         case unlimited
@@ -27,30 +27,30 @@ public final class Gate: Sendable {
     private let callers: any CallerResolver
     private let issue: Limits?
     private let confirm: Limits?
-    private let companion: Limits?
+    private let uppy: Limits?
     /// The proxies whose `X-Forwarded-For` counts; empty: the header never counts.
     private let trustedProxies: [AddressRange]
     /// Requests refused with 429, by scope.
     let limitedIssue = Atomic<Int>(0)
     let limitedConfirm = Atomic<Int>(0)
-    let limitedCompanion = Atomic<Int>(0)
+    let limitedUppy = Atomic<Int>(0)
 
     /// A gate with rate limits, or without (`limits` nil).
     /// `trustedProxies` empty: the client address is always the peer's.
     init(
-        callers: any CallerResolver, issue: Limits?, confirm: Limits?, companion: Limits? = nil,
+        callers: any CallerResolver, issue: Limits?, confirm: Limits?, uppy: Limits? = nil,
         trustedProxies: [AddressRange]
     ) {
         self.callers = callers
         self.issue = issue
         self.confirm = confirm
-        self.companion = companion
+        self.uppy = uppy
         self.trustedProxies = trustedProxies
     }
 
     /// A gate that only resolves the caller (no limits): for tests and `limits.enabled = false`.
     public convenience init(callers: any CallerResolver) {
-        self.init(callers: callers, issue: nil, confirm: nil, companion: nil, trustedProxies: [])
+        self.init(callers: callers, issue: nil, confirm: nil, uppy: nil, trustedProxies: [])
     }
 
     /// The outcome of admitting a request.
@@ -68,7 +68,7 @@ public final class Gate: Sendable {
         switch scope {
         case .issue: limits = issue
         case .confirm: limits = confirm
-        case .companion: limits = companion
+        case .uppy: limits = uppy
         case .unlimited: limits = nil
         }
         if let limits, case .limited(let after) = limits.perAddress.check(clientAddress(request)) {
@@ -89,7 +89,7 @@ public final class Gate: Sendable {
         switch scope {
         case .issue: limitedIssue.wrappingAdd(1, ordering: .relaxed)
         case .confirm, .unlimited: limitedConfirm.wrappingAdd(1, ordering: .relaxed)
-        case .companion: limitedCompanion.wrappingAdd(1, ordering: .relaxed)
+        case .uppy: limitedUppy.wrappingAdd(1, ordering: .relaxed)
         }
         return .rateLimited(retryAfterSeconds: seconds)
     }

@@ -59,18 +59,18 @@ final class MultipartService: Sendable {
     func routes() -> [Route] {
         let p = prefix
         let create = group.route(
-            .companion, validate: { [self] (c, r) throws(CompanionError) in try createRequest(r, caller: c) },
+            .uppy, validate: { [self] (c, r) throws(CompanionError) in try createRequest(r, caller: c) },
             perform: { [self] (c, w) throws(CompanionError) in try self.create(w, caller: c) })
         let batch = group.route(
-            .companion, validate: { (_, r) throws(CompanionError) in try MultipartService.batchRequest(r) },
+            .uppy, validate: { (_, r) throws(CompanionError) in try MultipartService.batchRequest(r) },
             perform: { [self] (c, w) throws(CompanionError) in try signBatch(w, caller: c) })
         let complete = group.route(
-            .companion, validate: { [self] (_, r) throws(CompanionError) in try completeRequest(r) },
+            .uppy, validate: { [self] (_, r) throws(CompanionError) in try completeRequest(r) },
             perform: { [self] (c, w) throws(CompanionError) in try self.complete(w, caller: c) })
         // A part URL of an upload whose owner is known here is signed on the loop (pure computation);
         // otherwise the store is asked on a worker.
         let part = group.route(
-            .companion,
+            .uppy,
             decide: { [self] (c, r) throws(CompanionError) -> RouteGroup<UppyPresenter>.Step<PartRequest> in
                 let p = try MultipartService.partRequest(r)
                 guard uploads.knowsOwner(p.ref, owner: c.userId) else { return .later(p) }
@@ -78,16 +78,16 @@ final class MultipartService: Sendable {
             },
             perform: { [self] (c, p) throws(CompanionError) in try signPart(p, caller: c) })
         let list = group.route(
-            .companion, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
+            .uppy, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
             perform: { [self] (c, w) throws(CompanionError) in try listParts(w, caller: c) })
         let abort = group.route(
             .unlimited, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
             perform: { [self] (c, w) throws(CompanionError) in try self.abort(w, caller: c) })
-        let params = group.route(.companion) { [self] (caller, request) throws(CompanionError) in
+        let params = group.route(.uppy) { [self] (caller, request) throws(CompanionError) in
             try self.params(request, caller: caller)
         }
         // Companion's temporary credentials (STS) are not served: storage's keys never leave the server.
-        let sts = group.route(.companion) { (_, _) throws(CompanionError) -> Response in throw .stsNotServed }
+        let sts = group.route(.uppy) { (_, _) throws(CompanionError) -> Response in throw .stsNotServed }
         // The batch and complete templates come before `{partNumber}`: the router takes the first
         // template that matches.
         return [

@@ -325,7 +325,7 @@ public final class Application: Sendable {
         metrics.register(
             name: "presignd_rate_limited_companion_total",
             help: "Uppy Companion route requests (/s3/params, /s3/multipart) refused with 429."
-        ) { gate.limitedCompanion.load(ordering: .relaxed) }
+        ) { gate.limitedUppy.load(ordering: .relaxed) }
         metrics.register(name: "presignd_record_batches_total", help: "Group-commit transactions of records.") {
             committer.batchesCommitted
         }
@@ -419,7 +419,7 @@ public final class Application: Sendable {
             issue: .init(perUser: limiter(l.issuePerUserPerMinute), perAddress: limiter(l.issuePerAddressPerMinute)),
             confirm: .init(
                 perUser: limiter(l.confirmPerUserPerMinute), perAddress: limiter(l.confirmPerAddressPerMinute)),
-            companion: .init(
+            uppy: .init(
                 perUser: RateLimiter(
                     perMinute: l.uppyPerUserPerMinute, burst: l.companionCapacity(perMinute: l.uppyPerUserPerMinute),
                     now: now),
