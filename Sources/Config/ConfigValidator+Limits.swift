@@ -8,6 +8,7 @@ extension ConfigValidator {
         check("limits.confirmPerUserPerMinute", limits.confirmPerUserPerMinute, in: 1...1_000_000)
         check("limits.confirmPerAddressPerMinute", limits.confirmPerAddressPerMinute, in: 1...1_000_000)
         check("limits.burst", limits.burst, in: 1...3600)
+        check("limits.syncIntervalMs", limits.syncIntervalMs, in: 10...60_000)
         for (index, entry) in limits.trustedProxies.enumerated() where AddressRange(entry) == nil {
             report(
                 "limits.trustedProxies", "entry \(index + 1) must be an IP address or a CIDR block",

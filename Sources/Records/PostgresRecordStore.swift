@@ -18,14 +18,17 @@ public final class PostgresRecordStore: RecordStore {
 
     /// A store for `url` (`postgres://` or `postgresql://`) with at most `poolSize` connections; no
     /// connection is opened until the first call.
-    public init(url: String, poolSize: Int, connectTimeoutMs: Int) throws(RecordsError) {
+    /// `statements` `.unnamed` for a transaction-mode pooler (PgBouncer before 1.21).
+    public init(url: String, poolSize: Int, connectTimeoutMs: Int, statements: PostgresStatements = .named)
+        throws(RecordsError)
+    {
         let parsed = try PostgresURL(url)
         let timeoutSeconds = max(2, (connectTimeoutMs + 999) / 1000)
         self.url = parsed
         pool = ConnectionPool(
             maxSize: max(1, poolSize),
             connect: { () throws(RecordsError) -> PostgresConnection in
-                try PostgresConnection(url: parsed, connectTimeoutSeconds: timeoutSeconds)
+                try PostgresConnection(url: parsed, connectTimeoutSeconds: timeoutSeconds, statements: statements)
             },
             isBroken: { $0.isBroken })
     }
