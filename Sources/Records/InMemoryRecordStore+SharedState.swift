@@ -117,7 +117,9 @@ extension InMemoryRecordStore: LeaseStore, RateBucketStore, QuotaStore {
                     outcome = QuotaPlan.decide(
                         request, usage: state.quotaUsage[day] ?? QuotaUsage(uploads: 0, bytes: 0), previous: same)
                     if outcome == .stored {
-                        if let previous { Self.addUsage(&state, previous.ownerId, previous.dayStartMs, -1, -previous.bytes) }
+                        if let previous {
+                            Self.addUsage(&state, previous.ownerId, previous.dayStartMs, -1, -previous.bytes)
+                        }
                         Self.addUsage(&state, request.ownerId, request.dayStartMs, 1, request.bytes)
                         state.reservations[request.imageKey] = (request.ownerId, request.dayStartMs, request.bytes)
                     }
@@ -166,7 +168,8 @@ extension InMemoryRecordStore: LeaseStore, RateBucketStore, QuotaStore {
     }
 
     /// Adds to an owner's day (never below zero).
-    private static func addUsage(_ state: inout State, _ owner: String, _ day: Int64, _ uploads: Int64, _ bytes: Int64) {
+    private static func addUsage(_ state: inout State, _ owner: String, _ day: Int64, _ uploads: Int64, _ bytes: Int64)
+    {
         let key = QuotaDay(ownerId: owner, dayStartMs: day)
         let usage = state.quotaUsage[key] ?? QuotaUsage(uploads: 0, bytes: 0)
         state.quotaUsage[key] = QuotaUsage(uploads: max(0, usage.uploads + uploads), bytes: max(0, usage.bytes + bytes))

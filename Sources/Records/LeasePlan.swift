@@ -16,7 +16,8 @@ enum LeasePlan {
     static func step(current: Lease?, name: String, holder: String, nowMs: Int64, ttlMs: Int64) -> Step {
         let until = nowMs + max(1, ttlMs)
         guard let current else {
-            return .write(Lease(name: name, holder: holder, token: 1, expiresAtMs: until, acquiredAtMs: nowMs), tookOver: false)
+            return .write(
+                Lease(name: name, holder: holder, token: 1, expiresAtMs: until, acquiredAtMs: nowMs), tookOver: false)
         }
         if current.expiresAtMs > nowMs {
             guard current.holder == holder else { return .answer(.held(current)) }

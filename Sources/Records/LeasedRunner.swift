@@ -91,7 +91,8 @@ public final class LeasedRunner: @unchecked Sendable {
     private func keep() {
         let tick = max(1, Int(options.ttlMs / 3))
         while true {
-            let (stopping, current) = monitor.withLock { state -> (Bool, LeasePass?) in (state.stopping, state.current) }
+            let (stopping, current) = monitor.withLock { state -> (Bool, LeasePass?) in (state.stopping, state.current)
+            }
             if stopping { return }
             if let current {
                 renew(current)

@@ -136,9 +136,8 @@ extension PostgresRecordStore: LeaseStore, RateBucketStore, QuotaStore {
             throw .invalidArgument("\(intents.count) intents but \(reserving.count) quota requests")
         }
         guard !intents.isEmpty else { return [] }
-        let order = reserving.indices.filter { reserving[$0] != nil }.sorted {
-            Array(reserving[$0]!.ownerId.utf8).lexicographicallyPrecedes(Array(reserving[$1]!.ownerId.utf8))
-        }
+        let order = reserving.indices.compactMap { index in reserving[index].map { (index, Array($0.ownerId.utf8)) } }
+            .sorted { $0.1 == $1.1 ? $0.0 < $1.0 : $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
         let outcomes = try run { (connection) throws(RecordsError) -> [QuotaOutcome] in
             try connection.transaction { () throws(RecordsError) -> [QuotaOutcome] in
                 var outcomes = [QuotaOutcome](repeating: .stored, count: intents.count)
@@ -195,8 +194,11 @@ extension PostgresRecordStore: LeaseStore, RateBucketStore, QuotaStore {
                     let held = try connection.executePrepared(s.reservationByKey + " FOR UPDATE", [.text(key)])
                     guard held.rowCount > 0 else { continue }
                     _ = try connection.executePrepared(
-                        s.addUsage, [.text(held.text(0, 0)), .int(try held.int64(0, 1)), .int(-1),
-                            .int(-(try held.int64(0, 2)))])
+                        s.addUsage,
+                        [
+                            .text(held.text(0, 0)), .int(try held.int64(0, 1)), .int(-1),
+                            .int(-(try held.int64(0, 2))),
+                        ])
                     _ = try connection.executePrepared(s.deleteReservation, [.text(key)])
                     released += 1
                 }

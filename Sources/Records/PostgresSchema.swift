@@ -126,7 +126,7 @@ enum PostgresSchema {
                 "CREATE INDEX multipart_uploads_created ON multipart_uploads (created_at_ms)",
             ]
         ),
-            (
+        (
             8,
             [
                 """

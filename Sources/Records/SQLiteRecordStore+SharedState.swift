@@ -143,9 +143,11 @@ extension SQLiteRecordStore: LeaseStore, RateBucketStore, QuotaStore {
         let outcome = QuotaPlan.decide(request, usage: usage, previous: samePrevious)
         guard outcome == .stored else { return outcome }
         if let previous {
-            try connection.run(s.addUsage, [.text(previous.owner), .int(previous.day), .int(-1), .int(-previous.bytes)])
+            try connection.run(
+                s.addUsage, [.text(previous.owner), .int(previous.day), .int(-1), .int(-previous.bytes)])
         }
-        try connection.run(s.addUsage, [.text(request.ownerId), .int(request.dayStartMs), .int(1), .int(request.bytes)])
+        try connection.run(
+            s.addUsage, [.text(request.ownerId), .int(request.dayStartMs), .int(1), .int(request.bytes)])
         try connection.run(
             s.upsertReservation,
             [.text(request.imageKey), .text(request.ownerId), .int(request.dayStartMs), .int(request.bytes)])
@@ -159,9 +161,12 @@ extension SQLiteRecordStore: LeaseStore, RateBucketStore, QuotaStore {
             var released = 0
             for key in imageKeys {
                 guard
-                    let held = try connection.query(s.reservationByKey, [.text(key)], row: {
-                        (owner: $0.text(0), day: $0.int64(1), bytes: $0.int64(2))
-                    }).first
+                    let held = try connection.query(
+                        s.reservationByKey, [.text(key)],
+                        row: {
+                            (owner: $0.text(0), day: $0.int64(1), bytes: $0.int64(2))
+                        }
+                    ).first
                 else { continue }
                 try connection.run(s.addUsage, [.text(held.owner), .int(held.day), .int(-1), .int(-held.bytes)])
                 try connection.run(s.deleteReservation, [.text(key)])
@@ -230,7 +235,8 @@ final class SQLiteFencedWrites: FencedWrites {
     /// `MultipartLedger.removeMultipartUploads` in the transaction.
     func removeMultipartUploads(_ uploads: [(objectKey: String, uploadId: String)]) throws(RecordsError) {
         for upload in uploads {
-            try connection.run(ExactlyOnceQueries.sqlite.removeUpload, [.text(upload.objectKey), .text(upload.uploadId)])
+            try connection.run(
+                ExactlyOnceQueries.sqlite.removeUpload, [.text(upload.objectKey), .text(upload.uploadId)])
         }
     }
 }

@@ -164,7 +164,7 @@ enum SQLiteSchema {
                 "CREATE INDEX multipart_uploads_created ON multipart_uploads (created_at_ms)",
             ]
         ),
-            (
+        (
             8,
             [
                 // Background work runs under a lease (LeaseStore): one row per kind of work, its holder,

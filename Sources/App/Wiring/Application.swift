@@ -323,7 +323,8 @@ public final class Application: Sendable {
         ) { gate.limitedConfirm.load(ordering: .relaxed) }
         if let sync = gate.sync {
             metrics.register(
-                name: "presignd_rate_limit_syncs_total", help: "Synchronisations of the shared rate limits with the store."
+                name: "presignd_rate_limit_syncs_total",
+                help: "Synchronisations of the shared rate limits with the store."
             ) { sync.syncs.load(ordering: .relaxed) }
             metrics.register(
                 name: "presignd_rate_limit_sync_failures_total",
