@@ -68,6 +68,7 @@ started_pgb=1
 log "building"
 swift build --build-tests 2>&1 | grep -v "Cannot export local symbol" >&2
 python3 scripts/check-modules.py --self-test && python3 scripts/check-modules.py  # the module layers of docs/architecture.md
+python3 scripts/check-examples.py --self-test  # examples/kubernetes.yaml against the settings and the drain
 log "running swift test"
 # No test may ever reach the real instance metadata service (169.254.169.254): every server and
 # credential provider started by the suite inherits this (tests that need IMDS use a loopback stand-in).
