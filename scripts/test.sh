@@ -29,8 +29,10 @@ export S3_STATE_DIR=${TEST_S3_STATE_DIR:-/tmp/presignd-test-s3-$S3_PORT}
 export PG_PORT=${TEST_PG_PORT:-25432}
 started_s3=0
 started_pg=0
+started_pgb=0
 cleanup() {
   local rc=$?
+  if [ "$started_pgb" = 1 ] && [ "${KEEP_SERVICES:-0}" != 1 ]; then bash scripts/stop-pgbouncer.sh || true; fi
   if [ "$started_s3" = 1 ] && [ "${KEEP_SERVICES:-0}" != 1 ]; then bash scripts/stop-s3.sh || true; fi
   if [ "$started_pg" = 1 ] && [ "${KEEP_SERVICES:-0}" != 1 ]; then bash scripts/stop-postgres.sh || true; fi
   exit $rc
@@ -57,10 +59,16 @@ log "starting PostgreSQL 15 on 127.0.0.1:$PG_PORT"
 pg_env=$(bash scripts/start-postgres.sh) || { log "ERROR: PostgreSQL did not start (see above)"; exit 1; }
 eval "$pg_env"
 started_pg=1
+# PgBouncer in transaction mode in front of it, for the store's tests through a pooler (RecordsTests'
+# `pgbouncer` store kind; docs/operations.md, "Running several instances").
+pgb_env=$(bash scripts/start-pgbouncer.sh) || { log "ERROR: PgBouncer did not start (see above)"; exit 1; }
+eval "$pgb_env"
+started_pgb=1
 
 log "building"
 swift build --build-tests 2>&1 | grep -v "Cannot export local symbol" >&2
 python3 scripts/check-modules.py --self-test && python3 scripts/check-modules.py  # the module layers of docs/architecture.md
+python3 scripts/check-examples.py --self-test  # examples/kubernetes.yaml against the settings and the drain
 log "running swift test"
 # No test may ever reach the real instance metadata service (169.254.169.254): every server and
 # credential provider started by the suite inherits this (tests that need IMDS use a loopback stand-in).

@@ -12,6 +12,7 @@ extension ConfigKey {
             ConfigKey(section: "server", name: "bodyTimeoutMs", kind: .int(\.server.bodyTimeoutMs)),
             ConfigKey(section: "server", name: "idleTimeoutMs", kind: .int(\.server.idleTimeoutMs)),
             ConfigKey(section: "server", name: "drainTimeoutMs", kind: .int(\.server.drainTimeoutMs)),
+            ConfigKey(section: "server", name: "drainDelayMs", kind: .int(\.server.drainDelayMs)),
             ConfigKey(section: "server", name: "maxPipelinedPerRead", kind: .int(\.server.maxPipelinedPerRead)),
             ConfigKey(section: "server", name: "maxJsonBodyBytes", kind: .int(\.server.maxJsonBodyBytes)),
             ConfigKey(section: "server", name: "metricsPort", kind: .int(\.server.metricsPort)),
@@ -51,6 +52,7 @@ extension ConfigKey {
             ConfigKey(
                 section: "limits", name: "uppyPerAddressPerMinute", kind: .int(\.limits.uppyPerAddressPerMinute)),
             ConfigKey(section: "limits", name: "burst", kind: .int(\.limits.burst)),
+            ConfigKey(section: "limits", name: "syncIntervalMs", kind: .int(\.limits.syncIntervalMs)),
             ConfigKey(section: "limits", name: "trustForwardedFor", kind: .bool(\.limits.trustForwardedFor)),
             ConfigKey(section: "limits", name: "trustedProxies", kind: .strings(\.limits.trustedProxies)),
 
@@ -109,6 +111,8 @@ extension ConfigKey {
             ConfigKey(
                 section: "records", name: "deleteUnconfirmedObjects", kind: .bool(\.records.deleteUnconfirmedObjects)),
             ConfigKey(section: "records", name: "busyTimeoutMs", kind: .int(\.records.busyTimeoutMs)),
+            ConfigKey(
+                section: "records", name: "postgresStatements", kind: .choice(.of(\.records.postgresStatements))),
 
             ConfigKey(section: "explain", name: "enabled", kind: .bool(\.explain.enabled)),
             ConfigKey(section: "compat", name: "profiles", kind: .strings(\.compat.profiles)),

@@ -91,6 +91,7 @@ struct ConfigValidator {
         check("server.bodyTimeoutMs", server.bodyTimeoutMs, in: 1...3_600_000)
         check("server.idleTimeoutMs", server.idleTimeoutMs, in: 1...3_600_000)
         check("server.drainTimeoutMs", server.drainTimeoutMs, in: 1...3_600_000)
+        check("server.drainDelayMs", server.drainDelayMs, in: 0...600_000)
         check("server.maxPipelinedPerRead", server.maxPipelinedPerRead, in: 1...1024)
         check("server.maxJsonBodyBytes", server.maxJsonBodyBytes, in: 1...16_777_216)
         check("server.metricsPort", server.metricsPort, in: 0...65535)

@@ -21,6 +21,9 @@ public struct LimitsConfig: Sendable, Equatable {
     public var uppyPerAddressPerMinute: Int
     /// Bucket size, in seconds of refill at the limit's rate.
     public var burst: Int
+    /// With a PostgreSQL store the buckets are shared by every instance: how often (ms) each instance
+    /// sends what it let through and reads the shared buckets back.
+    public var syncIntervalMs: Int = 100
     /// Whether the client address is the last `X-Forwarded-For` hop (behind a trusted proxy)
     /// instead of the connection's peer address.
     public var trustForwardedFor: Bool

@@ -25,6 +25,17 @@ public struct RecordsConfig: Sendable, Equatable {
     public var busyTimeoutMs: Int
     /// Most intents waiting for the database at once (during an outage); beyond, issuing answers 503.
     public var intentQueueLimit: Int
+    /// How PostgreSQL's fixed statements are sent: prepared under a name once per connection, or unnamed
+    /// with every call (behind a transaction-mode pooler such as PgBouncer 1.18).
+    public var postgresStatements: PostgresStatementMode = .named
+
+    /// How PostgreSQL's fixed statements are sent (`records.postgresStatements`).
+    public enum PostgresStatementMode: String, Sendable, CaseIterable {
+        /// Named prepared statements, prepared once per connection.
+        case named
+        /// Unnamed statements, parsed with every call (transaction-mode poolers).
+        case unnamed
+    }
 
     /// Records settings; every argument defaults to the documented default.
     public init(

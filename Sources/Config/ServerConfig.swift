@@ -20,6 +20,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var idleTimeoutMs: Int
     /// Time given to in-flight requests on shutdown, in milliseconds.
     public var drainTimeoutMs: Int
+    /// Time between SIGTERM and the listeners closing, in milliseconds: `/readyz` answers 503 at once and
+    /// everything else is still served, so a load balancer's health check takes the instance out first.
+    public var drainDelayMs: Int = 5000
     /// Most pipelined requests handled from one read before yielding.
     public var maxPipelinedPerRead: Int
     /// Largest accepted JSON request body, in bytes.

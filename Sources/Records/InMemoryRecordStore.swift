@@ -25,12 +25,28 @@ public final class InMemoryRecordStore: RecordStore {
         var lastEventId: Int64 = 0
         /// Multipart uploads by object key and upload id.
         var uploads: [UploadKey: MultipartUploadEntry] = [:]
+        /// Leases by name (schema version 8).
+        var leases: [String: Lease] = [:]
+        /// Shared rate buckets by key: tokens, last charge, rate and capacity.
+        var buckets: [String: (tokens: Double, updatedAtMs: Int64, perMinute: Int64, burst: Int64)] = [:]
+        /// Instances of the shared rate limits by id, with when each was last seen.
+        var instances: [String: Int64] = [:]
+        /// Quota usage by owner and day.
+        var quotaUsage: [QuotaDay: QuotaUsage] = [:]
+        /// Quota reservations by image key: owner, day, bytes.
+        var reservations: [String: (ownerId: String, dayStartMs: Int64, bytes: Int64)] = [:]
     }
 
     /// A multipart upload's identity.
     struct UploadKey: Hashable {
         let objectKey: String
         let uploadId: String
+    }
+
+    /// An owner's UTC day of quota.
+    struct QuotaDay: Hashable {
+        let ownerId: String
+        let dayStartMs: Int64
     }
 
     /// An owner's slot.

@@ -16,10 +16,15 @@ final class PostgresConnection: @unchecked Sendable {
     private let url: PostgresURL
     /// Names of the statements prepared on this connection, by SQL text.
     private var prepared: [String: String] = [:]
+    /// Whether fixed statements are prepared under a name (else sent unnamed with every call).
+    private let namedStatements: Bool
 
     /// Connects to `url`, giving up after `connectTimeoutSeconds` (unless the URL sets its own).
-    init(url: PostgresURL, connectTimeoutSeconds: Int) throws(RecordsError) {
+    /// `statements` `.unnamed` sends nothing that outlives a transaction on the server connection (no
+    /// named statement, no session `SET`), for a transaction-mode pooler.
+    init(url: PostgresURL, connectTimeoutSeconds: Int, statements: PostgresStatements = .named) throws(RecordsError) {
         self.url = url
+        namedStatements = statements == .named
         // Parameters before `dbname` are defaults: the expanded URL overrides them.
         let keywords = ["connect_timeout", "application_name", "dbname"]
         let values = [String(max(2, connectTimeoutSeconds)), "presignd", url.connectionString]
@@ -41,6 +46,13 @@ final class PostgresConnection: @unchecked Sendable {
         // A reply must mean a durable commit: refuse a server default of `off` for this session (`local`,
         // `remote_write`, `on` and `remote_apply` all wait for the local WAL flush).
         if try execute("SHOW synchronous_commit").text(0, 0) == "off" {
+            // Behind a transaction-mode pooler a session SET would land on whichever server connection
+            // the pooler picked: refuse instead, and say how to fix the server's default.
+            guard namedStatements else {
+                throw .unavailable(
+                    "synchronous_commit is off for this role or database and records.postgresStatements is unnamed "
+                        + "(a pooler): set it on (ALTER ROLE … SET synchronous_commit = on)")
+            }
             try execute("SET synchronous_commit = on")
         }
     }
@@ -59,9 +71,11 @@ final class PostgresConnection: @unchecked Sendable {
         return try check(result, context: "execute")
     }
 
-    /// Runs `sql` as a named prepared statement (prepared on first use on this connection).
+    /// Runs `sql` as a named prepared statement (prepared on first use on this connection), or unnamed
+    /// when the connection was made with `.unnamed` statements.
     @discardableResult
     func executePrepared(_ sql: String, _ values: [SQLValue]) throws(RecordsError) -> PostgresResult {
+        guard namedStatements else { return try execute(sql, values) }
         let name: String
         if let known = prepared[sql] {
             name = known

@@ -18,14 +18,17 @@ public final class PostgresRecordStore: RecordStore {
 
     /// A store for `url` (`postgres://` or `postgresql://`) with at most `poolSize` connections; no
     /// connection is opened until the first call.
-    public init(url: String, poolSize: Int, connectTimeoutMs: Int) throws(RecordsError) {
+    /// `statements` `.unnamed` for a transaction-mode pooler (PgBouncer before 1.21).
+    public init(url: String, poolSize: Int, connectTimeoutMs: Int, statements: PostgresStatements = .named)
+        throws(RecordsError)
+    {
         let parsed = try PostgresURL(url)
         let timeoutSeconds = max(2, (connectTimeoutMs + 999) / 1000)
         self.url = parsed
         pool = ConnectionPool(
             maxSize: max(1, poolSize),
             connect: { () throws(RecordsError) -> PostgresConnection in
-                try PostgresConnection(url: parsed, connectTimeoutSeconds: timeoutSeconds)
+                try PostgresConnection(url: parsed, connectTimeoutSeconds: timeoutSeconds, statements: statements)
             },
             isBroken: { $0.isBroken })
     }
@@ -78,11 +81,21 @@ public final class PostgresRecordStore: RecordStore {
 
     /// Upserts intents in one transaction (one statement when they fit in one).
     public func putIntents(_ intents: [UploadIntent]) throws(RecordsError) {
+        guard let values = try Self.upsertValues(intents) else { return }
+        _ = try run { (connection) throws(RecordsError) in
+            try connection.executePrepared(PostgresQueries.upsertIntents, values)
+        }
+        commits.add(1, ordering: .relaxed)
+    }
+
+    /// The parameters of `PostgresQueries.upsertIntents` for `intents` (the last of each key), or nil when
+    /// there are none.
+    static func upsertValues(_ intents: [UploadIntent]) throws(RecordsError) -> [SQLValue]? {
         // One statement may not touch a row twice: keep the last intent of each key.
         var lastIndex: [String: Int] = [:]
         for (index, intent) in intents.enumerated() { lastIndex[intent.imageKey] = index }
         let unique = intents.enumerated().filter { lastIndex[$0.element.imageKey] == $0.offset }.map(\.element)
-        guard !unique.isEmpty else { return }
+        guard !unique.isEmpty else { return nil }
         // One array per column, one statement, one round trip (docs/records.md, "PostgreSQL's write path").
         var columns = (0..<11).map { _ in PostgresArray(capacity: unique.count * 40) }
         for intent in unique {
@@ -98,11 +111,7 @@ public final class PostgresRecordStore: RecordStore {
             columns[9].append(intent.expiresAtMs)
             try columns[10].append(intent.metadataJSON)
         }
-        let values = columns.map { SQLValue.text($0.literal) }
-        _ = try run { (connection) throws(RecordsError) in
-            try connection.executePrepared(PostgresQueries.upsertIntents, values)
-        }
-        commits.add(1, ordering: .relaxed)
+        return columns.map { SQLValue.text($0.literal) }
     }
 
     /// The intent for `imageKey`.

@@ -37,6 +37,13 @@ final class PostgresResult {
         return value
     }
 
+    /// A DOUBLE PRECISION field (PostgreSQL writes `Infinity`, `-Infinity` and `NaN` as Swift reads them).
+    func double(_ row: Int, _ column: Int) throws(RecordsError) -> Double {
+        let text = self.text(row, column)
+        guard let value = Double(text) else { throw .corrupt("not a number: \(text.prefix(40))") }
+        return value
+    }
+
     /// A BIGINT field, or nil for NULL.
     func optionalInt64(_ row: Int, _ column: Int) throws(RecordsError) -> Int64? {
         PQgetisnull(handle, Int32(row), Int32(column)) == 1 ? nil : try int64(row, column)

@@ -126,5 +126,52 @@ enum PostgresSchema {
                 "CREATE INDEX multipart_uploads_created ON multipart_uploads (created_at_ms)",
             ]
         ),
+        (
+            8,
+            [
+                """
+                CREATE TABLE leases (
+                    name TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                    holder TEXT NOT NULL,
+                    token BIGINT NOT NULL,
+                    expires_at_ms BIGINT NOT NULL,
+                    acquired_at_ms BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE rate_buckets (
+                    key TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                    tokens DOUBLE PRECISION NOT NULL,
+                    updated_at_ms BIGINT NOT NULL,
+                    per_minute BIGINT NOT NULL,
+                    burst BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE rate_instances (
+                    instance_id TEXT NOT NULL PRIMARY KEY,
+                    seen_at_ms BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE quota_usage (
+                    owner_id TEXT NOT NULL,
+                    day_start_ms BIGINT NOT NULL,
+                    uploads BIGINT NOT NULL,
+                    bytes BIGINT NOT NULL,
+                    PRIMARY KEY (owner_id, day_start_ms)
+                )
+                """,
+                """
+                CREATE TABLE quota_reservations (
+                    image_key TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                    owner_id TEXT NOT NULL,
+                    day_start_ms BIGINT NOT NULL,
+                    bytes BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX quota_reservations_day ON quota_reservations (day_start_ms)",
+            ]
+        ),
     ]
 }

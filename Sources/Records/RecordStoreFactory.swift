@@ -7,11 +7,15 @@ public enum RecordStoreFactory {
     /// is SQLite's busy timeout and, rounded up to seconds (at least 2), PostgreSQL's connect timeout.
     /// The schema is not touched: call `migrate()` next. Errors never contain a password.
     /// `intentIndexCapacity` bounds SQLite's in-memory intent index (see `SQLiteRecordStore`).
-    public static func open(url: String, poolSize: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000)
-        throws(RecordsError) -> any RecordStore
-    {
+    /// `postgresStatements` is how PostgreSQL's statements are sent (`.unnamed` behind a transaction-mode
+    /// pooler).
+    public static func open(
+        url: String, poolSize: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000,
+        postgresStatements: PostgresStatements = .named
+    ) throws(RecordsError) -> any RecordStore {
         if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
-            return try PostgresRecordStore(url: url, poolSize: poolSize, connectTimeoutMs: busyTimeoutMs)
+            return try PostgresRecordStore(
+                url: url, poolSize: poolSize, connectTimeoutMs: busyTimeoutMs, statements: postgresStatements)
         }
         if url.hasPrefix("sqlite:") {
             var path = String(url.dropFirst("sqlite:".count))

@@ -22,7 +22,7 @@ public final class SQLiteRecordStore: RecordStore {
     /// The database file.
     public let path: String
     /// The one connection that writes.
-    private let writer: ConnectionPool<SQLiteConnection>
+    let writer: ConnectionPool<SQLiteConnection>
     /// The read-only connections.
     private let readers: ConnectionPool<SQLiteConnection>
     /// Write transactions committed.
@@ -141,7 +141,7 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// Upserts intents into the per-row table (the log's overflow).
-    private static func putRows(_ intents: [UploadIntent], _ connection: SQLiteConnection) throws(RecordsError) {
+    static func putRows(_ intents: [UploadIntent], _ connection: SQLiteConnection) throws(RecordsError) {
         for intent in intents {
             let row = [.int(keyHash(intent.imageKey))] + (try Schema.values(of: intent))
             try connection.run(SQLiteQueries.replaceIntentDelete, [row[0], row[1]])
@@ -269,16 +269,24 @@ public final class SQLiteRecordStore: RecordStore {
         guard !imageKeys.isEmpty else { return }
         try writer.withConnection { (connection) throws(RecordsError) in
             let changes = try transaction(connection, durable: false) { () throws(RecordsError) in
-                let changes = try intentLog.delete(imageKeys, connection)
-                if intentLog.rowsMayExist {
-                    for key in imageKeys {
-                        try connection.run(SQLiteQueries.deleteIntent, [.int(Self.keyHash(key)), .text(key)])
-                    }
-                }
-                return changes
+                try deleteIntentsInTransaction(imageKeys, connection)
             }
             intentLog.apply(changes)
         }
+    }
+
+    /// Deletes intents by key inside the caller's write transaction on `connection`; the intent log's
+    /// changes, to `apply` once it has committed.
+    func deleteIntentsInTransaction(_ imageKeys: [String], _ connection: SQLiteConnection) throws(RecordsError)
+        -> [SQLiteIntentLog.Change]
+    {
+        let changes = try intentLog.delete(imageKeys, connection)
+        if intentLog.rowsMayExist {
+            for key in imageKeys {
+                try connection.run(SQLiteQueries.deleteIntent, [.int(Self.keyHash(key)), .text(key)])
+            }
+        }
+        return changes
     }
 
     /// Runs `body` in a write transaction on the writer connection and counts the commit.
@@ -291,7 +299,7 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// Runs `body` in a transaction on `connection` (the writer, held by the caller) and counts the commit.
-    private func transaction<R>(_ connection: SQLiteConnection, durable: Bool, _ body: () throws(RecordsError) -> R)
+    func transaction<R>(_ connection: SQLiteConnection, durable: Bool, _ body: () throws(RecordsError) -> R)
         throws(RecordsError) -> R
     {
         // Intents need no fsync before the answer (reliability.md: losing the last few on a crash only

@@ -164,5 +164,58 @@ enum SQLiteSchema {
                 "CREATE INDEX multipart_uploads_created ON multipart_uploads (created_at_ms)",
             ]
         ),
+        (
+            8,
+            [
+                // Background work runs under a lease (LeaseStore): one row per kind of work, its holder,
+                // until when, and the fencing token that grows on every takeover.
+                """
+                CREATE TABLE leases (
+                    name TEXT NOT NULL PRIMARY KEY,
+                    holder TEXT NOT NULL,
+                    token INTEGER NOT NULL,
+                    expires_at_ms INTEGER NOT NULL,
+                    acquired_at_ms INTEGER NOT NULL
+                )
+                """,
+                // Shared rate limits (RateBucketStore): one token bucket per limit and key, and the instances
+                // that synchronised lately (their count divides the buckets between them).
+                """
+                CREATE TABLE rate_buckets (
+                    key TEXT NOT NULL PRIMARY KEY,
+                    tokens REAL NOT NULL,
+                    updated_at_ms INTEGER NOT NULL,
+                    per_minute INTEGER NOT NULL,
+                    burst INTEGER NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE rate_instances (
+                    instance_id TEXT NOT NULL PRIMARY KEY,
+                    seen_at_ms INTEGER NOT NULL
+                )
+                """,
+                // Per-user daily quotas (QuotaStore): what each owner reserved per UTC day, and each intent's
+                // reservation (released when the intent expires unconfirmed).
+                """
+                CREATE TABLE quota_usage (
+                    owner_id TEXT NOT NULL,
+                    day_start_ms INTEGER NOT NULL,
+                    uploads INTEGER NOT NULL,
+                    bytes INTEGER NOT NULL,
+                    PRIMARY KEY (owner_id, day_start_ms)
+                )
+                """,
+                """
+                CREATE TABLE quota_reservations (
+                    image_key TEXT NOT NULL PRIMARY KEY,
+                    owner_id TEXT NOT NULL,
+                    day_start_ms INTEGER NOT NULL,
+                    bytes INTEGER NOT NULL
+                )
+                """,
+                "CREATE INDEX quota_reservations_day ON quota_reservations (day_start_ms)",
+            ]
+        ),
     ]
 }

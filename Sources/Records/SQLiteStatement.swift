@@ -122,6 +122,11 @@ final class SQLiteStatement {
         sqlite3_column_int64(handle, index)
     }
 
+    /// The floating-point number of column `index`.
+    func double(_ index: Int32) -> Double {
+        sqlite3_column_double(handle, index)
+    }
+
     /// The integer of column `index`, or nil for NULL.
     func optionalInt64(_ index: Int32) -> Int64? {
         sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : int64(index)

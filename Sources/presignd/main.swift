@@ -99,7 +99,13 @@ while true {
         }
         continue
     }
-    log.info("draining", ["signal": sig])
+    // SIGTERM (an orchestrator's stop): `/readyz` turns 503 at once and everything is still served for
+    // `server.drainDelayMs`, so the balancer's health check takes this instance out before the listeners
+    // close; a second SIGTERM or a SIGINT ends the pause. SIGINT (a terminal) drains at once.
+    let delayMs = sig == SIGTERM ? config.server.drainDelayMs : 0
+    log.info("draining", ["signal": sig, "delayMs": delayMs])
+    app.beginDrain()
+    if delayMs > 0 { _ = presignd_wait_signals_timeout(SIGTERM, SIGINT, 0, delayMs) }
     if let path = config.server.listenInfoPath { ListenInfo.remove(at: path, pid: getpid()) }
     app.stop()
     log.info("stopped")

@@ -73,6 +73,7 @@ import Testing
         ("issuePerUserPerMinute", 1, 1_000_000), ("issuePerAddressPerMinute", 1, 1_000_000),
         ("confirmPerUserPerMinute", 1, 1_000_000), ("confirmPerAddressPerMinute", 1, 1_000_000),
         ("uppyPerUserPerMinute", 1, 1_000_000), ("uppyPerAddressPerMinute", 1, 1_000_000), ("burst", 1, 3600),
+        ("syncIntervalMs", 10, 60_000),
     ])
     func limitBounds(_ key: String, _ low: Int, _ high: Int) {
         func found(_ value: Int) -> [String] {

@@ -28,7 +28,8 @@ import Testing
         }
         #expect(
             tables == [
-                "event_inbox", "intent_batches", "intent_claims", "intents", "multipart_uploads", "object_deletions",
+                "event_inbox", "intent_batches", "intent_claims", "intents", "leases", "multipart_uploads",
+                "object_deletions", "quota_reservations", "quota_usage", "rate_buckets", "rate_instances",
                 "record_slots", "records", "schema_version", "sqlite_sequence",
             ])
         let indexes = try probe.query(
@@ -39,7 +40,8 @@ import Testing
         #expect(
             indexes == [
                 "event_inbox_due", "intent_claims_updated", "intents_expires_at", "intents_key_hash",
-                "multipart_uploads_created", "record_slots_record", "records_image_key", "records_owner_created",
+                "multipart_uploads_created", "quota_reservations_day", "record_slots_record", "records_image_key",
+                "records_owner_created",
             ])
     }
 

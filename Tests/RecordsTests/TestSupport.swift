@@ -6,16 +6,21 @@ import Testing
 /// The stores the conformance suite runs on.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// `sqliteRows` is SQLite with an intent index of capacity 0: every intent takes the per-row overflow.
-    case inMemory, sqlite, sqliteRows, postgres
+    /// `pgbouncer` is PostgreSQL through PgBouncer in transaction mode (`scripts/start-pgbouncer.sh`), the
+    /// store sending unnamed statements (`records.postgresStatements=unnamed`).
+    case inMemory, sqlite, sqliteRows, postgres, pgbouncer
 
     /// The name shown in test results.
     var testDescription: String { rawValue }
 
     /// Every kind, less PostgreSQL when PRESIGN_SKIP_POSTGRES=1. Without that variable and without
     /// PRESIGN_TEST_POSTGRES_URL, the PostgreSQL cases run and fail with a message saying what to do.
+    /// PRESIGN_SKIP_PGBOUNCER=1 leaves the PgBouncer cases out alone (they fail without
+    /// PRESIGN_TEST_PGBOUNCER_URL, with a message saying how to start it).
     static var kinds: [StoreKind] {
-        ProcessInfo.processInfo.environment["PRESIGN_SKIP_POSTGRES"] == "1"
-            ? [.inMemory, .sqlite, .sqliteRows] : allCases
+        let environment = ProcessInfo.processInfo.environment
+        if environment["PRESIGN_SKIP_POSTGRES"] == "1" { return [.inMemory, .sqlite, .sqliteRows] }
+        return environment["PRESIGN_SKIP_PGBOUNCER"] == "1" ? allCases.filter { $0 != .pgbouncer } : allCases
     }
 
     /// The database kinds (no in-memory store), with the same PostgreSQL rule.
@@ -28,6 +33,15 @@ struct MissingPostgres: Error, CustomStringConvertible {
     var description: String {
         "PRESIGN_TEST_POSTGRES_URL is not set: start a server with `eval \"$(bash scripts/start-postgres.sh)\"`, "
             + "or set PRESIGN_SKIP_POSTGRES=1 to leave the PostgreSQL tests out"
+    }
+}
+
+/// Why a PgBouncer test could not run.
+struct MissingPgBouncer: Error, CustomStringConvertible {
+    /// What to do about it.
+    var description: String {
+        "PRESIGN_TEST_PGBOUNCER_URL is not set: start one with `eval \"$(bash scripts/start-pgbouncer.sh)\"` "
+            + "after start-postgres.sh, or set PRESIGN_SKIP_PGBOUNCER=1 to leave the PgBouncer tests out"
     }
 }
 
@@ -71,6 +85,12 @@ final class TestStore: @unchecked Sendable {
             let (url, cleanup) = try PostgresTestDatabase.freshSchema()
             let open = { try RecordStoreFactory.open(url: url, poolSize: 4, busyTimeoutMs: 5000) }
             made = TestStore(store: try open(), reopen: open, cleanup: cleanup)
+        case .pgbouncer:
+            let (url, cleanup) = try PostgresTestDatabase.freshDatabaseThroughPgBouncer()
+            let open = {
+                try RecordStoreFactory.open(url: url, poolSize: 4, busyTimeoutMs: 5000, postgresStatements: .unnamed)
+            }
+            made = TestStore(store: try open(), reopen: open, cleanup: cleanup)
         }
         if migrate { try made.store.migrate() }
         return made
@@ -96,6 +116,18 @@ enum PostgresTestDatabase {
     static func execute(_ sql: String, _ values: [SQLValue] = []) throws -> PostgresResult {
         let connection = try PostgresConnection(url: PostgresURL(try baseURL()), connectTimeoutSeconds: 5)
         return try connection.execute(sql, values)
+    }
+
+    /// A new empty database and a URL that reaches it through PgBouncer (PRESIGN_TEST_PGBOUNCER_URL, whose
+    /// `* =` entry passes every database name through; no search_path option passes the pooler, hence a
+    /// database rather than a schema); the returned closure drops it.
+    static func freshDatabaseThroughPgBouncer() throws -> (url: String, cleanup: () -> Void) {
+        guard let bouncer = ProcessInfo.processInfo.environment["PRESIGN_TEST_PGBOUNCER_URL"], !bouncer.isEmpty,
+            let slash = bouncer.lastIndex(of: "/")
+        else { throw MissingPgBouncer() }
+        let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        _ = try execute("CREATE DATABASE \(name)")
+        return (String(bouncer[...slash]) + name, { _ = try? execute("DROP DATABASE \(name) WITH (FORCE)") })
     }
 
     /// A new empty schema and a URL whose connections use it; the returned closure drops it.

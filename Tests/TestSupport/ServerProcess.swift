@@ -49,6 +49,9 @@ public final class ServerProcess: @unchecked Sendable {
         var env: [String: String] = [
             "PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2",
             "AWS_EC2_METADATA_DISABLED": "true",
+            // No pause for a load balancer between SIGTERM and closing the listeners (a test that checks
+            // the pause sets its own).
+            "PRESIGN_SERVER_DRAIN_DELAY_MS": "0",
         ]
         // Sanitizer settings reach the child, so a sanitized test build checks the server too.
         for k in ["TSAN_OPTIONS", "ASAN_OPTIONS"] {

@@ -20,8 +20,8 @@ public final class Gate: Sendable {
     }
 
     struct Limits: Sendable {
-        let perUser: RateLimiter
-        let perAddress: RateLimiter
+        let perUser: any RequestLimiter
+        let perAddress: any RequestLimiter
     }
 
     private let callers: any CallerResolver
@@ -34,14 +34,18 @@ public final class Gate: Sendable {
     let limitedIssue = Atomic<Int>(0)
     let limitedConfirm = Atomic<Int>(0)
     let limitedUppy = Atomic<Int>(0)
+    /// The synchronisation of shared limits with the store (PostgreSQL), started and stopped with the
+    /// application; nil when the limits are this process's own.
+    let sync: RateLimitSync?
 
     /// A gate with rate limits, or without (`limits` nil).
     /// `trustedProxies` empty: the client address is always the peer's.
     init(
         callers: any CallerResolver, issue: Limits?, confirm: Limits?, uppy: Limits? = nil,
-        trustedProxies: [AddressRange]
+        trustedProxies: [AddressRange], sync: RateLimitSync? = nil
     ) {
         self.callers = callers
+        self.sync = sync
         self.issue = issue
         self.confirm = confirm
         self.uppy = uppy

@@ -15,6 +15,9 @@ final class OpsService: Sendable {
     /// The outcome of the last `/readyz` (the server is taken to be ready when it starts), so that a
     /// change is logged once, not on every probe.
     private let lastReady = Mutex(true)
+    /// Set on SIGTERM: `/readyz` answers 503 from then on (the rest is still served until the listeners
+    /// close), so a load balancer's health check takes this instance out before it stops accepting.
+    private let draining = Atomic<Bool>(false)
 
     /// `storageCheck` returns the storage-side checks (`storage`, `clock`); a change of readiness is
     /// logged to `log` as a warning.
@@ -45,8 +48,18 @@ final class OpsService: Sendable {
         ]
     }
 
-    /// Checks each dependency (blocking; runs on a worker).
+    /// Makes `/readyz` answer 503 `draining` from now on.
+    func beginDraining() { draining.store(true, ordering: .releasing) }
+
+    /// Checks each dependency (blocking; runs on a worker); 503 without asking them once draining.
     func readiness() -> Response {
+        if draining.load(ordering: .acquiring) {
+            let body = JSONValue.object([
+                "status": .string("not ready"),
+                "checks": .object(["draining": .string("stopping: finishing requests, then closing")]),
+            ]).serialized()
+            return .json(503, body, extraHeaders: [("Cache-Control", "no-store")])
+        }
         var checks: [ReadinessCheck] = []
         do {
             try store.ping()

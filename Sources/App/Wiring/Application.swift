@@ -28,6 +28,10 @@ public final class Application: Sendable {
     let signers: Signers
     /// The credentials and their refresher.
     let credentials: AppCredentials
+    /// `/healthz`, `/readyz`, `/metrics`.
+    private let ops: OpsService
+    /// The way into every route (its limits' synchronisation starts and stops with the application).
+    private let gate: Gate
 
     /// Builds every part from `config`; nothing listens until `start()`.
     public init(config: PresigndConfig, env: AppEnvironment, log: LogSink = LogSink()) throws(AppError) {
@@ -59,7 +63,9 @@ public final class Application: Sendable {
 
         // The front doors: native, compatibility, Uppy (each with its own error presenter), and the
         // operator's routes.
-        let gate = try Application.makeGate(config: config, env: env, log: log)
+        let gate = try Application.makeGate(
+            config: config, env: env, log: log, shared: store is PostgresRecordStore ? store as? RateBucketStore : nil)
+        self.gate = gate
         let presign = PresignService(config: config, issuer: uploads.issuer, gate: gate)
         let images = ImagesService(
             config: config, confirmer: uploads.confirmer, records: uploads.records, catalog: uploads.catalog, gate: gate
@@ -69,7 +75,7 @@ public final class Application: Sendable {
             clientPIssue: { request, caller throws(APIError) in try presign.issueForQuery(request, caller: caller) })
         // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
         let metricsBox = MetricsBox()
-        let ops = Application.makeOpsService(
+        ops = Application.makeOpsService(
             config.s3, store: store, storage: storage, credentials: credentials, bucketStatus: bucketStatus,
             metrics: metricsBox, env: env, log: log)
 
@@ -202,7 +208,8 @@ public final class Application: Sendable {
         do {
             let store = try RecordStoreFactory.open(
                 url: records.url, poolSize: records.poolSize, busyTimeoutMs: records.busyTimeoutMs,
-                intentIndexCapacity: records.intentIndexCapacity)
+                intentIndexCapacity: records.intentIndexCapacity,
+                postgresStatements: records.postgresStatements == .unnamed ? .unnamed : .named)
             try store.migrate()
             return store
         } catch {
@@ -326,6 +333,16 @@ public final class Application: Sendable {
             name: "presignd_rate_limited_companion_total",
             help: "Uppy Companion route requests (/s3/params, /s3/multipart) refused with 429."
         ) { gate.limitedUppy.load(ordering: .relaxed) }
+        if let sync = gate.sync {
+            metrics.register(
+                name: "presignd_rate_limit_syncs_total",
+                help: "Synchronisations of the shared rate limits with the store."
+            ) { sync.syncs.load(ordering: .relaxed) }
+            metrics.register(
+                name: "presignd_rate_limit_sync_failures_total",
+                help: "Failed synchronisations of the shared rate limits (their consumption goes with the next)."
+            ) { sync.failures.load(ordering: .relaxed) }
+        }
         metrics.register(name: "presignd_record_batches_total", help: "Group-commit transactions of records.") {
             committer.batchesCommitted
         }
@@ -357,6 +374,7 @@ public final class Application: Sendable {
         metricsServer?.start()
         uploads.janitor.start()
         credentials.start()
+        gate.sync?.start()
     }
 
     /// Reloads the TLS certificate and key from their files for new connections (SIGHUP); a no-op
@@ -370,6 +388,12 @@ public final class Application: Sendable {
         }
     }
 
+    /// The first step of a graceful stop (SIGTERM): `/readyz` answers 503 from now on while every route is
+    /// still served, so a load balancer stops sending requests before the listeners close (`stop`).
+    public func beginDrain() {
+        ops.beginDraining()
+    }
+
     /// Graceful stop: drain the server, then flush queued intents. Blocks until done.
     public func stop() {
         server.shutdown()
@@ -378,12 +402,16 @@ public final class Application: Sendable {
         metricsServer?.wait()
         uploads.janitor.stop()
         credentials.stop()
+        gate.sync?.stop()
         committer.shutdown()
         intentWriter.shutdown()
     }
 
-    /// The caller resolver of `auth.mode` behind the rate limits of `limits`.
-    static func makeGate(config: PresigndConfig, env: AppEnvironment, log: LogSink) throws(AppError) -> Gate {
+    /// The caller resolver of `auth.mode` behind the rate limits of `limits`: this process's own buckets,
+    /// or, with a `shared` store (PostgreSQL), buckets shared by every instance on it.
+    static func makeGate(
+        config: PresigndConfig, env: AppEnvironment, log: LogSink, shared: (any RateBucketStore)? = nil
+    ) throws(AppError) -> Gate {
         let a = config.auth
         let callers: any CallerResolver
         switch a.mode {
@@ -411,21 +439,44 @@ public final class Application: Sendable {
         let l = config.limits
         guard l.enabled else { return Gate(callers: callers) }
         let now: @Sendable () -> Int64 = { env.nowMillis() }
-        func limiter(_ perMinute: Int) -> RateLimiter {
-            RateLimiter(perMinute: perMinute, burst: l.capacity(perMinute: perMinute), now: now)
+        let proxies = l.trustForwardedFor ? l.trustedProxies.compactMap(AddressRange.init) : []
+        guard let shared else {
+            func limiter(_ perMinute: Int, burst: Int? = nil) -> RateLimiter {
+                RateLimiter(perMinute: perMinute, burst: burst ?? l.capacity(perMinute: perMinute), now: now)
+            }
+            return Gate(
+                callers: callers,
+                issue: .init(
+                    perUser: limiter(l.issuePerUserPerMinute), perAddress: limiter(l.issuePerAddressPerMinute)),
+                confirm: .init(
+                    perUser: limiter(l.confirmPerUserPerMinute), perAddress: limiter(l.confirmPerAddressPerMinute)),
+                uppy: .init(
+                    perUser: limiter(
+                        l.uppyPerUserPerMinute, burst: l.companionCapacity(perMinute: l.uppyPerUserPerMinute)),
+                    perAddress: limiter(
+                        l.uppyPerAddressPerMinute, burst: l.companionCapacity(perMinute: l.uppyPerAddressPerMinute))),
+                trustedProxies: proxies)
         }
+        func limiter(_ name: String, _ perMinute: Int, burst: Int? = nil) -> SharedRateLimiter {
+            SharedRateLimiter(
+                name: name, perMinute: perMinute, burst: burst ?? l.capacity(perMinute: perMinute), now: now)
+        }
+        // The Uppy routes' buckets hold a whole minute's worth (LimitsConfig.companionCapacity).
+        let limiters = [
+            limiter("issue-user", l.issuePerUserPerMinute), limiter("issue-address", l.issuePerAddressPerMinute),
+            limiter("confirm-user", l.confirmPerUserPerMinute),
+            limiter("confirm-address", l.confirmPerAddressPerMinute),
+            limiter("uppy-user", l.uppyPerUserPerMinute, burst: l.companionCapacity(perMinute: l.uppyPerUserPerMinute)),
+            limiter(
+                "uppy-address", l.uppyPerAddressPerMinute,
+                burst: l.companionCapacity(perMinute: l.uppyPerAddressPerMinute)),
+        ]
+        let sync = RateLimitSync(
+            store: shared, limiters: limiters, instanceId: "presignd-" + env.newUUID(), intervalMs: l.syncIntervalMs,
+            now: now)
         return Gate(
-            callers: callers,
-            issue: .init(perUser: limiter(l.issuePerUserPerMinute), perAddress: limiter(l.issuePerAddressPerMinute)),
-            confirm: .init(
-                perUser: limiter(l.confirmPerUserPerMinute), perAddress: limiter(l.confirmPerAddressPerMinute)),
-            uppy: .init(
-                perUser: RateLimiter(
-                    perMinute: l.uppyPerUserPerMinute, burst: l.companionCapacity(perMinute: l.uppyPerUserPerMinute),
-                    now: now),
-                perAddress: RateLimiter(
-                    perMinute: l.uppyPerAddressPerMinute,
-                    burst: l.companionCapacity(perMinute: l.uppyPerAddressPerMinute), now: now)),
-            trustedProxies: l.trustForwardedFor ? l.trustedProxies.compactMap(AddressRange.init) : [])
+            callers: callers, issue: .init(perUser: limiters[0], perAddress: limiters[1]),
+            confirm: .init(perUser: limiters[2], perAddress: limiters[3]),
+            uppy: .init(perUser: limiters[4], perAddress: limiters[5]), trustedProxies: proxies, sync: sync)
     }
 }

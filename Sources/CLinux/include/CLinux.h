@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <pthread.h>
 #include <time.h>
+#include <errno.h>
 
 /* The values of epoll's event flags as plain integers (they are enum constants in glibc). */
 static inline unsigned int presignd_EPOLLIN(void) { return EPOLLIN; }
@@ -55,5 +56,20 @@ static inline int presignd_wait_signals(int a, int b, int c) {
     int sig = 0;
     if (sigwait(&set, &sig) != 0) return -1;
     return sig;
+}
+/* Waits up to `ms` milliseconds for one of up to three signals (blocked beforehand); returns the signal
+   number, 0 when the time ran out, or -1 on another error. */
+static inline int presignd_wait_signals_timeout(int a, int b, int c, long ms) {
+    sigset_t set; sigemptyset(&set);
+    if (a) sigaddset(&set, a);
+    if (b) sigaddset(&set, b);
+    if (c) sigaddset(&set, c);
+    struct timespec t; t.tv_sec = ms / 1000; t.tv_nsec = (ms % 1000) * 1000000L;
+    for (;;) {
+        int sig = sigtimedwait(&set, 0, &t);
+        if (sig > 0) return sig;
+        if (errno == EAGAIN) return 0;
+        if (errno != EINTR) return -1;
+    }
 }
 #endif

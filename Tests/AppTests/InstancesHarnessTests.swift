@@ -1,0 +1,182 @@
+import Foundation
+import JSON
+import Records
+import TestSupport
+import Testing
+
+/// Three instances on one PostgreSQL and RGW behind HAProxy (`scripts/instances.sh`): a rolling restart
+/// loses no request, kill -9 of one loses no acknowledged record, and one user's rate limit holds across
+/// the instances within the documented slack (docs/operations.md, "Running several instances").
+@Suite("Several instances behind HAProxy", .serialized)
+struct InstancesHarnessTests {
+    /// The issue route as user `user`.
+    static func issue(_ user: String) -> String {
+        "GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n\r\n"
+    }
+
+    /// One JSON POST as user `user`.
+    static func post(_ path: String, _ body: String, user: String) -> String {
+        "POST \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    @Test("rolling restart (SIGTERM each instance in turn, then start it again) under steady load: 0 failed requests")
+    func rollingRestartLosesNoRequest() throws {
+        // No retries in HAProxy (as with a balancer like kube-proxy): only the drain delay (3 s, above the
+        // health check's 250 ms) keeps requests whole; with PRESIGN_SERVER_DRAIN_DELAY_MS=0 this fails.
+        let harness = try InstancesHarness(extra: ["HAPROXY_RETRIES": "0"])
+        defer { harness.stop() }
+        let load = SteadyLoad(port: harness.port, clients: 4) { client, _ in Self.issue("r\(client)") }
+        defer { load.stop() }
+        #expect(load.waitForOK(atLeast: 50, from: 0))
+        for n in 0..<3 {
+            // `term` returns once the instance has exited: through its drain delay (/readyz 503 while the
+            // rest is served) and its drain. Then it comes back and HAProxy has it UP again.
+            try harness.term(n)
+            let before = load.ok
+            #expect(load.waitForOK(atLeast: 20, from: before), "requests go on with instance \(n) down")
+            try harness.up(n)
+            #expect(load.waitForOK(atLeast: 20, from: load.ok))
+        }
+        load.stop()
+        let failures = load.failures
+        #expect(failures.isEmpty, "\(failures.count) failed of \(load.ok + failures.count): \(failures.prefix(3))")
+        // Each instance went through the pause for the balancer, then stopped (its log before the restart).
+        for n in 0..<3 {
+            let log = try String(contentsOfFile: harness.dir + "/\(n).log.old", encoding: .utf8)
+            #expect(log.contains(#""msg":"draining""#) && log.contains(#""delayMs":3000"#), "instance \(n)")
+            #expect(log.contains(#""msg":"stopped""#), "instance \(n)")
+        }
+        print("rolling restart: \(load.ok) requests through HAProxy, \(failures.count) failed")
+    }
+
+    @Test("kill -9 one instance under confirmations: every acknowledged record stays, failures are retried")
+    func killNineLosesNoAcknowledgedRecord() throws {
+        let harness = try InstancesHarness(extra: ["PRESIGN_S3_VERIFY_UPLOADS": "false"])
+        defer { harness.stop() }
+        // The intents first, all of them stored before the confirmations start (an intent reaches the
+        // store after its answer until the durable-promise work lands; this test is about records).
+        let keys = (0..<240).map { _ in UUID().uuidString.lowercased() }
+        let c = try RawClient(port: harness.port, timeoutMs: 15_000)
+        for (i, key) in keys.enumerated() {
+            c.send(
+                Self.post("/presigned-url", #"{"contentType":"image/jpeg","imageKey":"\#(key)"}"#, user: "k\(i % 4)"))
+            let r = try #require(c.readResponse())
+            try #require(r.status == 200, "issue: \(r.status) \(r.text)")
+        }
+        let store = try RecordStoreFactory.open(url: harness.recordsURL, poolSize: 1, busyTimeoutMs: 5000)
+        let deadline = Date().addingTimeInterval(30)
+        var pending = keys
+        while !pending.isEmpty && Date() < deadline {
+            pending = try pending.filter { try store.intent(imageKey: $0) == nil }
+            if !pending.isEmpty { usleep(20_000) }
+        }
+        try #require(pending.isEmpty, "\(pending.count) intents not stored")
+
+        // Four clients confirm them through HAProxy; instance 1 is killed once 40 were acknowledged.
+        let queue = KeyQueue(Array(keys.enumerated()))
+        let acked = AckBox()
+        let failed = KeyQueue([])
+        let group = DispatchGroup()
+        for _ in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                var connection: RawClient?
+                while let (i, key) = queue.next() {
+                    if connection == nil { connection = try? RawClient(port: harness.port, timeoutMs: 15_000) }
+                    guard let c = connection else {
+                        failed.add((i, key))
+                        continue
+                    }
+                    c.send(Self.post("/images", #"{"imageKey":"\#(key)"}"#, user: "k\(i % 4)"))
+                    guard let r = c.readResponse() else {
+                        failed.add((i, key))
+                        connection = nil
+                        continue
+                    }
+                    if r.status == 201 || r.status == 200, let id = try? JSONValue(parsing: r.body)["id"]?.stringValue {
+                        acked.add(imageKey: key, id: id, owner: "k\(i % 4)")
+                    } else {
+                        acked.unexpected("\(r.status) \(r.text)")
+                    }
+                }
+            }
+        }
+        let killAt = Date().addingTimeInterval(60)
+        while acked.count < 40 && Date() < killAt { usleep(2_000) }
+        try harness.kill9(1)
+        group.wait()
+        // Only requests in flight on the killed instance can have failed: at most one per client.
+        let failures = failed.all
+        #expect(failures.count <= 4, "\(failures.count) failed")
+        #expect(acked.unexpectedAnswers.isEmpty, "\(acked.unexpectedAnswers.prefix(5))")
+        // Retried (after the instance is back), each one succeeds: 201, or 200 when its first try had landed.
+        try harness.up(1)
+        for (i, key) in failures {
+            let retry = try RawClient(port: harness.port, timeoutMs: 15_000)
+            retry.send(Self.post("/images", #"{"imageKey":"\#(key)"}"#, user: "k\(i % 4)"))
+            let r = try #require(retry.readResponse())
+            #expect(r.status == 201 || r.status == 200, "retry: \(r.status) \(r.text)")
+            if let id = try? JSONValue(parsing: r.body)["id"]?.stringValue {
+                acked.add(imageKey: key, id: id, owner: "k\(i % 4)")
+            }
+        }
+        #expect(acked.count == keys.count)
+        var missing = 0
+        for a in acked.all {
+            let record = try store.record(imageKey: a.imageKey)
+            if record?.id != a.id || record?.ownerId != a.owner { missing += 1 }
+        }
+        #expect(missing == 0, "\(missing) of \(acked.count) acknowledged records are not in the store")
+        print("kill -9 behind HAProxy: \(acked.count) records acknowledged, \(failures.count) retried, none lost")
+    }
+
+    @Test("one user's limit holds across three instances within one burst of slack (shared buckets)")
+    func rateLimitHoldsAcrossInstances() throws {
+        // 6 a minute with a 100-second burst: a bucket of 10, refilled at one token per 10 s.
+        let harness = try InstancesHarness(extra: [
+            "PRESIGN_LIMITS_ENABLED": "true", "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE": "6",
+            "PRESIGN_LIMITS_BURST": "100", "PRESIGN_LIMITS_ISSUE_PER_ADDRESS_PER_MINUTE": "1000000",
+            "PRESIGN_LIMITS_SYNC_INTERVAL_MS": "100",
+        ])
+        defer { harness.stop() }
+        // Every instance has synced twice after all three were up, so each knows there are three.
+        let ports = try (0..<3).map { try harness.instancePort($0) }
+        for _ in 0..<2 {
+            let start = try ports.map { try Self.syncs($0) }
+            let deadline = Date().addingTimeInterval(30)
+            while try zip(ports, start).contains(where: { try Self.syncs($0.0) <= $0.1 }) && Date() < deadline {
+                usleep(20_000)
+            }
+        }
+        let began = Date()
+        let c = try RawClient(port: harness.port, timeoutMs: 15_000)
+        var allowed = 0
+        var limited = 0
+        for _ in 0..<45 {
+            c.send(Self.issue("one-user"))
+            let r = try #require(c.readResponse())
+            if r.status == 200 { allowed += 1 } else if r.status == 429 { limited += 1 }
+        }
+        let seconds = Date().timeIntervalSince(began)
+        // One server would allow 10 (plus what refills meanwhile); three with their own buckets, 30. Shared:
+        // at most the bucket, one more burst of slack, and the refill over the run.
+        let bound = 10 + 10 + Int((seconds / 10).rounded(.up))
+        #expect(allowed + limited == 45)
+        #expect(allowed >= 1 && allowed <= bound, "allowed \(allowed) in \(seconds) s (bound \(bound))")
+        // Another user is not affected.
+        c.send(Self.issue("another-user"))
+        #expect(c.readResponse()?.status == 200)
+        print("shared rate limit: \(allowed) of 45 allowed through three instances (bucket 10, bound \(bound))")
+    }
+
+    /// `presignd_rate_limit_syncs_total` of the instance on `port`.
+    static func syncs(_ port: Int) throws -> Int {
+        let c = try RawClient(port: port, timeoutMs: 15_000)
+        c.send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n")
+        let text = try #require(c.readResponse()).text
+        for line in text.split(separator: "\n") where line.hasPrefix("presignd_rate_limit_syncs_total ") {
+            return Int(line.split(separator: " ").last ?? "") ?? 0
+        }
+        throw TestFailure("no presignd_rate_limit_syncs_total on port \(port)")
+    }
+}
