@@ -8,7 +8,7 @@ public enum RecordStoreFactory {
     /// The schema is not touched: call `migrate()` next. Errors never contain a password.
     /// `intentIndexCapacity` bounds SQLite's in-memory intent index (see `SQLiteRecordStore`).
     public static func open(url: String, poolSize: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000)
-        throws(RecordsError) -> any RecordStore
+        throws(RecordsError) -> any LifecycleStore
     {
         if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
             return try PostgresRecordStore(url: url, poolSize: poolSize, connectTimeoutMs: busyTimeoutMs)
