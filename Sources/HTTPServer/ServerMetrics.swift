@@ -64,6 +64,9 @@ public final class ServerMetrics: Sendable {
     /// Requests being handled (head read, response not yet written).
     let inFlight = Atomic<Int>(0)
     private let counters = Mutex<[(name: String, help: String, value: @Sendable () -> Int)]>([])
+    private let labeled = Mutex<
+        [(name: String, help: String, label: String, values: @Sendable () -> [(String, Int)])]
+    >([])
 
     init(shards: Int) {
         self.shards = (0..<max(1, shards)).map { _ in ShardBox() }
@@ -79,6 +82,14 @@ public final class ServerMetrics: Sendable {
     /// Adds an application gauge or counter read at scrape time (name must be a valid metric name).
     public func register(name: String, help: String, value: @escaping @Sendable () -> Int) {
         counters.withLock { $0.append((name, help, value)) }
+    }
+
+    /// Adds an application counter or gauge with one label, read at scrape time: one sample per
+    /// (label value, number) `values` gives (label values are escaped; none: only the help and type).
+    public func register(
+        name: String, help: String, label: String, values: @escaping @Sendable () -> [(String, Int)]
+    ) {
+        labeled.withLock { $0.append((name, help, label, values)) }
     }
 
     /// The metrics in Prometheus text exposition format 0.0.4.
@@ -132,6 +143,22 @@ public final class ServerMetrics: Sendable {
             out += "# HELP \(c.name) \(c.help)\n"
             out += "# TYPE \(c.name) \(c.name.hasSuffix("_total") ? "counter" : "gauge")\n"
             out += "\(c.name) \(c.value())\n"
+        }
+        for c in labeled.withLock({ $0 }) {
+            out += "# HELP \(c.name) \(c.help)\n"
+            out += "# TYPE \(c.name) \(c.name.hasSuffix("_total") ? "counter" : "gauge")\n"
+            for (value, number) in c.values().sorted(by: { $0.0 < $1.0 }) {
+                var escaped = ""
+                for character in value {
+                    switch character {
+                    case "\\": escaped += "\\\\"
+                    case "\"": escaped += "\\\""
+                    case "\n": escaped += "\\n"
+                    default: escaped.append(character)
+                    }
+                }
+                out += "\(c.name){\(c.label)=\"\(escaped)\"} \(number)\n"
+            }
         }
         return out
     }
