@@ -71,7 +71,9 @@ let package = Package(
         // The command-line modes of the binary: the dispatch, healthcheck, explain.
         .target(
             name: "Commands",
-            dependencies: ["App", "Auth", "Config", "Explain", "HTTPClient", "Logging", "ObjectStore", "System"]),
+            dependencies: [
+                "App", "Auth", "Config", "Explain", "HTTPClient", "Logging", "ObjectStore", "System", "Uploads",
+            ]),
         .executableTarget(
             name: "presignd",
             dependencies: ["App", "Commands", "Config", "HTTPServer", "Crypto", "Logging", "System", "CLinux"]),
