@@ -4,8 +4,8 @@ import Foundation
 import Logging
 import ObjectStore
 import Records
-import Synchronization
 import SigV4
+import Synchronization
 import System
 import TestSupport
 import Testing
