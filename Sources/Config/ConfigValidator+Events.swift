@@ -15,7 +15,8 @@ extension ConfigValidator {
         {
             report(
                 "events.enabled",
-                "needs events.secret (PRESIGN_EVENTS_SECRET[_FILE], for RGW and MinIO) or events.snsTopicArns (for SNS)")
+                "needs events.secret (PRESIGN_EVENTS_SECRET[_FILE], for RGW and MinIO) or events.snsTopicArns (for SNS)"
+            )
         }
         for (i, arn) in events.snsTopicArns.enumerated() where !arn.hasPrefix("arn:") || arn.count > 256 {
             report("events.snsTopicArns[\(i)]", "must be an SNS topic ARN (arn:aws:sns:…)", got: ConfigText.quoted(arn))
@@ -46,7 +47,8 @@ extension ConfigValidator {
         if !events.pushEndpoint.isEmpty,
             let reason = Self.httpURLProblem(events.pushEndpoint, allowsPath: true)
         {
-            report("events.pushEndpoint", "must be an http(s) URL: \(reason)", got: ConfigText.quoted(events.pushEndpoint))
+            report(
+                "events.pushEndpoint", "must be an http(s) URL: \(reason)", got: ConfigText.quoted(events.pushEndpoint))
         }
     }
 }

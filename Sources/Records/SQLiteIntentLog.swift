@@ -404,8 +404,9 @@ final class SQLiteIntentLog: Sendable {
 
     /// The alias of `intent` (hashed `hash`): its object key's hash and its image key's, when the two keys
     /// differ; nil when the intent writes its own image key (found by it).
-    static func alias(of intent: UploadIntent, _ hash: IntentIndex.KeyHash) -> (IntentIndex.KeyHash, IntentIndex.KeyHash)?
-    {
+    static func alias(of intent: UploadIntent, _ hash: IntentIndex.KeyHash) -> (
+        IntentIndex.KeyHash, IntentIndex.KeyHash
+    )? {
         if intent.objectKey.hasSameBytes(as: intent.imageKey) { return nil }
         return (IntentIndex.hash(intent.objectKey), hash)
     }

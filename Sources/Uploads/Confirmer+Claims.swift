@@ -28,6 +28,7 @@ extension Confirmer {
             if case .recorded(let r) = try claim(intent, as: claimant, token: token, waitMs: waitMs) {
                 return Confirmed(record: r, created: false)
             }
+            defer { letGo(intent.imageKey, token: token) }
             let finish: ClaimFinish
             do throws(UploadError) {
                 var object: VerifiedObject?
@@ -69,11 +70,22 @@ extension Confirmer {
             let request = ClaimRequest(
                 imageKey: intent.imageKey, intentCreatedAtMs: intent.createdAtMs, claimant: claimant, token: token,
                 nowMs: env.nowMillis(), leaseMs: claimLeaseMs)
-            let outcome = try UploadError.storing { () throws(RecordsError) in try store.claimIntent(request) }
+            let outcome: ClaimOutcome
+            do throws(RecordsError) {
+                outcome = try store.claimIntent(request)
+            } catch {
+                // The claim may have committed with its answer lost: this token may hold it.
+                abandon(intent.imageKey, token: token)
+                throw .store(error)
+            }
             switch outcome {
-            case .won: return .won
+            case .won:
+                hold(intent.imageKey, token: token)
+                return .won
             case .recorded(let r): return .recorded(r)
             case .finished(let settled): throw settled.state == .expired ? .intentExpired : .imageNotUploaded
+            case .held(let holder) where holder.token != token && reclaim(intent.imageKey, token: holder.token):
+                continue
             case .held(let holder):
                 if !counted && waitMs > 0 {
                     claimWaits.wrappingAdd(1, ordering: .relaxed)
@@ -104,6 +116,35 @@ extension Confirmer {
     /// Gives the claim `token` holds on `imageKey` back (a step failed; nothing is recorded). A failure to
     /// give it back leaves it to run out.
     func release(_ imageKey: String, token: String) {
-        _ = try? store.releaseClaim(imageKey: imageKey, token: token)
+        letGo(imageKey, token: token)
+        do throws(RecordsError) {
+            _ = try store.releaseClaim(imageKey: imageKey, token: token)
+        } catch {
+            abandon(imageKey, token: token)
+        }
+    }
+
+    /// Notes a claim of this process that no step holds any more and that could not be given back.
+    func abandon(_ imageKey: String, token: String) {
+        abandoned.withLock { claims in
+            // Bounded: past the bound, the oldest notes' claims just run out their lease.
+            if claims.count >= 10_000 { claims.removeAll() }
+            claims[imageKey] = token
+        }
+    }
+
+    /// Gives back a claim on `imageKey` held by `token` when it is one this process abandoned: true when
+    /// given back (the key may be claimed again at once).
+    func reclaim(_ imageKey: String, token: String) -> Bool {
+        guard abandoned.withLock({ $0[imageKey] == token }) else { return false }
+        do throws(RecordsError) {
+            _ = try store.releaseClaim(imageKey: imageKey, token: token)
+        } catch {
+            return false
+        }
+        abandoned.withLock { claims in
+            if claims[imageKey] == token { claims[imageKey] = nil }
+        }
+        return true
     }
 }

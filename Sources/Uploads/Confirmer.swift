@@ -58,8 +58,9 @@ public final class Confirmer: Sendable {
     let store: any LifecycleStore
     let env: UploadEnvironment
     let events: LifecycleLog
-    /// How long a claim holds before another claimant may take it over: longer than the slowest step a
-    /// holder takes (a copy of the largest object the types allow).
+    /// How long a claim holds before another claimant may take it over; renewed every quarter of it while
+    /// its step runs, so a process killed mid-step frees the key within one lease. Shorter than
+    /// `heldWaitMs`, so a confirmation waiting on a dead holder takes the key over within its wait.
     let claimLeaseMs: Int64
     /// How long a confirmation waits for another claimant of its key to finish before it answers
     /// `.confirmationInProgress`.
@@ -73,13 +74,19 @@ public final class Confirmer: Sendable {
     public let claimWaits = Atomic<Int>(0)
     /// Claimants that found a held claim still held at the end of their wait (`presignd_claims_busy_total`).
     public let claimsBusy = Atomic<Int>(0)
+    /// Claims this process took, or may have taken, and could not give back (the database failed under
+    /// the step, or under the claim's own answer), by image key: the token. No step of this process holds
+    /// them any more, so the next claimant here gives them back instead of waiting out their lease.
+    let abandoned = Mutex<[String: String]>([:])
+    /// The claims held now by this process's confirmations, renewed while held (`Confirmer+Renewal`).
+    let held = Mutex<HeldClaims>(HeldClaims())
 
     /// `storage` nil switches the storage check off (`s3.verifyUploads = false`, for measuring the store),
     /// and with it the content check and promotion. `committer` is one made over `store`'s claims.
     public init(
         catalog: UploadCatalog, ownership: ImageKeyOwnership, intents: IntentKeeper, storage: (any ObjectStorage)?,
         committer: GroupCommitter, store: any LifecycleStore, env: UploadEnvironment, events: @escaping LifecycleLog,
-        claimLeaseMs: Int64 = 60_000, heldWaitMs: Int = 10_000
+        claimLeaseMs: Int64 = 6_000, heldWaitMs: Int = 10_000
     ) {
         self.catalog = catalog
         self.ownership = ownership

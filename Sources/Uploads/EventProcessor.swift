@@ -44,10 +44,12 @@ public final class EventProcessor: @unchecked Sendable {
     private let rejections = Mutex<[String: Int]>([:])
 
     /// A processor of `store`'s inbox, recording through `confirmer`; `bucket` is the only bucket whose
-    /// events count (others are `wrong-bucket`).
+    /// events count (others are `wrong-bucket`). `leaseMs` is how long taken entries stay its own: short,
+    /// so entries a killed process had taken are due again soon after its restart (an entry settled past
+    /// the lease may be settled twice, which the claims make one record; its late `finishEvent` is fenced).
     public init(
         store: any LifecycleStore, confirmer: Confirmer, bucket: String, intervalMs: Int, recordDelayMs: Int,
-        leaseMs: Int64 = 60_000, batchSize: Int = 16, retentionMs: Int64 = 86_400_000, maxAttempts: Int = 100,
+        leaseMs: Int64 = 15_000, batchSize: Int = 16, retentionMs: Int64 = 86_400_000, maxAttempts: Int = 100,
         env: UploadEnvironment, events: @escaping LifecycleLog
     ) {
         self.store = store

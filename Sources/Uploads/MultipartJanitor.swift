@@ -79,7 +79,9 @@ public final class MultipartJanitor: Sendable {
                         do {
                             try abort(upload)
                         } catch {
-                            if case .won = outcome { _ = try? store.releaseClaim(imageKey: upload.imageKey, token: token) }
+                            if case .won = outcome {
+                                _ = try? store.releaseClaim(imageKey: upload.imageKey, token: token)
+                            }
                             throw error
                         }
                         aborted += 1

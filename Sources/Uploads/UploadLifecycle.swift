@@ -47,7 +47,7 @@ public final class UploadLifecycle: Sendable {
         let leaseMs = Int64(config.records.claimLeaseSeconds) * 1000
         confirmer = Confirmer(
             catalog: catalog, ownership: ownership, intents: intents, storage: checked, committer: committer,
-            store: store, env: env, events: events, claimLeaseMs: leaseMs)
+            store: store, env: env, events: events)
         records = UploadRecords(
             store: store, storage: checked, readSigner: signers.configured, bucket: config.s3.bucket,
             readUrlExpires: config.presign.readUrlExpiresSeconds, cdnBaseUrl: config.presign.cdnBaseUrl, env: env)
@@ -60,7 +60,8 @@ public final class UploadLifecycle: Sendable {
             multipart = MultipartUploads(
                 issuer: issuer, storage: storage, completeStorage: completeStorage ?? storage, ledger: store,
                 intents: intents, ownership: ownership, confirmer: confirmer, env: env,
-                partExpires: config.uppy.urlExpiresSeconds, uploadLifetimeMs: Int64(config.uppy.abortAfterSeconds) * 1000
+                partExpires: config.uppy.urlExpiresSeconds,
+                uploadLifetimeMs: Int64(config.uppy.abortAfterSeconds) * 1000
             )
             janitor.multipart = MultipartJanitor(
                 storage: storage, store: store, abortAfterSeconds: config.uppy.abortAfterSeconds,
@@ -72,7 +73,7 @@ public final class UploadLifecycle: Sendable {
         if e.enabled {
             eventProcessor = EventProcessor(
                 store: store, confirmer: confirmer, bucket: config.s3.bucket, intervalMs: e.processIntervalMs,
-                recordDelayMs: e.recordDelayMs, leaseMs: leaseMs, env: env, events: events)
+                recordDelayMs: e.recordDelayMs, env: env, events: events)
             if e.reconcileIntervalMs > 0 {
                 janitor.reconciler = Reconciler(
                     storage: storage, store: store, confirmer: confirmer, prefixes: UploadPrefixes.of(config.types),

@@ -7,7 +7,9 @@ import Testing
 /// token, and concurrent ones share `recordClaimed` transactions.
 @Suite struct GroupCommitterClaimTests {
     /// The store under test with its claims.
-    static func claims(_ test: TestStore) -> any RecordStore & ClaimStore { test.store as! any RecordStore & ClaimStore }
+    static func claims(_ test: TestStore) -> any RecordStore & ClaimStore {
+        test.store as! any RecordStore & ClaimStore
+    }
 
     /// Claims `key` for `token` at time 1,000 for a minute.
     static func claim(_ store: any ClaimStore, _ key: String, token: String) throws -> ClaimOutcome {
@@ -67,7 +69,8 @@ import Testing
             Issue.record("a fresh key was not won")
             return
         }
-        #expect(try committer.insertClaimed(Sample.record(key: key), token: Sample.uuid(), nowMs: 2_000) == .fenced(claim))
+        #expect(
+            try committer.insertClaimed(Sample.record(key: key), token: Sample.uuid(), nowMs: 2_000) == .fenced(claim))
         #expect(try store.record(imageKey: key) == nil)
         // Plain and claimed records in one committer: both land.
         let plain = Sample.record()
@@ -75,7 +78,9 @@ import Testing
         let mine = Sample.record(key: key)
         #expect(try committer.insertClaimed(mine, token: holder, nowMs: 3_000) == .recorded(mine))
         // Settled: the token holds nothing any more, so a second settle writes nothing.
-        guard case .fenced(let settled?) = try committer.insertClaimed(Sample.record(key: key), token: holder, nowMs: 4_000)
+        guard
+            case .fenced(let settled?) = try committer.insertClaimed(
+                Sample.record(key: key), token: holder, nowMs: 4_000)
         else {
             Issue.record("a settled claim was settled again")
             return

@@ -70,7 +70,8 @@ import Testing
         try store.putIntents([Self.intent(second, writes: elsewhere, createdAtMs: 3_000)])
         #expect(try store.intent(objectKey: elsewhere)?.imageKey == second)
         let left = try store.intent(objectKey: object)?.imageKey
-        #expect(left == first || left == nil, "never the re-issued intent, which writes another object: \(left ?? "nil")")
+        #expect(
+            left == first || left == nil, "never the re-issued intent, which writes another object: \(left ?? "nil")")
         try store.deleteIntents(imageKeys: [first, second])
         #expect(try store.intent(objectKey: object) == nil)
         #expect(try store.intent(objectKey: elsewhere) == nil)

@@ -39,7 +39,8 @@ import Testing
         #expect(
             indexes == [
                 "event_inbox_due", "intent_claims_updated", "intents_expires_at", "intents_key_hash",
-                "multipart_uploads_created", "record_slots_record", "records_image_key", "records_owner_created",
+                "intents_object_key", "multipart_uploads_created", "record_slots_record", "records_image_key",
+                "records_owner_created",
             ])
     }
 

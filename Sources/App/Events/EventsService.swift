@@ -47,7 +47,7 @@ final class EventsService: Sendable {
     /// certificates and confirmations are fetched trusting `caFile`.
     init(
         config: PresigndConfig, store: any LifecycleStore, processor: EventProcessor?, caFile: String,
-        env: AppEnvironment, log: LogSink
+        nowMillis: @escaping @Sendable () -> Int64, log: LogSink
     ) {
         let e = config.events
         path = e.path
@@ -66,7 +66,7 @@ final class EventsService: Sendable {
                 certificates: CertificateCache { url in
                     do throws(HTTPSFetcher.Failure) { return try fetcher.get(url) } catch { throw error }
                 })
-        nowMillis = env.nowMillis
+        self.nowMillis = nowMillis
         self.log = log
     }
 

@@ -63,7 +63,8 @@ extension Application {
             reconciler.examined.load(ordering: .relaxed)
         }
         metrics.register(
-            name: "presignd_reconciler_recorded_total", help: "Uploads the reconciler recorded (their events were lost)."
+            name: "presignd_reconciler_recorded_total",
+            help: "Uploads the reconciler recorded (their events were lost)."
         ) { reconciler.recorded.load(ordering: .relaxed) }
         metrics.register(
             name: "presignd_reconciler_removed_total", help: "Objects of expired intents the reconciler deleted."

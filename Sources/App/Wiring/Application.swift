@@ -77,7 +77,7 @@ public final class Application: Sendable {
             config.events.enabled
             ? EventsService(
                 config: config, store: store, processor: uploads.eventProcessor, caFile: config.events.snsCaFile,
-                env: env, log: log) : nil
+                nowMillis: env.nowMillis, log: log) : nil
         let eventRoutes = events?.routes() ?? []
         let explainRoutes =
             config.explain.enabled
