@@ -282,4 +282,50 @@ struct ExactlyOnceFlowTests {
         #expect(records.count == keys.count)
         #expect(Set(records.compactMap { $0["imageKey"]?.stringValue }) == Set(keys))
     }
+
+    @Test(
+        "a multipart completion storage did but whose answer was lost: the retry gets 200 with the record",
+        arguments: Backend.allCases)
+    func retriedCompletion(backend: Backend) throws {
+        let s3 = try TestEnvironment.s3()
+        let (host, port) = s3.hostPort
+        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        defer { proxy.close() }
+        // The server reaches storage through the proxy; part URLs name RGW itself.
+        let (server, _) = try UppyFlowTests.start(
+            backend,
+            extra: [
+                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
+                "PRESIGN_S3_MAX_RETRIES": "0",
+            ])
+        defer { server.stop() }
+        let bytes = try UppyFlowTests.payload(100_000)
+        let (key, uploadId) = try UppyFlowTests.create(server)
+        let base = "/s3/multipart/\(UppyFlowTests.q(uploadId))"
+        let one = try UppyFlowTests.call(server, "GET", "\(base)/1?key=\(UppyFlowTests.q(key))")
+        let url = try #require(try UppyFlowTests.json(one)["url"]?.stringValue, "\(one.text)")
+        let (status, etag) = try UppyFlowTests.put(s3, url: url, bytes: bytes)
+        #expect(status == 200)
+        let body = #"{"parts":[{"PartNumber":1,"ETag":\#(try #require(etag).debugDescription)}]}"#
+
+        // CompleteMultipartUpload (the server's only POST to storage now) reaches RGW, which completes
+        // the upload; its answer is cut short on the way back.
+        proxy.setRules([.init(.method("POST"), .cutShort)])
+        let lost = try UppyFlowTests.call(server, "POST", "\(base)/complete?key=\(UppyFlowTests.q(key))", body: body)
+        #expect(lost.status >= 500, "the lost answer is the claimant's own storage failure: \(lost.text)")
+        let storage = try MultipartJanitorTests.client(s3)
+        #expect(try storage.head(key: key)?.size == Int64(bytes.count), "storage completed the upload")
+
+        // The retry hears NoSuchUpload from ListParts, finds the completion by the object's composite
+        // ETag, and records it.
+        proxy.setRules([])
+        let retry = try UppyFlowTests.call(server, "POST", "\(base)/complete?key=\(UppyFlowTests.q(key))", body: body)
+        #expect(retry.status == 200, "\(retry.text)")
+        let record = try UppyFlowTests.json(retry)["record"]
+        #expect(record?["size"]?.intValue == bytes.count)
+        let id = try #require(record?["id"]?.stringValue)
+        let again = try UppyFlowTests.call(server, "POST", "\(base)/complete?key=\(UppyFlowTests.q(key))", body: body)
+        #expect(again.status == 200 && (try? UppyFlowTests.json(again)["record"]?["id"]?.stringValue) == id)
+        #expect(try Self.records(server, user: "42").filter { $0["id"]?.stringValue == id }.count == 1)
+    }
 }
