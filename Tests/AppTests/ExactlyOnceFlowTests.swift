@@ -217,7 +217,9 @@ struct ExactlyOnceFlowTests {
         )
     }
 
-    @Test("uploads never confirmed are recorded from RGW's push; kill -9 while it pushes: one record each")
+    @Test(
+        "uploads never confirmed (client P, Uppy params) are recorded from RGW's push; kill -9 while it pushes: one record each"
+    )
     func rgwPushRecords() throws {
         let s3 = try TestEnvironment.s3()
         let run = UUID().uuidString.lowercased().prefix(8)
@@ -232,6 +234,8 @@ struct ExactlyOnceFlowTests {
                 "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3",
                 "PRESIGN_TYPES": Self.types(prefix: "eo-\(run)/"),
                 "PRESIGN_PRESIGN_DEFAULT_POST_TYPE": "EO",
+                "PRESIGN_UPPY_ENABLED": "true", "PRESIGN_UPPY_DEFAULT_TYPE": "EO",
+                "PRESIGN_CORS_ALLOWED_ORIGINS": UppyFlowTests.origin,
                 "PRESIGN_EVENTS_ENABLED": "true", "PRESIGN_EVENTS_SECRET": secret,
                 "PRESIGN_EVENTS_RECORD_DELAY_MS": "100", "PRESIGN_EVENTS_TOPIC_NAME": topic,
                 // The reconciler off: every record below comes from RGW's push.
@@ -253,10 +257,24 @@ struct ExactlyOnceFlowTests {
             },
             "\(server.stderr.suffix(3000))")
 
+        // The same for Uppy's single-file flow, which never calls POST /images.
+        let params = try UppyFlowTests.call(server, "GET", "/s3/params?filename=dog.jpg&type=image%2Fjpeg", user: "21")
+        #expect(params.status == 200, "\(params.text)")
+        let p = try UppyFlowTests.json(params)
+        let uppyKey = try #require(p["key"]?.stringValue)
+        let (put, _) = try UppyFlowTests.put(
+            s3, url: try #require(p["url"]?.stringValue),
+            bytes: TestImages.jpeg(width: 9, height: 9, tail: Array("uppy".utf8)), contentType: "image/jpeg")
+        #expect(put == 200)
+        #expect(
+            try Self.eventually {
+                try Self.records(server, user: "21").contains { $0["imageKey"]?.stringValue == uppyKey }
+            }, "\(server.stderr.suffix(3000))")
+
         // Many, with the server killed as soon as RGW's first push of them arrives, then started again on
         // the same port: RGW delivers again, and each upload has exactly one record.
         let received = try Self.metric(server, "presignd_events_received_total")
-        var keys = [first]
+        var keys = [first, uppyKey]
         for n in 1...12 { keys.append(try Self.uploadUnconfirmed(server, s3, user: "21", n: n)) }
         // The intents are stored first (on this branch the issue routes answer before their intent is
         // committed, issue 21): a kill -9 here tests RGW's deliveries, not the intent writer's queue.
