@@ -1,7 +1,9 @@
+import Crypto
 import Foundation
 import JSON
 import ObjectStore
 import Records
+import SigV4
 import TestSupport
 import Testing
 
@@ -345,5 +347,44 @@ struct ExactlyOnceFlowTests {
         let again = try UppyFlowTests.call(server, "POST", "\(base)/complete?key=\(UppyFlowTests.q(key))", body: body)
         #expect(again.status == 200 && (try? UppyFlowTests.json(again)["record"]?["id"]?.stringValue) == id)
         #expect(try Self.records(server, user: "42").filter { $0["id"]?.stringValue == id }.count == 1)
+    }
+
+    @Test("the reconciler records an upload whose event never came, and leaves keys it did not issue")
+    func reconcilerRecordsLostEvents() throws {
+        let s3 = try TestEnvironment.s3()
+        let run = UUID().uuidString.lowercased().prefix(8)
+        let prefix = "eo-\(run)/"
+        // Events on, but no bucket notification: nothing pushes; only the reconciler can record.
+        let (server, _, _) = try Self.start(
+            .sqlite,
+            extra: [
+                "PRESIGN_TYPES": Self.types(prefix: prefix), "PRESIGN_PRESIGN_DEFAULT_POST_TYPE": "EO",
+                "PRESIGN_EVENTS_ENABLED": "true", "PRESIGN_EVENTS_SECRET": "s-\(UUID().uuidString)",
+                "PRESIGN_EVENTS_RECONCILE_INTERVAL_MS": "1000", "PRESIGN_EVENTS_RECONCILE_MIN_AGE_SECONDS": "0",
+                "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000",
+            ])
+        defer { server.stop() }
+        // An object under the prefix that no intent names (another client's): the reconciler leaves it.
+        let foreign = "\(prefix)31/foreign.jpg"
+        let signer = try Presigner(
+            credentials: Credentials(
+                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
+            region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
+        let url = try signer.presign(
+            PresignRequest(method: "PUT", bucket: s3.bucket, key: foreign, expires: 60),
+            now: Int64(Date().timeIntervalSince1970)
+        ).url
+        #expect(try UppyFlowTests.put(s3, url: url, bytes: TestImages.jpeg(width: 3, height: 3)).0 == 200)
+        let key = try Self.uploadUnconfirmed(server, s3, user: "31", n: 0)
+        #expect(
+            try Self.eventually {
+                try Self.records(server, user: "31").contains { $0["imageKey"]?.stringValue == key }
+            }, "\(server.stderr.suffix(3000))")
+        #expect(try Self.metric(server, "presignd_reconciler_recorded_total") == 1)
+        #expect(try Self.metric(server, "presignd_events_received_total") == 0)
+        let passes = try Self.metric(server, "presignd_reconciler_passes_total")
+        #expect(try Self.eventually { try Self.metric(server, "presignd_reconciler_passes_total") > passes + 1 })
+        #expect(try Self.records(server, user: "31").count == 1)
+        #expect(try MultipartJanitorTests.client(s3).head(key: foreign) != nil, "the foreign object stays")
     }
 }
