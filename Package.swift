@@ -54,7 +54,9 @@ let package = Package(
             name: "CloudCredentials", dependencies: ["HTTPClient", "ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
 
         // The upload lifecycle: types, issuing, confirming, ownership, storage, sweeps (no HTTP module)
-        .target(name: "Uploads", dependencies: ["Config", "Records", "ObjectStore", "SigV4", "ImageProbe", "System"]),
+        .target(
+            name: "Uploads",
+            dependencies: ["Config", "Records", "ObjectStore", "SigV4", "ImageProbe", "StoreEvents", "System"]),
 
         // The application (its front doors), the command-line modes and the executables
         .target(
@@ -62,13 +64,16 @@ let package = Package(
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
                 "System", "ImageProbe", "CloudCredentials", "Uploads", "HTTPClient", "Logging", "Explain",
+                "StoreEvents",
             ],
             // The API document, served at /openapi.yaml and /openapi.json (docs/openapi.yaml links to it).
             resources: [.embedInCode("openapi.yaml")]),
         // The command-line modes of the binary: the dispatch, healthcheck, explain.
         .target(
             name: "Commands",
-            dependencies: ["App", "Auth", "Config", "Explain", "HTTPClient", "Logging", "ObjectStore", "System"]),
+            dependencies: [
+                "App", "Auth", "Config", "Explain", "HTTPClient", "Logging", "ObjectStore", "System", "Uploads",
+            ]),
         .executableTarget(
             name: "presignd",
             dependencies: ["App", "Commands", "Config", "HTTPServer", "Crypto", "Logging", "System", "CLinux"]),

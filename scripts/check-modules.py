@@ -10,7 +10,7 @@ under each source target's folder, and fails (exit 1, one line per problem) when
   - a module of NO_HTTP (Uploads: the upload lifecycle) declares or imports an HTTP module (any module
     named HTTP*: HTTP1, HTTPServer, an HTTP client), or
   - App's folders are crossed (APP_FOLDERS): every App source file is in a folder of a front door
-    (Native, Compat, Uppy, Ops), of the shared pieces (Shared, Admission) or of the wiring (Wiring),
+    (Native, Compat, Uppy, Ops, Events), of the shared pieces (Shared, Admission) or of the wiring (Wiring),
     but for the files APP_TOP_LEVEL names; a type declared in one front door's folder (or a static
     member one adds to an outside type) is not named in another front door's folder nor in a shared
     one; nothing but the wiring names the wiring's types. Names are read from the code with comments
@@ -58,7 +58,7 @@ NO_HTTP = ["Uploads"]
 # App's folders: the front doors (none names another's types), the shared pieces (they name no front
 # door's types), and the wiring (it assembles them all; only it names its own types).
 APP_FOLDERS = {
-    "front door": ["Native", "Compat", "Uppy", "Ops"],
+    "front door": ["Native", "Compat", "Uppy", "Ops", "Events"],
     "shared": ["Shared", "Admission"],
     "wiring": ["Wiring"],
 }

@@ -5,7 +5,8 @@ import System
 
 /// The modes of the `presignd` binary: the command line decides whether it prints its version, its
 /// help or its checked configuration, probes a running server (`healthcheck`), explains a refused URL
-/// (`explain`), mints a development token (`token`), or serves (which `presignd` itself runs: it owns the signals).
+/// (`explain`), mints a development token (`token`), sets up the store's notifications
+/// (`notifications setup`), or serves (which `presignd` itself runs: it owns the signals).
 public enum ModeDispatch {
     /// What the binary does next.
     public enum Outcome: Sendable {
@@ -51,6 +52,11 @@ public enum ModeDispatch {
         case .token(let c, let arguments):
             let outcome = TokenCommand.run(config: c, arguments: arguments, nowSeconds: nowSeconds())
             for note in outcome.notes { log.writeLine("presignd: note: \(note)") }
+            if outcome.status == 0 { print(outcome.output) } else { log.writeLine(outcome.output) }
+            return .exit(outcome.status)
+        case .notificationsSetup(let c, let pushEndpoint):
+            let outcome = NotificationsCommand.run(
+                config: c, pushEndpoint: pushEndpoint, nowSeconds: nowSeconds(), environment: environment)
             if outcome.status == 0 { print(outcome.output) } else { log.writeLine(outcome.output) }
             return .exit(outcome.status)
         case .run(let c):

@@ -14,6 +14,9 @@ public enum CommandLineAction: Sendable {
     /// Print an HS256 development token for the user in the arguments, signed with this
     /// configuration's `auth.hs256Secret`; exit 0, or 2 without the secret.
     case token(PresigndConfig, TokenArguments)
+    /// Create the RGW topic and the bucket notification of the upload prefixes (`presignd notifications
+    /// setup`), pushing to `pushEndpoint` (`--push-endpoint`, else `events.pushEndpoint`); idempotent.
+    case notificationsSetup(PresigndConfig, pushEndpoint: String?)
     /// Print `ConfigLoader.version` and exit 0.
     case version
     /// Print this text and exit 0.

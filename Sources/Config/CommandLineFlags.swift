@@ -1,6 +1,7 @@
 /// The flags of one command line, parsed but not yet applied to the configuration.
 ///
-/// Accepted: an optional first word `healthcheck`, `explain` or `token`, then `--config PATH`, `--host ADDRESS`,
+/// Accepted: an optional first word `healthcheck`, `explain` or `token` (or the two words `notifications
+/// setup`, which take `--push-endpoint URL`), then `--config PATH`, `--host ADDRESS`,
 /// `--port PORT` (each also as `--flag=value`), `--check-config`, `--version`, `--help` / `-h`.
 /// A repeated flag keeps its last value. `explain` takes one URL and `--header` (repeatable),
 /// `--method` and `--error-xml`; `token` takes `--user ID` (required) and `--ttl DURATION` (`1h`).
@@ -23,6 +24,10 @@ struct CommandLineFlags {
     var explain: ExplainArguments?
     /// The first word was `token`: the user and lifetime of the development token (nil otherwise).
     var token: TokenArguments?
+    /// The first words were `notifications setup`: set up the store's notifications.
+    var notificationsSetup = false
+    /// `--push-endpoint` of `notifications setup`: overrides `events.pushEndpoint`.
+    var pushEndpoint: String?
     /// Unknown flags, missing values, stray arguments.
     var problems: [ConfigProblem] = []
 
@@ -41,6 +46,16 @@ struct CommandLineFlags {
         if explaining { position = 1 }
         let minting = arguments.first == "token"
         if minting { position = 1 }
+        let notifying = arguments.first == "notifications"
+        if notifying {
+            position = 1
+            if arguments.count > 1 && arguments[1] == "setup" {
+                notificationsSetup = true
+                position = 2
+            } else {
+                problems.append(ConfigProblem(keyPath: "notifications", message: "takes one command: setup"))
+            }
+        }
         var tokenUser: String?
         var tokenTTL: String?
         while position < arguments.count {
@@ -61,6 +76,17 @@ struct CommandLineFlags {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             switch name {
+            case "--push-endpoint" where notifying:
+                var value = inlineValue
+                if value == nil, position < arguments.count, !arguments[position].hasPrefix("--") {
+                    value = arguments[position]
+                    position += 1
+                }
+                guard let value, !value.isEmpty else {
+                    problems.append(ConfigProblem(keyPath: name, message: "requires a value"))
+                    continue
+                }
+                pushEndpoint = value
             case "--user" where minting, "--ttl" where minting:
                 var value = inlineValue
                 if value == nil, position < arguments.count, !arguments[position].hasPrefix("--") {

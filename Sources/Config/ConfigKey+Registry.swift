@@ -113,6 +113,8 @@ extension ConfigKey {
             ConfigKey(section: "records", name: "busyTimeoutMs", kind: .int(\.records.busyTimeoutMs)),
             ConfigKey(
                 section: "records", name: "postgresStatements", kind: .choice(.of(\.records.postgresStatements))),
+            ConfigKey(section: "records", name: "claimLeaseSeconds", kind: .int(\.records.claimLeaseSeconds)),
+            ConfigKey(section: "records", name: "claimRetentionSeconds", kind: .int(\.records.claimRetentionSeconds)),
 
             ConfigKey(section: "explain", name: "enabled", kind: .bool(\.explain.enabled)),
             ConfigKey(section: "compat", name: "profiles", kind: .strings(\.compat.profiles)),
@@ -125,6 +127,20 @@ extension ConfigKey {
             ConfigKey(section: "uppy", name: "janitorMaxAborts", kind: .int(\.uppy.janitorMaxAborts)),
             ConfigKey(section: "uppy", name: "completeTimeoutMs", kind: .int(\.uppy.completeTimeoutMs)),
             ConfigKey(section: "uppy", name: "completeMaxBodyBytes", kind: .int(\.uppy.completeMaxBodyBytes)),
+
+            ConfigKey(section: "events", name: "enabled", kind: .bool(\.events.enabled)),
+            ConfigKey(section: "events", name: "path", kind: .string(\.events.path)),
+            ConfigKey(section: "events", name: "secret", kind: .secret(\.events.secret), allowsFileVariable: true),
+            ConfigKey(section: "events", name: "snsTopicArns", kind: .strings(\.events.snsTopicArns)),
+            ConfigKey(section: "events", name: "snsCertificateHosts", kind: .strings(\.events.snsCertificateHosts)),
+            ConfigKey(section: "events", name: "snsCaFile", kind: .string(\.events.snsCaFile)),
+            ConfigKey(section: "events", name: "recordDelayMs", kind: .int(\.events.recordDelayMs)),
+            ConfigKey(section: "events", name: "processIntervalMs", kind: .int(\.events.processIntervalMs)),
+            ConfigKey(section: "events", name: "reconcileIntervalMs", kind: .int(\.events.reconcileIntervalMs)),
+            ConfigKey(section: "events", name: "reconcileMinAgeSeconds", kind: .int(\.events.reconcileMinAgeSeconds)),
+            ConfigKey(section: "events", name: "reconcileMaxPages", kind: .int(\.events.reconcileMaxPages)),
+            ConfigKey(section: "events", name: "topicName", kind: .string(\.events.topicName)),
+            ConfigKey(section: "events", name: "pushEndpoint", kind: .string(\.events.pushEndpoint)),
 
             ConfigKey(section: "cors", name: "allowedOrigins", kind: .strings(\.cors.allowedOrigins)),
             ConfigKey(section: "cors", name: "allowCredentials", kind: .bool(\.cors.allowCredentials)),

@@ -5,6 +5,7 @@ extension ConfigLoader {
                presignd healthcheck [options]
                presignd explain URL [--header 'Name: value']... [--method PUT] [--error-xml FILE] [options]
                presignd token --user ID [--ttl 1h] [options]
+               presignd notifications setup [--push-endpoint URL] [options]
 
         Issues S3 presigned upload URLs and keeps the records that follow an upload.
 
@@ -32,6 +33,13 @@ extension ConfigLoader {
         for user ID, signed with auth.hs256Secret (PRESIGN_AUTH_HS256_SECRET[_FILE]) and valid for
         --ttl (digits and s, m, h or d; default 1h, at most 30d), with the claims the server checks
         (auth.jwtUserClaim, auth.jwtIssuer, auth.jwtAudience). Exit status: 0, or 2 without the secret.
+
+        presignd notifications setup reads the same configuration and, on Ceph RGW, creates (or
+        updates) the persistent topic events.topicName pushing to --push-endpoint (else
+        events.pushEndpoint, e.g. http://presignd:8080/events/rgw) with events.secret as its
+        OpaqueData, and the bucket's notification of s3:ObjectCreated:* for each upload prefix of
+        the types; it prints what it did and can be run again. Exit status: 0, 1 storage refused,
+        2 configuration (no secret, no push endpoint).
 
         Configuration layers, each overriding the one before:
           built-in defaults < config file < PRESIGN_<SECTION>_<KEY> variables < flags

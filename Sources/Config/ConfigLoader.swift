@@ -56,6 +56,7 @@ public enum ConfigLoader {
         }
         if let explain = flags.explain { return .success(.explain(config, explain)) }
         if let token = flags.token { return .success(.token(config, token)) }
+        if flags.notificationsSetup { return .success(.notificationsSetup(config, pushEndpoint: flags.pushEndpoint)) }
         return .success(flags.checkConfig ? .checkConfig(config) : .run(config))
     }
 

@@ -72,6 +72,7 @@ struct ConfigValidator {
         validateTLS()
         validateCompat()
         validateUppy()
+        validateEvents()
     }
 
     /// The `server` section.
@@ -161,6 +162,8 @@ struct ConfigValidator {
         check("records.intentIndexCapacity", records.intentIndexCapacity, in: 0...100_000_000)
         check("records.busyTimeoutMs", records.busyTimeoutMs, in: 0...600_000)
         check("records.intentQueueLimit", records.intentQueueLimit, in: 1...10_000_000)
+        check("records.claimLeaseSeconds", records.claimLeaseSeconds, in: 1...86_400)
+        check("records.claimRetentionSeconds", records.claimRetentionSeconds, in: 60...365 * 86_400)
         if records.intentQueueLimit < records.intentBatchSize {
             report("records.intentQueueLimit", "must be at least records.intentBatchSize (\(records.intentBatchSize))")
         }

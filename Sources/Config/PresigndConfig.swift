@@ -27,6 +27,8 @@ public struct PresigndConfig: Sendable, Equatable {
     public var compat = CompatConfig()
     /// Uppy Companion's S3 routes (multipart uploads, presigned POST).
     public var uppy = UppyConfig()
+    /// The store's own upload events (RGW push, MinIO webhook, AWS through SNS) and the reconciler.
+    public var events = EventsConfig()
     /// Browser origins allowed to call the API.
     public var cors = CORSConfig()
 

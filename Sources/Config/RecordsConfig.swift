@@ -25,6 +25,12 @@ public struct RecordsConfig: Sendable, Equatable {
     public var busyTimeoutMs: Int
     /// Most intents waiting for the database at once (during an outage); beyond, issuing answers 503.
     public var intentQueueLimit: Int
+    /// How long a claim on an intent holds (a confirmation, the janitor, a store event): longer than the
+    /// slowest step its holder takes (a copy of the largest object); after it, another claimant takes over.
+    public var claimLeaseSeconds: Int = 60
+    /// How long settled claims are kept: a confirmation of a key the janitor expired answers 410
+    /// `INTENT_EXPIRED` until then, 404 after.
+    public var claimRetentionSeconds: Int = 604_800
     /// How PostgreSQL's fixed statements are sent: prepared under a name once per connection, or unnamed
     /// with every call (behind a transaction-mode pooler such as PgBouncer 1.18).
     public var postgresStatements: PostgresStatementMode = .named

@@ -12,18 +12,34 @@ import System
 /// waiter with its own outcome, and takes the next batch; while it commits, new callers queue up, so the
 /// batch size follows the load by itself. If a batch fails with anything but `.unavailable`, its records
 /// are retried one by one, so one bad record fails alone.
+///
+/// Records of claimed intents (`insertClaimed`, over a `ClaimStore`) are grouped the same way: a batch's
+/// claimed records are settled by one `recordClaimed` transaction, its plain ones by one `insertRecords`.
 public final class GroupCommitter: Sendable {
+    /// What a ticket's commit answered.
+    enum Outcome {
+        /// A plain insert's.
+        case inserted(InsertOutcome)
+        /// A claimed record's.
+        case claimed(ClaimFinish)
+    }
+
     /// One caller's record and, once committed, its outcome.
     final class Ticket: @unchecked Sendable {
         /// The record to insert.
         let record: ImageRecord
+        /// The claim's fence token and the time of settling, for a claimed record; nil for a plain insert.
+        let claim: (token: String, nowMs: Int64)?
         /// Set by the committer thread before it signals `done`; read by the caller after.
-        var result: Result<InsertOutcome, RecordsError>?
+        var result: Result<Outcome, RecordsError>?
         /// Signalled when `result` is set.
         let done = DispatchSemaphore(value: 0)
 
-        /// A ticket for `record`.
-        init(_ record: ImageRecord) { self.record = record }
+        /// A ticket for `record` (claimed under `claim`).
+        init(_ record: ImageRecord, claim: (token: String, nowMs: Int64)? = nil) {
+            self.record = record
+            self.claim = claim
+        }
     }
 
     /// The queue shared by callers and the committer thread.
@@ -38,6 +54,8 @@ public final class GroupCommitter: Sendable {
 
     /// The store batches are committed to.
     public let store: any RecordStore
+    /// Where claimed records are settled (`insertClaimed`); nil: only plain inserts.
+    private let claims: (any ClaimStore)?
     /// The largest batch.
     public let maxBatch: Int
     /// The queue and the condition the committer waits on.
@@ -47,16 +65,27 @@ public final class GroupCommitter: Sendable {
 
     /// Starts a committer thread for `store` that commits up to `maxBatch` records per transaction
     /// (`maxBatch: 1` gives one commit per record, for comparison).
-    public init(store: any RecordStore, maxBatch: Int) {
+    public convenience init(store: any RecordStore, maxBatch: Int) {
+        self.init(store: store, claims: nil, maxBatch: maxBatch)
+    }
+
+    /// A committer whose claimed records (`insertClaimed`) are settled in `store`'s claims.
+    public convenience init(store: any RecordStore & ClaimStore, maxBatch: Int) {
+        self.init(store: store, claims: store, maxBatch: maxBatch)
+    }
+
+    /// The committer of `store`, settling claimed records in `claims`.
+    private init(store: any RecordStore, claims: (any ClaimStore)?, maxBatch: Int) {
         precondition(maxBatch >= 1, "maxBatch must be at least 1")
         self.store = store
+        self.claims = claims
         self.maxBatch = maxBatch
         let monitor = Monitor(State())
         let batches = Counter()
         self.monitor = monitor
         self.batches = batches
-        PThread.detach(name: "presignd-group-commit") { [store, maxBatch, monitor, batches] in
-            Self.run(store: store, maxBatch: maxBatch, monitor: monitor, batches: batches)
+        PThread.detach(name: "presignd-group-commit") { [store, claims, maxBatch, monitor, batches] in
+            Self.run(store: store, claims: claims, maxBatch: maxBatch, monitor: monitor, batches: batches)
         }
     }
 
@@ -71,7 +100,25 @@ public final class GroupCommitter: Sendable {
     /// Inserts `record` and returns once the batch holding it is durable (or has failed). Blocks the calling
     /// thread: call from a worker thread, never from an event loop.
     public func insert(_ record: ImageRecord) throws(RecordsError) -> InsertOutcome {
-        let ticket = Ticket(record)
+        guard case .inserted(let outcome) = try commit(Ticket(record)) else {
+            preconditionFailure("a plain insert answered as a claimed one")
+        }
+        return outcome
+    }
+
+    /// Settles the claim `token` holds on `record`'s key with `record` (`ClaimStore.recordClaimed`) at
+    /// `nowMs`, and returns once the batch holding it is durable: `.recorded`, `.existing`, or `.fenced`
+    /// when the token no longer holds the claim (nothing was written). Blocks like `insert`.
+    public func insertClaimed(_ record: ImageRecord, token: String, nowMs: Int64) throws(RecordsError) -> ClaimFinish {
+        precondition(claims != nil, "insertClaimed needs a committer made over a ClaimStore")
+        guard case .claimed(let finish) = try commit(Ticket(record, claim: (token, nowMs))) else {
+            preconditionFailure("a claimed insert answered as a plain one")
+        }
+        return finish
+    }
+
+    /// Queues `ticket` and waits for its batch.
+    private func commit(_ ticket: Ticket) throws(RecordsError) -> Outcome {
         let accepted = monitor.withLock { state in
             guard !state.stopping else { return false }
             state.queue.append(ticket)
@@ -94,7 +141,9 @@ public final class GroupCommitter: Sendable {
     }
 
     /// The committer thread: take a batch, commit it, wake its waiters; until stopped and drained.
-    private static func run(store: any RecordStore, maxBatch: Int, monitor: Monitor<State>, batches: Counter) {
+    private static func run(
+        store: any RecordStore, claims: (any ClaimStore)?, maxBatch: Int, monitor: Monitor<State>, batches: Counter
+    ) {
         while true {
             let batch: [Ticket] = monitor.withLock { state, waiter in
                 while state.queue.isEmpty && !state.stopping { waiter.wait() }
@@ -104,7 +153,12 @@ public final class GroupCommitter: Sendable {
                 return batch
             }
             if batch.isEmpty { break }
-            commit(batch, to: store, batches: batches)
+            let plain = batch.filter { $0.claim == nil }
+            if !plain.isEmpty { commit(plain, to: store, batches: batches) }
+            if let claims {
+                let claimed = batch.filter { $0.claim != nil }
+                if !claimed.isEmpty { settle(claimed, in: claims, batches: batches) }
+            }
         }
         monitor.withLock { state in state.exited = true }
         monitor.broadcast()
@@ -115,7 +169,7 @@ public final class GroupCommitter: Sendable {
         do {
             let outcomes = try store.insertRecords(batch.map(\.record))
             batches.add()
-            for (ticket, outcome) in zip(batch, outcomes) { finish(ticket, .success(outcome)) }
+            for (ticket, outcome) in zip(batch, outcomes) { finish(ticket, .success(.inserted(outcome))) }
         } catch {
             if case .unavailable = error {
                 for ticket in batch { finish(ticket, .failure(error)) }
@@ -129,8 +183,29 @@ public final class GroupCommitter: Sendable {
         }
     }
 
+    /// Settles one batch of claimed records in one `recordClaimed` transaction, counts it, and hands
+    /// each ticket its outcome; on an error other than `.unavailable`, each is retried alone.
+    private static func settle(_ batch: [Ticket], in claims: any ClaimStore, batches: Counter) {
+        do {
+            let nowMs = batch.map { $0.claim!.nowMs }.max() ?? 0
+            let finishes = try claims.recordClaimed(batch.map { ($0.record, $0.claim!.token) }, nowMs: nowMs)
+            batches.add()
+            for (ticket, outcome) in zip(batch, finishes) { finish(ticket, .success(.claimed(outcome))) }
+        } catch {
+            if case .unavailable = error {
+                for ticket in batch { finish(ticket, .failure(error)) }
+                return
+            }
+            guard batch.count > 1 else {
+                finish(batch[0], .failure(error))
+                return
+            }
+            for ticket in batch { settle([ticket], in: claims, batches: batches) }
+        }
+    }
+
     /// Sets a ticket's result and wakes its caller.
-    private static func finish(_ ticket: Ticket, _ result: Result<InsertOutcome, RecordsError>) {
+    private static func finish(_ ticket: Ticket, _ result: Result<Outcome, RecordsError>) {
         ticket.result = result
         ticket.done.signal()
     }

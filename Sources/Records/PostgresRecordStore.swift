@@ -278,7 +278,7 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     /// An intent from row `row` in `Schema.intentColumns` order.
-    private static func intent(_ result: PostgresResult, _ row: Int) throws(RecordsError) -> UploadIntent {
+    static func intent(_ result: PostgresResult, _ row: Int) throws(RecordsError) -> UploadIntent {
         UploadIntent(
             ownerId: result.text(row, 1), imageKey: result.text(row, 0), objectKey: result.text(row, 2),
             permanentKey: result.optionalText(row, 3), type: result.text(row, 4),

@@ -12,7 +12,7 @@ public enum RecordStoreFactory {
     public static func open(
         url: String, poolSize: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000,
         postgresStatements: PostgresStatements = .named
-    ) throws(RecordsError) -> any RecordStore {
+    ) throws(RecordsError) -> any LifecycleStore {
         if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
             return try PostgresRecordStore(
                 url: url, poolSize: poolSize, connectTimeoutMs: busyTimeoutMs, statements: postgresStatements)

@@ -23,6 +23,11 @@ final class SQLiteIntentLog: Sendable {
         var rowsMayExist = true
         /// Intents written to the per-row table because the index was full.
         var overflowed = 0
+        /// The image key hash of the logged intent writing each object key that differs from its image key
+        /// (a multipart upload's `key#uploadId`, a templated client key): how `lookup(objectKey:)` finds it.
+        /// At most one entry per indexed intent; a stale one (its intent re-issued or removed) is dropped
+        /// when a lookup meets it.
+        var aliases: [IntentIndex.KeyHash: IntentIndex.KeyHash] = [:]
     }
 
     /// One change to the index, applied after its transaction commits.
@@ -33,6 +38,10 @@ final class SQLiteIntentLog: Sendable {
         case move(IntentIndex.KeyHash, IntentIndex.Location)
         /// The intent at this place is gone.
         case remove(IntentIndex.KeyHash, IntentIndex.Location)
+        /// The intent of the second hash (an image key) writes the object key of the first.
+        case alias(IntentIndex.KeyHash, IntentIndex.KeyHash)
+        /// The intent of the second hash is gone: its object key's alias goes too, if it is still its.
+        case unalias(IntentIndex.KeyHash, IntentIndex.KeyHash)
     }
 
     /// The most intents the index holds before new keys go to the per-row table.
@@ -59,10 +68,13 @@ final class SQLiteIntentLog: Sendable {
     /// Rebuilds the index from every batch in the file.
     func load(_ c: SQLiteConnection) throws(RecordsError) {
         var index = IntentIndex()
+        var aliases: [IntentIndex.KeyHash: IntentIndex.KeyHash] = [:]
         var last: Int64 = 0
         try forEachBatch(c, after: 0) { (id, blob) throws(RecordsError) in
             for (offset, intent) in try Self.entries(blob, id: id) {
-                index.set(IntentIndex.hash(intent.imageKey), IntentIndex.Location(batch: id, offset: offset))
+                let hash = IntentIndex.hash(intent.imageKey)
+                index.set(hash, IntentIndex.Location(batch: id, offset: offset))
+                if let alias = Self.alias(of: intent, hash) { aliases[alias.0] = alias.1 }
             }
             last = id
         }
@@ -72,6 +84,7 @@ final class SQLiteIntentLog: Sendable {
         let issued = try c.query(SQLiteQueries.lastBatchIssued, []) { $0.int64(0) }.first ?? 0
         state.withLock { s in
             s.index = index
+            s.aliases = aliases
             s.lastSeenBatch = max(last, issued)
             s.rowsMayExist = !rows.isEmpty
         }
@@ -87,7 +100,9 @@ final class SQLiteIntentLog: Sendable {
         var last = since
         try forEachBatch(c, after: since) { (id, blob) throws(RecordsError) in
             for (offset, intent) in try Self.entries(blob, id: id) {
-                changes.append(.set(IntentIndex.hash(intent.imageKey), IntentIndex.Location(batch: id, offset: offset)))
+                let hash = IntentIndex.hash(intent.imageKey)
+                changes.append(.set(hash, IntentIndex.Location(batch: id, offset: offset)))
+                if let alias = Self.alias(of: intent, hash) { changes.append(.alias(alias.0, alias.1)) }
             }
             last = id
         }
@@ -153,6 +168,8 @@ final class SQLiteIntentLog: Sendable {
         changes.reserveCapacity(logged.count)
         for (i, place) in places.enumerated() {
             changes.append(.set(loggedHashes[i], IntentIndex.Location(batch: ids[place.batch], offset: place.offset)))
+            // Client P's and client B's default intents write their image key: no alias, no work.
+            if let alias = Self.alias(of: logged[i], loggedHashes[i]) { changes.append(.alias(alias.0, alias.1)) }
         }
         return Appended(changes: changes, overflow: overflow, batches: ids.first.map { $0...ids[ids.count - 1] })
     }
@@ -176,6 +193,8 @@ final class SQLiteIntentLog: Sendable {
                 case .set(let hash, let location): s.index.set(hash, location)
                 case .move(let hash, let location): s.index.move(hash, location)
                 case .remove(let hash, let location): s.index.remove(hash, ifAt: location)
+                case .alias(let object, let image): s.aliases[object] = image
+                case .unalias(let object, let image): if s.aliases[object] == image { s.aliases[object] = nil }
                 }
             }
         }
@@ -245,6 +264,32 @@ final class SQLiteIntentLog: Sendable {
             }
         }
         return newest?.intent
+    }
+
+    /// The logged intent of another image key that writes `objectKey` (its alias), or nil (then the
+    /// per-row table may still have one). Reads with `c` after catching up; a stale alias is dropped.
+    func lookup(objectKey: String, _ c: SQLiteConnection) throws(RecordsError) -> UploadIntent? {
+        try catchUp(c)
+        let objectHash = IntentIndex.hash(objectKey)
+        guard
+            let (imageHash, location) = state.withLock({ s -> (IntentIndex.KeyHash, IntentIndex.Location)? in
+                guard let image = s.aliases[objectHash], let location = s.index.location(image) else { return nil }
+                return (image, location)
+            })
+        else { return nil }
+        let found = try c.query(SQLiteQueries.batchData, [.int(location.batch)]) {
+            (row) throws(RecordsError) -> UploadIntent? in
+            try row.withBlob(0) { (blob) throws(RecordsError) -> UploadIntent? in
+                guard let intent = IntentBatchCodec.decode(blob, at: location.offset),
+                    intent.objectKey.hasSameBytes(as: objectKey), IntentIndex.hash(intent.imageKey) == imageHash
+                else { return nil }
+                return intent
+            }
+        }
+        if let intent = found.first ?? nil { return intent }
+        // Re-issued with another object key, removed, or rewritten by another process: the alias is stale.
+        state.withLock { s in if s.aliases[objectHash] == imageHash { s.aliases[objectHash] = nil } }
+        return nil
     }
 
     // MARK: - Deleting and expiring
@@ -332,8 +377,11 @@ final class SQLiteIntentLog: Sendable {
     ) throws(RecordsError) -> [Change] {
         let current = currentEntries(entries, batch: batch)
         let kept = current.filter { keeping($0.intent) }
-        var changes: [Change] = current.filter { !keeping($0.intent) }.map {
-            .remove(IntentIndex.hash($0.intent.imageKey), IntentIndex.Location(batch: batch, offset: $0.offset))
+        var changes: [Change] = []
+        for entry in current where !keeping(entry.intent) {
+            let hash = IntentIndex.hash(entry.intent.imageKey)
+            changes.append(.remove(hash, IntentIndex.Location(batch: batch, offset: entry.offset)))
+            if let alias = Self.alias(of: entry.intent, hash) { changes.append(.unalias(alias.0, alias.1)) }
         }
         guard let next = kept.map(\.intent.expiresAtMs).min() else {
             try c.run(SQLiteQueries.deleteBatch, [.int(batch)])
@@ -353,6 +401,15 @@ final class SQLiteIntentLog: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The alias of `intent` (hashed `hash`): its object key's hash and its image key's, when the two keys
+    /// differ; nil when the intent writes its own image key (found by it).
+    static func alias(of intent: UploadIntent, _ hash: IntentIndex.KeyHash) -> (
+        IntentIndex.KeyHash, IntentIndex.KeyHash
+    )? {
+        if intent.objectKey.hasSameBytes(as: intent.imageKey) { return nil }
+        return (IntentIndex.hash(intent.objectKey), hash)
+    }
 
     /// Soonest expiry first, then image keys in byte order (SQLite's `ORDER BY expires_at_ms, image_key`).
     static func expiryOrder(_ a: UploadIntent, _ b: UploadIntent) -> Bool {

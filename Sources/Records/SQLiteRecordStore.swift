@@ -323,7 +323,7 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// An intent from a row in `Schema.intentColumns` order.
-    private static func intent(from row: SQLiteStatement) -> UploadIntent {
+    static func intent(from row: SQLiteStatement) -> UploadIntent {
         UploadIntent(
             ownerId: row.text(1), imageKey: row.text(0), objectKey: row.text(2), permanentKey: row.optionalText(3),
             type: row.text(4), contentType: row.optionalText(5),

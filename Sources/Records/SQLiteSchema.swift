@@ -217,5 +217,15 @@ enum SQLiteSchema {
                 "CREATE INDEX quota_reservations_day ON quota_reservations (day_start_ms)",
             ]
         ),
+        (
+            9,
+            [
+                // Intents by the object key a store event names (IntentLocator), in the per-row table: only
+                // those whose object key differs from the image key (a multipart upload's `key#uploadId`, a
+                // templated client key); the others are found by the image key. The batches' intents are
+                // found through the in-memory index (SQLiteIntentLog's aliases).
+                "CREATE INDEX intents_object_key ON intents (object_key) WHERE object_key <> image_key"
+            ]
+        ),
     ]
 }

@@ -1,5 +1,6 @@
-/// Which `SigningCertURL`s (and `SubscribeURL`s) an SNS message may name: `https` only, no user, no port,
-/// a host matching one of `hostPatterns`, and (for certificates) a path ending in `.pem`. Pure.
+/// Which `SigningCertURL`s (and `SubscribeURL`s) an SNS message may name: `https` only, no user, a host
+/// matching one of `hostPatterns` and no port unless the matching pattern names that port (a test's
+/// loopback `localhost:8443`; AWS's hosts have none), and (for certificates) a path ending in `.pem`. Pure.
 ///
 /// A pattern is a host name in which `*` stands for one DNS label (`[a-z0-9-]+`): the default,
 /// `sns.*.amazonaws.com`, is AWS's `sns.<region>.amazonaws.com`. Hosts compare case-insensitively.
@@ -28,15 +29,31 @@ public struct SigningCertPolicy: Sendable, Equatable {
     public func refusal(url: String) -> String? {
         guard url.hasPrefix("https://") else { return "the URL is not https" }
         let rest = url.dropFirst("https://".count)
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.contains("@"), !authority.contains(":") else {
-            return "the URL names a user or a port"
-        }
-        let host = authority.lowercased()
-        guard hostPatterns.contains(where: { Self.host(host, matches: $0) }) else {
-            return "the URL's host \(host.prefix(64)) is not an allowed SNS host"
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
+        guard !authority.contains("@") else { return "the URL names a user" }
+        guard hostPatterns.contains(where: { Self.authority(authority, matches: $0) }) else {
+            if authority.contains(":") { return "the URL names a port no host pattern allows" }
+            return "the URL's host \(authority.prefix(64)) is not an allowed SNS host"
         }
         return nil
+    }
+
+    /// True when `authority` (`host` or `host:port`) matches `pattern`: the hosts label by label, and the
+    /// port exactly; a pattern without a port allows no port in the URL (AWS's URLs name none).
+    static func authority(_ authority: String, matches pattern: String) -> Bool {
+        let (host, port) = split(authority)
+        let (wantedHost, wantedPort) = split(pattern)
+        guard port == wantedPort else { return false }
+        if let port, port.isEmpty || !port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            return false
+        }
+        return Self.host(host, matches: wantedHost)
+    }
+
+    /// `host:port` split at its last colon (no colon: no port).
+    static func split(_ text: String) -> (host: String, port: String?) {
+        guard let colon = text.lastIndex(of: ":") else { return (text, nil) }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 
     /// The path of an https URL (without query or fragment).

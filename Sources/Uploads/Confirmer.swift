@@ -2,6 +2,7 @@ import ImageProbe
 import ObjectStore
 import Records
 import Synchronization
+import System
 
 /// A confirmation as a front door parsed it: the image key and the metadata to store with the record.
 public struct Confirmation: Sendable {
@@ -44,25 +45,48 @@ public struct Confirmed: Sendable, Equatable {
 /// comes in as a value, not from an HTTP caller.
 ///
 /// The steps: who holds the key (its record, else its intent), the owner, the type the operation takes,
-/// the intent made durable, the object verified in storage (size, content type, the content check) and
-/// promoted to its permanent key, then the record kept durably (the group committer, or a slot).
+/// the intent made durable, the intent's claim (`Confirmer+Claims`: only one confirmation, store event,
+/// reconciler or janitor settles an intent; the others answer from its outcome), the object verified in
+/// storage (size, content type, the content check) and promoted to its permanent key, then the record kept
+/// durably with the claim settled (the group committer), and for a slot the slot filled with it.
 public final class Confirmer: Sendable {
     let catalog: UploadCatalog
     let ownership: ImageKeyOwnership
     let intents: IntentKeeper
     let storage: (any ObjectStorage)?
     let committer: GroupCommitter
-    let store: any RecordStore
+    let store: any LifecycleStore
     let env: UploadEnvironment
     let events: LifecycleLog
+    /// How long a claim holds before another claimant may take it over; renewed every quarter of it while
+    /// its step runs, so a process killed mid-step frees the key within one lease. Shorter than
+    /// `heldWaitMs`, so a confirmation waiting on a dead holder takes the key over within its wait.
+    let claimLeaseMs: Int64
+    /// How long a confirmation waits for another claimant of its key to finish before it answers
+    /// `.confirmationInProgress`.
+    let heldWaitMs: Int
+    /// What the waits between reads of a held claim wait on (nothing signals it: each wait runs its time).
+    let pauses = Monitor()
     /// Objects refused by the content check (`presignd_content_refused_total`).
     public let contentRefusals = Atomic<Int>(0)
+    /// Confirmations that found their key's claim held by another claimant and waited for its outcome
+    /// (`presignd_claims_waited_total`).
+    public let claimWaits = Atomic<Int>(0)
+    /// Claimants that found a held claim still held at the end of their wait (`presignd_claims_busy_total`).
+    public let claimsBusy = Atomic<Int>(0)
+    /// Claims this process took, or may have taken, and could not give back (the database failed under
+    /// the step, or under the claim's own answer), by image key: the token. No step of this process holds
+    /// them any more, so the next claimant here gives them back instead of waiting out their lease.
+    let abandoned = Mutex<[String: String]>([:])
+    /// The claims held now by this process's confirmations, renewed while held (`Confirmer+Renewal`).
+    let held = Mutex<HeldClaims>(HeldClaims())
 
     /// `storage` nil switches the storage check off (`s3.verifyUploads = false`, for measuring the store),
-    /// and with it the content check and promotion.
+    /// and with it the content check and promotion. `committer` is one made over `store`'s claims.
     public init(
         catalog: UploadCatalog, ownership: ImageKeyOwnership, intents: IntentKeeper, storage: (any ObjectStorage)?,
-        committer: GroupCommitter, store: any RecordStore, env: UploadEnvironment, events: @escaping LifecycleLog
+        committer: GroupCommitter, store: any LifecycleStore, env: UploadEnvironment, events: @escaping LifecycleLog,
+        claimLeaseMs: Int64 = 6_000, heldWaitMs: Int = 10_000
     ) {
         self.catalog = catalog
         self.ownership = ownership
@@ -72,6 +96,8 @@ public final class Confirmer: Sendable {
         self.store = store
         self.env = env
         self.events = events
+        self.claimLeaseMs = claimLeaseMs
+        self.heldWaitMs = heldWaitMs
     }
 
     /// On a worker: `owner`'s record of the key, made now (after storage shows the object within the
@@ -80,12 +106,20 @@ public final class Confirmer: Sendable {
     /// `.issuedToAnotherUser`, an upload of a type not `accepting` (when given) `.rejected`. With a
     /// `slot`, the record fills it (replacing, and deleting, what it held). A confirmation without
     /// metadata (`{}`) keeps the intent's, if it has some (Uppy's `/s3/params` metadata).
-    public func confirm(_ c: Confirmation, owner: String, accepting: [String] = [], into slot: Slot? = nil)
-        throws(UploadError) -> Confirmed
-    {
+    ///
+    /// Another claimant of the key (a concurrent confirmation, the store's event, the reconciler) makes
+    /// this one wait for its outcome, bounded, and answer from it: the record (`created` false), or
+    /// `.intentExpired` when the janitor won; `.confirmationInProgress` when it is still held at the end.
+    /// `claimToken` is a claim the caller already holds on the key (a multipart completion's).
+    public func confirm(
+        _ c: Confirmation, owner: String, accepting: [String] = [], into slot: Slot? = nil, claimToken: String? = nil
+    ) throws(UploadError) -> Confirmed {
         let intent: UploadIntent
         switch try ownership.holder(of: c.imageKey) {
-        case .nobody: throw .intentNotFound
+        case .nobody:
+            // The janitor removes an intent only after settling its claim as expired.
+            let claim = try UploadError.storing { () throws(RecordsError) in try store.claim(imageKey: c.imageKey) }
+            throw claim?.state == .expired ? .intentExpired : .intentNotFound
         case .record(let r):
             guard r.ownerId == owner else { throw .recordedByAnotherUser }
             guard let slot else { return Confirmed(record: r, created: false) }
@@ -97,24 +131,37 @@ public final class Confirmer: Sendable {
         try UploadCatalog.checkAccepted(intent.type, accepting)
         // Before anything is copied or recorded, the intent is stored (docs/records.md).
         try intents.makeDurable(intent)
-        var object: VerifiedObject?
-        if let storage { object = try verifiedObject(intent, in: storage) }
-        let record = ImageRecord(
-            id: env.newUUID(), ownerId: owner, imageKey: c.imageKey,
+        let confirmed = try record(
+            intent, metadataJSON: c.metadataJSON == "{}" ? intent.metadataJSON ?? c.metadataJSON : c.metadataJSON,
+            as: .confirm, token: claimToken, waitMs: heldWaitMs)
+        guard confirmed.record.ownerId == owner else { throw .recordedByAnotherUser }
+        if let slot { return try fill(confirmed.record, slot: slot) }
+        return confirmed
+    }
+
+    /// On a worker: records the upload of `intent` for its owner, as `POST /images` would (the same claim,
+    /// checks and promotion), for the store's own event or the reconciler (`claimant`). It does not wait
+    /// for another claimant: a held claim is `.confirmationInProgress` (try again later). The record
+    /// keeps the intent's metadata.
+    public func confirmStored(_ intent: UploadIntent, by claimant: ClaimRequest.Claimant) throws(UploadError)
+        -> Confirmed
+    {
+        if let r = try UploadError.storing({ () throws(RecordsError) in try store.record(imageKey: intent.imageKey) }) {
+            return Confirmed(record: r, created: false)
+        }
+        return try record(intent, metadataJSON: intent.metadataJSON ?? "{}", as: claimant, token: nil, waitMs: 0)
+    }
+
+    /// The record of `intent` as its object is now (`object` nil: storage is not checked).
+    func newRecord(_ intent: UploadIntent, _ object: VerifiedObject?, metadataJSON: String) -> ImageRecord {
+        ImageRecord(
+            id: env.newUUID(), ownerId: intent.ownerId, imageKey: intent.imageKey,
             objectKey: object?.key ?? intent.objectKey, type: intent.type,
             contentType: object?.contentType ?? intent.contentType ?? intent.allowedContentTypes.first
                 ?? "application/octet-stream",
-            size: object?.info.size ?? 0, etag: object?.info.etag ?? "",
-            metadataJSON: c.metadataJSON == "{}" ? intent.metadataJSON ?? c.metadataJSON : c.metadataJSON,
+            size: object?.info.size ?? 0, etag: object?.info.etag ?? "", metadataJSON: metadataJSON,
             createdAtMs: env.nowMillis(), detectedType: object?.image?.mimeType,
             width: (object?.image?.size?.width).map(Int64.init), height: (object?.image?.size?.height).map(Int64.init))
-        if let slot { return try fill(record, slot: slot) }
-        switch try UploadError.storing({ () throws(RecordsError) in try committer.insert(record) }) {
-        case .inserted(let r): return Confirmed(record: r, created: true)
-        case .existing(let r):
-            guard r.ownerId == owner else { throw .recordedByAnotherUser }
-            return Confirmed(record: r, created: false)
-        }
     }
 
     /// Makes `record` the slot's record (one durable transaction), then deletes the object of the record

@@ -12,19 +12,28 @@ import System
 /// object itself (at the upload key) is deleted only when `deleteObjects` is set
 /// (`records.deleteUnconfirmedObjects`; otherwise a bucket lifecycle rule is expected to expire it).
 ///
+/// Each intent is claimed first (`ClaimStore`, claimant `janitor`), so a late confirmation, the store's
+/// event or the reconciler cannot record the upload while its objects are deleted: a claim held by one of
+/// them is left for the next sweep; a won claim is settled as `expired` after the deletes and before the
+/// intent goes, so a confirmation that comes after reads 410 `INTENT_EXPIRED` and never records an object
+/// the janitor deleted. An intent whose key was recorded meanwhile, or whose claim an earlier sweep
+/// settled, just goes.
+///
 /// An intent is removed only after its objects are gone, so a failure anywhere (a storage error
 /// mid-batch, the database going away, a kill -9 of the process) leaves the intents not yet handled
 /// for the next sweep, which deletes again (a DELETE of a missing object succeeds) and finishes the
 /// work. Runs on its own thread every `intervalMs`; reports its start and stop, each sweep that
 /// removed something and each that stopped on an error (`LifecycleEvent`, logged by App); the
-/// counters below feed `/metrics`.
+/// counters below feed `/metrics`. Settled claims are pruned after `claimRetentionMs`.
 public final class Janitor: @unchecked Sendable {
     /// How long after its URL expired an intent is kept (an upload that finished at the last second can
     /// still be confirmed meanwhile).
     public static let graceMs: Int64 = 5 * 60 * 1000
 
-    private let store: any RecordStore
+    private let store: any LifecycleStore
     private let storage: (any ObjectStorage)?
+    private let claimLeaseMs: Int64
+    private let claimRetentionMs: Int64
     private let deleteObjects: Bool
     private let batchSize: Int
     private let intervalMs: Int
@@ -35,6 +44,10 @@ public final class Janitor: @unchecked Sendable {
     private var thread: PThread?
     /// Aborts old multipart uploads after each pass (the Uppy routes), when they are on.
     public var multipart: MultipartJanitor?
+    /// Records uploads whose event was lost, after each pass, when store events are on.
+    public var reconciler: Reconciler?
+    /// When the reconciler last ran (epoch ms).
+    private var reconciledAtMs: Int64 = 0
 
     /// Sweeps finished (with or without an error).
     public let sweeps = Atomic<Int>(0)
@@ -46,14 +59,23 @@ public final class Janitor: @unchecked Sendable {
     public let objectsDeleted = Atomic<Int>(0)
     /// Replaced records' objects deleted from the pending deletions (`RecordStore.fillSlot`).
     public let replacedDeleted = Atomic<Int>(0)
+    /// Expired intents left for the next sweep because another claimant held them.
+    public let intentsHeld = Atomic<Int>(0)
+    /// Settled claims pruned.
+    public let claimsPruned = Atomic<Int>(0)
 
-    /// A janitor of `store`'s intents and `storage`'s objects (nil: objects are left alone).
+    /// A janitor of `store`'s intents and `storage`'s objects (nil: objects are left alone); its claims
+    /// hold `claimLeaseMs` (longer than its deletes of one intent's objects take), settled claims are kept
+    /// `claimRetentionMs` (a confirmation of an expired key answers 410 until then, 404 after).
     public init(
-        store: any RecordStore, storage: (any ObjectStorage)?, deleteObjects: Bool, batchSize: Int, intervalMs: Int,
-        env: UploadEnvironment, events: @escaping LifecycleLog
+        store: any LifecycleStore, storage: (any ObjectStorage)?, deleteObjects: Bool, batchSize: Int, intervalMs: Int,
+        env: UploadEnvironment, events: @escaping LifecycleLog, claimLeaseMs: Int64 = 60_000,
+        claimRetentionMs: Int64 = 7 * 86_400_000
     ) {
         self.store = store
         self.storage = storage
+        self.claimLeaseMs = claimLeaseMs
+        self.claimRetentionMs = claimRetentionMs
         self.deleteObjects = deleteObjects
         self.batchSize = batchSize
         self.intervalMs = intervalMs
@@ -71,9 +93,7 @@ public final class Janitor: @unchecked Sendable {
                     return stopping
                 }
                 if stop { return }
-                _ = sweep()
-                _ = sweepReplaced()
-                multipart?.sweep()
+                runPasses()
             }
         }
     }
@@ -88,9 +108,23 @@ public final class Janitor: @unchecked Sendable {
         events(.janitorStopped(sweeps: sweeps.load(ordering: .relaxed)))
     }
 
-    /// One pass: removes batches until none is left (or an error); returns how many intents were removed.
+    /// The passes of one run of the thread, each under `fence`: expired intents, replaced records'
+    /// objects, settled claims, old multipart uploads, and the reconciler when its interval has passed.
+    public func runPasses(fence: PassFence = .always) {
+        _ = sweep(fence: fence)
+        _ = sweepReplaced(fence: fence)
+        _ = pruneClaims()
+        multipart?.sweep(fence: fence)
+        if let reconciler, env.nowMillis() - reconciledAtMs >= Int64(reconciler.intervalMs) {
+            reconciledAtMs = env.nowMillis()
+            reconciler.pass(fence: fence)
+        }
+    }
+
+    /// One pass: removes batches until none is left (or an error, or `fence` no longer holds); returns
+    /// how many intents were removed.
     @discardableResult
-    public func sweep() -> Int {
+    public func sweep(fence: PassFence = .always) -> Int {
         var removed = 0
         var deleted = 0
         defer {
@@ -99,18 +133,43 @@ public final class Janitor: @unchecked Sendable {
         }
         while true {
             var done: [String] = []
+            var claimed: (key: String, token: String)?
             do {
                 let expired = try store.expiredIntents(nowMs: env.nowMillis() - Janitor.graceMs, limit: batchSize)
                 if expired.isEmpty { return removed }
                 for intent in expired {
-                    deleted += try deleteObjects(of: intent)
-                    done.append(intent.imageKey)
+                    guard fence.holds else { break }
+                    let token = env.newUUID()
+                    let outcome = try store.claimIntent(
+                        ClaimRequest(
+                            imageKey: intent.imageKey, intentCreatedAtMs: intent.createdAtMs, claimant: .janitor,
+                            token: token, nowMs: env.nowMillis(), leaseMs: claimLeaseMs))
+                    switch outcome {
+                    case .won:
+                        claimed = (intent.imageKey, token)
+                        deleted += try deleteObjects(of: intent)
+                        claimed = nil
+                        // Settled before the intent goes: a late confirmation reads 410, never records.
+                        if try store.expireClaim(
+                            imageKey: intent.imageKey, token: token, reason: "unconfirmed", nowMs: env.nowMillis())
+                        {
+                            done.append(intent.imageKey)
+                        }
+                    case .finished, .recorded:
+                        // Settled by an earlier sweep (the process died before the intent went), or recorded
+                        // since (a late confirmation won): nothing of it is ours to delete.
+                        done.append(intent.imageKey)
+                    case .held:
+                        intentsHeld.add(1, ordering: .relaxed)
+                    }
                 }
                 try store.deleteIntents(imageKeys: done)
                 intentsRemoved.add(done.count, ordering: .relaxed)
                 removed += done.count
-                if expired.count < batchSize { return removed }
+                // Fewer than a batch, or nothing done (all held: the next sweep), or fenced off: stop here.
+                if expired.count < batchSize || done.isEmpty || !fence.holds { return removed }
             } catch {
+                if let claimed { _ = try? store.releaseClaim(imageKey: claimed.key, token: claimed.token) }
                 // The intents whose objects are gone may go now; the rest wait for the next sweep.
                 if !done.isEmpty, (try? store.deleteIntents(imageKeys: done)) != nil {
                     intentsRemoved.add(done.count, ordering: .relaxed)
@@ -123,12 +182,23 @@ public final class Janitor: @unchecked Sendable {
         }
     }
 
+    /// Removes settled claims older than `claimRetentionMs`, at most `batchSize` per pass; how many.
+    @discardableResult
+    public func pruneClaims() -> Int {
+        guard
+            let pruned = try? store.pruneClaims(
+                settledBeforeMs: env.nowMillis() - claimRetentionMs, limit: max(1, min(batchSize, 1000)))
+        else { return 0 }
+        claimsPruned.add(pruned, ordering: .relaxed)
+        return pruned
+    }
+
     /// One pass over the pending deletions of replaced records' objects (what a replacement left when
     /// its own delete failed or the process died after the new record was durable): deletes each object,
     /// then its row, at most `batchSize` per pass. Returns how many were finished; a failure leaves the
     /// rest for the next pass.
     @discardableResult
-    public func sweepReplaced() -> Int {
+    public func sweepReplaced(fence: PassFence = .always) -> Int {
         guard let storage else { return 0 }
         var finished: [String] = []
         defer {
@@ -141,6 +211,7 @@ public final class Janitor: @unchecked Sendable {
         do {
             let keys = try store.pendingObjectDeletions(limit: batchSize)
             for key in keys {
+                guard fence.holds else { break }
                 try storage.delete(key: key)
                 try store.finishObjectDeletions([key])
                 finished.append(key)

@@ -17,8 +17,25 @@ public enum LifecycleEvent: Sendable, Equatable {
     case replacedObjectsDeleted(objectsDeleted: Int)
     /// A pass over the pending deletions stopped on an error.
     case replacedPassStopped(error: String)
-    /// A pass of the multipart janitor over `prefix` stopped on an error.
-    case multipartPassStopped(prefix: String, error: String)
+    /// A pass of the multipart janitor stopped on an error (the rest wait for the next run).
+    case multipartPassStopped(error: String)
+    /// The multipart janitor aborted `count` uploads this server created and nobody completed.
+    case multipartAborted(count: Int)
+    /// A reconciler pass listed `examined` objects, recorded `recorded` (their events were lost) and
+    /// deleted `removed` the janitor had settled.
+    case reconciled(examined: Int, recorded: Int, removed: Int)
+    /// A reconciler pass stopped on an error (it starts again from the beginning next time).
+    case reconcilePassStopped(error: String)
+    /// The event processor's thread started.
+    case eventProcessorStarted(intervalMs: Int, recordDelayMs: Int)
+    /// The event processor's thread stopped.
+    case eventProcessorStopped
+    /// A store event recorded an upload (`created`: this event made the record).
+    case eventRecorded(source: String, key: String, created: Bool)
+    /// A store event (or a whole delivery) could not be used, for good: `reason` is its metric label.
+    case eventRejected(source: String, key: String?, reason: String)
+    /// A delivery failed for now (storage or the database) and is due again later.
+    case eventRetried(source: String, attempts: Int, error: String)
 }
 
 /// Where the lifecycle's events go.

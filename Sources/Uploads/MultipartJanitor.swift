@@ -1,81 +1,111 @@
 import Config
 import ObjectStore
+import Records
+import Synchronization
 import System
 
-/// Aborts multipart uploads never completed: every upload whose key starts with one of the upload
-/// types' literal key prefixes (ListMultipartUploads, page by page) and that began more than
-/// `uppy.abortAfterSeconds` ago. Bounded per run: at most `maxAborts` aborts and `maxPages` pages per
-/// prefix; what is left waits for the next run. Called from the janitor's loop.
+/// Aborts multipart uploads this server created and nobody completed: the ledger's uploads
+/// (`MultipartLedger`, written when `POST /s3/multipart` created them) begun more than
+/// `uppy.abortAfterSeconds` ago. Uploads another client made in the same bucket are never in the ledger,
+/// so they are never touched (uploads created before schema version 7 are not in it either: an
+/// `AbortIncompleteMultipartUpload` lifecycle rule covers them).
+///
+/// Each upload's intent (its pair key `key#uploadId`) is claimed first, as the intent janitor claims: a
+/// completion holding it is left for the next run; a won claim is aborted (`NoSuchUpload` counts as
+/// done: completed or aborted since) and settled `expired`; an upload whose key was recorded, or whose
+/// claim is settled, is aborted idempotently and leaves the ledger. Bounded per run: at most
+/// `maxAborts` aborts. Called from the janitor's loop; aborts are counted (`aborts`) and reported.
 public final class MultipartJanitor: Sendable {
     private let storage: any MultipartStorage
-    /// Where uploads are listed (no prefix of another: a key is looked at once).
-    public let prefixes: [String]
+    private let store: any LifecycleStore
     private let abortAfterMs: Int64
     private let maxAborts: Int
-    private let maxPages: Int
-    private let nowMillis: @Sendable () -> Int64
-    private let events: LifecycleLog
     private let pageSize: Int
+    private let claimLeaseMs: Int64
+    private let env: UploadEnvironment
+    private let events: LifecycleLog
+    /// Uploads aborted (`presignd_multipart_aborted_total`).
+    public let aborts = Atomic<Int>(0)
+    /// Uploads left for the next run because a completion held their claim.
+    public let held = Atomic<Int>(0)
 
-    /// A janitor of the uploads under `prefixes` older than `abortAfterSeconds`.
+    /// A janitor of the ledger's uploads older than `abortAfterSeconds`.
     public init(
-        storage: any MultipartStorage, prefixes: [String], abortAfterSeconds: Int, maxAborts: Int, maxPages: Int = 100,
-        pageSize: Int = 1000, nowMillis: @escaping @Sendable () -> Int64, events: @escaping LifecycleLog
+        storage: any MultipartStorage, store: any LifecycleStore, abortAfterSeconds: Int, maxAborts: Int,
+        pageSize: Int = 100, claimLeaseMs: Int64 = 60_000, env: UploadEnvironment, events: @escaping LifecycleLog
     ) {
         self.storage = storage
-        self.prefixes = MultipartJanitor.minimal(prefixes)
+        self.store = store
         self.abortAfterMs = Int64(abortAfterSeconds) * 1000
         self.maxAborts = maxAborts
-        self.maxPages = maxPages
-        self.pageSize = pageSize
-        self.nowMillis = nowMillis
+        self.pageSize = max(1, pageSize)
+        self.claimLeaseMs = claimLeaseMs
+        self.env = env
         self.events = events
-    }
-
-    /// The literal key prefixes of `types`' key templates.
-    public static func prefixes(of types: [UploadTypeConfig]) -> [String] {
-        types.compactMap { KeyTemplate($0.keyTemplate)?.literalPrefix }
-    }
-
-    /// `prefixes` without any that another one covers (`""` covers all), sorted.
-    public static func minimal(_ prefixes: [String]) -> [String] {
-        let sorted = Set(prefixes).sorted()
-        var out: [String] = []
-        for p in sorted where !out.contains(where: { p.hasPrefix($0) }) { out.append(p) }
-        return out
     }
 
     /// One run: how many uploads were aborted. A failure ends the run (reported); the next run retries.
     @discardableResult
-    public func sweep() -> Int {
-        let cutoffSeconds = (nowMillis() - abortAfterMs) / 1000
+    public func sweep(fence: PassFence = .always) -> Int {
+        let cutoff = env.nowMillis() - abortAfterMs
         var aborted = 0
-        for prefix in prefixes {
-            var keyMarker: String?
-            var uploadIdMarker: String?
-            var pages = 0
-            do {
-                repeat {
-                    let page = try storage.listMultipartUploads(
-                        prefix: prefix, keyMarker: keyMarker, uploadIdMarker: uploadIdMarker, maxUploads: pageSize)
-                    pages += 1
-                    for upload in page.uploads where upload.initiated < cutoffSeconds {
-                        if aborted >= maxAborts { return aborted }
-                        do {
-                            try storage.abortMultipartUpload(key: upload.key, uploadId: upload.uploadId)
-                        } catch .multipart(.noSuchUpload) {
-                            // Completed or aborted since it was listed.
-                        }
-                        aborted += 1
-                    }
-                    keyMarker = page.nextKeyMarker
-                    uploadIdMarker = page.nextUploadIdMarker
-                } while keyMarker != nil && pages < maxPages
-            } catch {
-                events(.multipartPassStopped(prefix: prefix, error: "\(error)"))
-                return aborted
+        defer {
+            if aborted > 0 {
+                aborts.add(aborted, ordering: .relaxed)
+                events(.multipartAborted(count: aborted))
             }
         }
+        do {
+            while aborted < maxAborts && fence.holds {
+                let due = try store.multipartUploads(createdBeforeMs: cutoff, limit: min(pageSize, maxAborts - aborted))
+                if due.isEmpty { return aborted }
+                var finished: [(objectKey: String, uploadId: String)] = []
+                defer { if !finished.isEmpty { try? store.removeMultipartUploads(finished) } }
+                for upload in due {
+                    guard fence.holds else { break }
+                    let token = env.newUUID()
+                    let outcome = try store.claimIntent(
+                        ClaimRequest(
+                            imageKey: upload.imageKey, intentCreatedAtMs: upload.createdAtMs, claimant: .janitor,
+                            token: token, nowMs: env.nowMillis(), leaseMs: claimLeaseMs))
+                    switch outcome {
+                    case .held:
+                        held.add(1, ordering: .relaxed)
+                        continue
+                    case .recorded:
+                        finished.append((upload.objectKey, upload.uploadId))
+                        continue
+                    case .won, .finished:
+                        do {
+                            try abort(upload)
+                        } catch {
+                            if case .won = outcome {
+                                _ = try? store.releaseClaim(imageKey: upload.imageKey, token: token)
+                            }
+                            throw error
+                        }
+                        aborted += 1
+                        if case .won = outcome {
+                            _ = try store.expireClaim(
+                                imageKey: upload.imageKey, token: token, reason: "aborted", nowMs: env.nowMillis())
+                        }
+                        finished.append((upload.objectKey, upload.uploadId))
+                    }
+                }
+                if finished.isEmpty { return aborted }
+            }
+        } catch {
+            events(.multipartPassStopped(error: "\(error)"))
+        }
         return aborted
+    }
+
+    /// AbortMultipartUpload of `upload`; `NoSuchUpload` is done (completed or aborted since).
+    private func abort(_ upload: MultipartUploadEntry) throws(ObjectStoreError) {
+        do {
+            try storage.abortMultipartUpload(key: upload.objectKey, uploadId: upload.uploadId)
+        } catch .multipart(.noSuchUpload) {
+            // Gone already.
+        }
     }
 }

@@ -8,12 +8,16 @@ import SigV4
 /// An upload is the caller's when its intent (recorded at creation under the pair key
 /// `key#uploadId`) names the caller and has not expired; any other is `.noSuchUpload`, the same answer
 /// storage's `NoSuchUpload` gets. Owners checked here are remembered (`owners`), so that part URLs
-/// (one request per part) can be signed on the event loop.
+/// (one request per part) can be signed on the event loop. Every upload created here is in the records
+/// store's ledger (`MultipartLedger`): the multipart janitor aborts only those, and a retried completion
+/// finds the parts its first attempt sent.
 public final class MultipartUploads: Sendable {
     let issuer: Issuer
-    let storage: any MultipartStorage
+    let storage: any ObjectStorage & MultipartStorage
     /// The same store with the longer timeout of CompleteMultipartUpload.
     let completeStorage: any MultipartStorage
+    /// The ledger of the uploads this server created.
+    let ledger: any MultipartLedger
     let intents: IntentKeeper
     let ownership: ImageKeyOwnership
     let confirmer: Confirmer
@@ -27,13 +31,14 @@ public final class MultipartUploads: Sendable {
 
     /// Multipart uploads through `storage` (`completeStorage` for completions).
     public init(
-        issuer: Issuer, storage: any MultipartStorage, completeStorage: any MultipartStorage, intents: IntentKeeper,
-        ownership: ImageKeyOwnership, confirmer: Confirmer, env: UploadEnvironment, partExpires: Int,
-        uploadLifetimeMs: Int64
+        issuer: Issuer, storage: any ObjectStorage & MultipartStorage, completeStorage: any MultipartStorage,
+        ledger: any MultipartLedger, intents: IntentKeeper, ownership: ImageKeyOwnership, confirmer: Confirmer,
+        env: UploadEnvironment, partExpires: Int, uploadLifetimeMs: Int64
     ) {
         self.issuer = issuer
         self.storage = storage
         self.completeStorage = completeStorage
+        self.ledger = ledger
         self.intents = intents
         self.ownership = ownership
         self.confirmer = confirmer
@@ -45,17 +50,23 @@ public final class MultipartUploads: Sendable {
     /// The bucket uploads go to.
     public var bucket: String { issuer.bucket }
 
-    /// On a worker: CreateMultipartUpload of `object`, then its intent under the pair key, handed off as
-    /// every issued URL's is; when it cannot be kept, the upload is aborted.
+    /// On a worker: CreateMultipartUpload of `object`, then the upload in the ledger (durable) and its
+    /// intent under the pair key, handed off as every issued URL's is; when either cannot be kept, the
+    /// upload is aborted (a ledger row left behind is the janitor's, whose abort then finds nothing).
     public func create(_ object: PlannedObject, owner: String) throws(UploadError) -> UploadRef {
         let uploadId = try UploadError.calling { () throws(ObjectStoreError) in
             try storage.createMultipartUpload(key: object.key, contentType: object.contentType, metadata: [])
         }
         let now = env.nowMillis()
+        let pairKey = UploadRef.pairKey(key: object.key, uploadId: uploadId)
         let intent = issuer.intent(
-            of: object, owner: owner, imageKey: UploadRef.pairKey(key: object.key, uploadId: uploadId), nowMs: now,
-            lifetimeMs: uploadLifetimeMs)
+            of: object, owner: owner, imageKey: pairKey, nowMs: now, lifetimeMs: uploadLifetimeMs)
         do {
+            try UploadError.storing { () throws(RecordsError) in
+                try ledger.putMultipartUpload(
+                    MultipartUploadEntry(
+                        objectKey: object.key, uploadId: uploadId, imageKey: pairKey, ownerId: owner, createdAtMs: now))
+            }
             try issuer.handOff(intent)
         } catch {
             try? storage.abortMultipartUpload(key: object.key, uploadId: uploadId)

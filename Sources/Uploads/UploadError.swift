@@ -18,6 +18,11 @@ public enum UploadError: Error, Sendable, Equatable {
     case intentNotFound
     /// The key was issued to another owner.
     case issuedToAnotherUser
+    /// The intent expired unconfirmed and the janitor settled it (its objects may be gone): ask for a new URL.
+    case intentExpired
+    /// Another confirmation (or the store's event) of the key holds its claim and has not finished within
+    /// the wait: retry after `retryAfterSeconds`; nothing was moved by this one.
+    case confirmationInProgress(retryAfterSeconds: Int)
     /// The multipart upload was never issued to the caller, is another caller's, has expired, or storage
     /// no longer knows it (aborted, completed): the same answer in every case.
     case noSuchUpload

@@ -2,8 +2,9 @@ import Config
 import Records
 
 /// The whole upload lifecycle, assembled once from the configuration: the types, the intents, who holds
-/// a key, issuing, confirming, the records, multipart uploads (when the Uppy routes are on) and the
-/// janitor. The front doors take the parts they call.
+/// a key, issuing, confirming, the records, multipart uploads (when the Uppy routes are on), the
+/// janitor, and the store's events with the reconciler (when `events.enabled`). The front doors take the
+/// parts they call.
 public final class UploadLifecycle: Sendable {
     /// The types and their rules.
     public let catalog: UploadCatalog
@@ -20,15 +21,18 @@ public final class UploadLifecycle: Sendable {
     /// Multipart uploads; nil unless `uppy.enabled`.
     public let multipart: MultipartUploads?
     /// The janitor (started and stopped by the application), with the multipart janitor when
-    /// multipart uploads are on.
+    /// multipart uploads are on and the reconciler when store events are.
     public let janitor: Janitor
+    /// The processor of the store's events (started and stopped by the application); nil unless
+    /// `events.enabled`.
+    public let eventProcessor: EventProcessor?
 
-    /// The lifecycle of `config` over `store`, its group `committer` and intent `writer`, and `storage`
-    /// (`completeStorage`: the same with the longer timeout of completions, for multipart uploads).
-    /// Issued intents go to `intentSink` when given (tests), else to the writer.
+    /// The lifecycle of `config` over `store`, its group `committer` (made over the store's claims) and
+    /// intent `writer`, and `storage` (`completeStorage`: the same with the longer timeout of completions,
+    /// for multipart uploads). Issued intents go to `intentSink` when given (tests), else to the writer.
     public init(
-        config: PresigndConfig, store: any RecordStore, committer: GroupCommitter, writer: IntentWriter,
-        storage: any ObjectStorage & MultipartStorage, completeStorage: (any MultipartStorage)? = nil,
+        config: PresigndConfig, store: any LifecycleStore, committer: GroupCommitter, writer: IntentWriter,
+        storage: any ObjectStorage & MultipartStorage & ObjectListing, completeStorage: (any MultipartStorage)? = nil,
         signers: Issuer.Signers, env: UploadEnvironment, events: @escaping LifecycleLog,
         intentSink: (any IntentSink)? = nil
     ) throws(UploadError) {
@@ -40,6 +44,7 @@ public final class UploadLifecycle: Sendable {
             env: env, signIfNoneMatch: config.presign.signIfNoneMatch)
         // `s3.verifyUploads = false` (measuring the store) confirms and removes without storage calls.
         let checked: (any ObjectStorage)? = config.s3.verifyUploads ? storage : nil
+        let leaseMs = Int64(config.records.claimLeaseSeconds) * 1000
         confirmer = Confirmer(
             catalog: catalog, ownership: ownership, intents: intents, storage: checked, committer: committer,
             store: store, env: env, events: events)
@@ -49,18 +54,35 @@ public final class UploadLifecycle: Sendable {
         janitor = Janitor(
             store: store, storage: storage, deleteObjects: config.records.deleteUnconfirmedObjects,
             batchSize: config.records.janitorBatchSize, intervalMs: config.records.janitorIntervalMs, env: env,
-            events: events)
+            events: events, claimLeaseMs: leaseMs,
+            claimRetentionMs: Int64(config.records.claimRetentionSeconds) * 1000)
         if config.uppy.enabled {
             multipart = MultipartUploads(
-                issuer: issuer, storage: storage, completeStorage: completeStorage ?? storage, intents: intents,
-                ownership: ownership, confirmer: confirmer, env: env, partExpires: config.uppy.urlExpiresSeconds,
-                uploadLifetimeMs: Int64(config.uppy.abortAfterSeconds) * 1000)
+                issuer: issuer, storage: storage, completeStorage: completeStorage ?? storage, ledger: store,
+                intents: intents, ownership: ownership, confirmer: confirmer, env: env,
+                partExpires: config.uppy.urlExpiresSeconds,
+                uploadLifetimeMs: Int64(config.uppy.abortAfterSeconds) * 1000
+            )
             janitor.multipart = MultipartJanitor(
-                storage: storage, prefixes: MultipartJanitor.prefixes(of: config.types),
-                abortAfterSeconds: config.uppy.abortAfterSeconds, maxAborts: config.uppy.janitorMaxAborts,
-                nowMillis: env.nowMillis, events: events)
+                storage: storage, store: store, abortAfterSeconds: config.uppy.abortAfterSeconds,
+                maxAborts: config.uppy.janitorMaxAborts, claimLeaseMs: leaseMs, env: env, events: events)
         } else {
             multipart = nil
+        }
+        let e = config.events
+        if e.enabled {
+            eventProcessor = EventProcessor(
+                store: store, confirmer: confirmer, bucket: config.s3.bucket, intervalMs: e.processIntervalMs,
+                recordDelayMs: e.recordDelayMs, env: env, events: events)
+            if e.reconcileIntervalMs > 0 {
+                janitor.reconciler = Reconciler(
+                    storage: storage, store: store, confirmer: confirmer, prefixes: UploadPrefixes.of(config.types),
+                    intervalMs: e.reconcileIntervalMs, minAgeMs: Int64(e.reconcileMinAgeSeconds) * 1000,
+                    maxPages: e.reconcileMaxPages, deleteOrphans: config.records.deleteUnconfirmedObjects, env: env,
+                    events: events)
+            }
+        } else {
+            eventProcessor = nil
         }
     }
 }

@@ -31,7 +31,8 @@ import Testing
         let found = problems(load(environment: ["PRESIGN_ENABLED": "true"]))
         #expect(found.count == 1)
         #expect(
-            found.first?.message.contains("PRESIGN_EXPLAIN_ENABLED or PRESIGN_LIMITS_ENABLED or PRESIGN_TLS_ENABLED")
+            found.first?.message.contains(
+                "PRESIGN_EVENTS_ENABLED or PRESIGN_EXPLAIN_ENABLED or PRESIGN_LIMITS_ENABLED")
                 == true, "\(found)")
     }
 

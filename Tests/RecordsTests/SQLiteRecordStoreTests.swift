@@ -40,7 +40,8 @@ import Testing
         #expect(
             indexes == [
                 "event_inbox_due", "intent_claims_updated", "intents_expires_at", "intents_key_hash",
-                "multipart_uploads_created", "quota_reservations_day", "record_slots_record", "records_image_key",
+                "intents_object_key", "multipart_uploads_created", "quota_reservations_day", "record_slots_record",
+                "records_image_key",
                 "records_owner_created",
             ])
     }

@@ -165,6 +165,20 @@ import Testing
         #expect(china.refusal(certificateURL: Self.certURL) != nil)
     }
 
+    @Test func aPortIsAllowedOnlyWhereAPatternNamesIt() {
+        let local = SigningCertPolicy(hostPatterns: ["localhost:8443", "sns.*.amazonaws.com"])
+        #expect(local.refusal(certificateURL: "https://localhost:8443/cert.pem") == nil)
+        #expect(local.refusal(url: "https://LOCALHOST:8443/confirm?x=1") == nil)
+        for url in [
+            "https://localhost/cert.pem", "https://localhost:8444/cert.pem", "https://localhost:/cert.pem",
+            "https://localhost:84a3/cert.pem", "https://sns.eu-west-1.amazonaws.com:8443/cert.pem",
+            "https://evil.example:8443/cert.pem", "https://user@localhost:8443/cert.pem",
+        ] {
+            #expect(local.refusal(certificateURL: url) != nil, "\(url)")
+        }
+        #expect(local.refusal(certificateURL: "https://sns.eu-west-1.amazonaws.com/cert.pem") == nil)
+    }
+
     @Test func certificatesThatCannotBeHadAreUnavailableNotAccepted() throws {
         struct Down: Error {}
         let failing = SNSVerifier(

@@ -7,7 +7,8 @@ extension UploadError {
         switch self {
         case .rejected: return 422
         case .imageTooLarge, .contentTypeNotAllowed, .contentMismatch: return 422
-        case .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser: return 409
+        case .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser, .confirmationInProgress: return 409
+        case .intentExpired: return 410
         case .intentNotFound, .imageNotUploaded, .recordNotFound, .noSuchUpload: return 404
         case .issuedToAnotherUser: return 403
         case .partNotUploaded, .partTooLarge, .partTooSmall, .uploadTooLarge: return 400
@@ -28,6 +29,8 @@ extension UploadError {
         case .keyInUse: return "KEY_IN_USE"
         case .recordedByAnotherUser: return "ALREADY_RECORDED"
         case .intentNotFound: return "INTENT_NOT_FOUND"
+        case .intentExpired: return "INTENT_EXPIRED"
+        case .confirmationInProgress: return "CONFIRMATION_IN_PROGRESS"
         case .issuedToAnotherUser: return "FORBIDDEN"
         case .noSuchUpload: return "NO_SUCH_UPLOAD"
         case .imageNotUploaded: return "IMAGE_NOT_UPLOADED"
@@ -56,6 +59,9 @@ extension UploadError {
         case .keyInUse, .issuedToAnotherUser: return "this imageKey was issued to another user"
         case .recordedByAnotherUser: return "this image is recorded by another user"
         case .intentNotFound: return "no upload URL was issued for this imageKey"
+        case .intentExpired: return "the upload URL of this imageKey expired unconfirmed; ask for a new one"
+        case .confirmationInProgress:
+            return "another confirmation of this imageKey is in progress; retry shortly for its record"
         case .noSuchUpload: return "no such upload: start again with a new key and upload ID"
         case .imageNotUploaded: return "the object is not in storage yet"
         case .imageTooLarge(let size, let limit): return "the object is \(size) bytes; the limit is \(limit)"

@@ -18,7 +18,7 @@ public final class Application: Sendable {
     /// The operations listener when `server.metricsPort` is set (`/metrics`, `/healthz`, `/readyz`).
     public let metricsServer: HTTPServer?
     /// The records store.
-    public let store: any RecordStore
+    public let store: any LifecycleStore
     private let intentWriter: IntentWriter
     private let committer: GroupCommitter
     /// The upload lifecycle every front door calls.
@@ -80,13 +80,20 @@ public final class Application: Sendable {
             metrics: metricsBox, env: env, log: log)
 
         // POST /admin/explain, only when switched on (admin API keys only).
+        // The store's events (RGW push, MinIO webhook, SNS), only when switched on.
+        let events =
+            config.events.enabled
+            ? EventsService(
+                config: config, store: store, processor: uploads.eventProcessor, caFile: config.events.snsCaFile,
+                nowMillis: env.nowMillis, log: log) : nil
+        let eventRoutes = events?.routes() ?? []
         let explainRoutes =
             config.explain.enabled
             ? ExplainService(
                 config: config, signer: { [signer = signers.configured] in signer.current }, storage: storage,
                 gate: gate, env: env
             ).routes() : []
-        var apiRoutes = presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes
+        var apiRoutes = presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes + eventRoutes
         if let multipart = uploads.multipart {
             apiRoutes += MultipartService(config: config, uploads: uploads, multipart: multipart, gate: gate).routes()
         }
@@ -111,6 +118,12 @@ public final class Application: Sendable {
         credentials.registerMetrics(server.metrics, refusals: { [signers] in signers.refusalCount })
         Application.registerJanitorMetrics(server.metrics, uploads.janitor)
         bucketStatus.register(server.metrics)
+        Application.registerClaimMetrics(server.metrics, uploads.confirmer)
+        if let processor = uploads.eventProcessor {
+            Application.registerEventMetrics(
+                server.metrics, processor: processor, events: events, store: store,
+                reconciler: uploads.janitor.reconciler, env: env)
+        }
     }
 
     /// The three signers of the current credentials: client P's URLs (path-style, public endpoint),
@@ -204,7 +217,7 @@ public final class Application: Sendable {
     }
 
     /// Step 3: the records store, opened and migrated.
-    static func openStore(_ records: RecordsConfig) throws(AppError) -> any RecordStore {
+    static func openStore(_ records: RecordsConfig) throws(AppError) -> any LifecycleStore {
         do {
             let store = try RecordStoreFactory.open(
                 url: records.url, poolSize: records.poolSize, busyTimeoutMs: records.busyTimeoutMs,
@@ -366,6 +379,19 @@ public final class Application: Sendable {
             name: "presignd_janitor_replaced_objects_deleted_total",
             help: "Objects of replaced records the janitor deleted from the pending deletions."
         ) { janitor.replacedDeleted.load(ordering: .relaxed) }
+        metrics.register(
+            name: "presignd_janitor_intents_held_total",
+            help: "Expired intents left for the next sweep because another claimant held them."
+        ) { janitor.intentsHeld.load(ordering: .relaxed) }
+        metrics.register(name: "presignd_janitor_claims_pruned_total", help: "Settled claims pruned.") {
+            janitor.claimsPruned.load(ordering: .relaxed)
+        }
+        if let multipart = janitor.multipart {
+            metrics.register(
+                name: "presignd_multipart_aborted_total",
+                help: "Multipart uploads this server created, never completed, aborted by the janitor."
+            ) { multipart.aborts.load(ordering: .relaxed) }
+        }
     }
 
     /// Starts serving.
@@ -373,6 +399,7 @@ public final class Application: Sendable {
         server.start()
         metricsServer?.start()
         uploads.janitor.start()
+        uploads.eventProcessor?.start()
         credentials.start()
         gate.sync?.start()
     }
@@ -401,6 +428,7 @@ public final class Application: Sendable {
         server.wait()
         metricsServer?.wait()
         uploads.janitor.stop()
+        uploads.eventProcessor?.stop()
         credentials.stop()
         gate.sync?.stop()
         committer.shutdown()

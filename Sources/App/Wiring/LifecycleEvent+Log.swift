@@ -25,8 +25,28 @@ extension LifecycleEvent {
             log.info("janitor deleted replaced objects", ["objectsDeleted": count])
         case .replacedPassStopped(let error):
             log.warn("janitor pass stopped", ["error": error, "replacedLeft": "for the next sweep"])
-        case .multipartPassStopped(let prefix, let error):
-            log.warn("multipart janitor pass stopped", ["prefix": prefix, "error": error])
+        case .multipartPassStopped(let error):
+            log.warn("multipart janitor pass stopped", ["error": error])
+        case .multipartAborted(let count):
+            log.info("multipart janitor aborted uploads", ["aborted": count])
+        case .reconciled(let examined, let recorded, let removed):
+            log.info("reconciler swept", ["examined": examined, "recorded": recorded, "removed": removed])
+        case .reconcilePassStopped(let error):
+            log.warn("reconciler pass stopped", ["error": error])
+        case .eventProcessorStarted(let intervalMs, let recordDelayMs):
+            log.info("event processor started", ["intervalMs": intervalMs, "recordDelayMs": recordDelayMs])
+        case .eventProcessorStopped:
+            log.info("event processor stopped")
+        case .eventRecorded(let source, let key, let created):
+            log.info("store event recorded", ["source": source, "key": key, "created": created])
+        case .eventRejected(let source, let key, let reason):
+            if let key {
+                log.warn("store event not used", ["source": source, "reason": reason, "key": key])
+            } else {
+                log.warn("store event not used", ["source": source, "reason": reason])
+            }
+        case .eventRetried(let source, let attempts, let error):
+            log.warn("store event retried later", ["source": source, "attempts": attempts, "error": error])
         }
     }
 }
