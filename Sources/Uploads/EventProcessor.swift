@@ -149,7 +149,7 @@ public final class EventProcessor: @unchecked Sendable {
         }
         var tally = Tally()
         for unusable in batch.unusable { tally.reasons.append((nil, unusable.reason)) }
-        for event in batch.events { record(event, source: entry.source, into: &tally) }
+        for event in batch.events { record(event, source: entry.source, attempts: entry.attempts, into: &tally) }
         if let failure = tally.retry {
             guard entry.attempts < maxAttempts else { return reject(entry, [(nil, "gave-up")]) }
             retries.add(1, ordering: .relaxed)
@@ -162,17 +162,34 @@ public final class EventProcessor: @unchecked Sendable {
         return .done
     }
 
-    /// Records the upload `event` names, or notes why not.
-    func record(_ event: StoreEvent, source: String, into tally: inout Tally) {
+    /// Attempts an entry naming a key without an intent gets before the key counts as unknown: the event
+    /// can overtake the intent's commit (an issue route that answered before it), so a few seconds of
+    /// retries (1 s, then 2 s) let the intent arrive.
+    static let unknownKeyAttempts = 3
+
+    /// Records the upload `event` names, or notes why not; `attempts` is the entry's, this one included.
+    func record(_ event: StoreEvent, source: String, attempts: Int, into tally: inout Tally) {
         do throws(UploadError) {
             let intent: UploadIntent?
+            let recorded: ImageRecord?
             do throws(RecordsError) {
                 intent = try store.intent(objectKey: event.key)
+                // A confirmation that won the race consumed the intent: the upload is recorded already.
+                recorded = intent == nil ? try store.record(imageKey: event.key) : nil
             } catch {
                 throw .store(error)
             }
+            if recorded != nil {
+                tally.settled += 1
+                alreadyRecorded.add(1, ordering: .relaxed)
+                return
+            }
             guard let intent else {
-                tally.reasons.append((event.key, "unknown-key"))
+                if attempts < Self.unknownKeyAttempts {
+                    tally.retry = tally.retry ?? "no intent names \(event.key) yet"
+                } else {
+                    tally.reasons.append((event.key, "unknown-key"))
+                }
                 return
             }
             let confirmed = try confirmer.confirmStored(intent, by: .event)

@@ -17,6 +17,10 @@ struct StorageFaultTests {
             extra: [
                 "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
                 "PRESIGN_S3_REQUEST_TIMEOUT_MS": "1000", "PRESIGN_S3_MAX_RETRIES": "1",
+                // No bucket check at start: its HEAD would leave a pooled connection, and a reset on a pooled
+                // connection is sent once more on a fresh one (a stale keep-alive looks the same), which
+                // would make the attempts counted below depend on the pool's idle timeout.
+                "PRESIGN_S3_STARTUP_CHECK": "off",
             ])
         return try ServerProcess(environment: env)
     }
