@@ -43,8 +43,8 @@ public struct Confirmed: Sendable, Equatable {
 /// the compatibility routes, Uppy's completion), and that a store-event path can call too: the owner
 /// comes in as a value, not from an HTTP caller.
 ///
-/// The steps: who holds the key (its record, else its intent), the owner, the type the operation takes,
-/// the intent made durable, the object verified in storage (size, content type, the content check) and
+/// The steps: who holds the key (its record, else its stored intent), the owner, the type the operation
+/// takes, the object verified in storage (size, content type, the content check) and
 /// promoted to its permanent key, then the record kept durably (the group committer, or a slot).
 public final class Confirmer: Sendable {
     let catalog: UploadCatalog
@@ -95,8 +95,8 @@ public final class Confirmer: Sendable {
         }
         guard intent.ownerId == owner else { throw .issuedToAnotherUser }
         try UploadCatalog.checkAccepted(intent.type, accepting)
-        // Before anything is copied or recorded, the intent is stored (docs/records.md).
-        try intents.makeDurable(intent)
+        // The intent was read from the store: nothing is copied or recorded before it is stored, by
+        // construction (a URL is answered only once its intent is; docs/records.md).
         var object: VerifiedObject?
         if let storage { object = try verifiedObject(intent, in: storage) }
         let record = ImageRecord(
