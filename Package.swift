@@ -92,7 +92,7 @@ let package = Package(
             path: "Tests/ObjectStoreTestSupport"),
         // In-memory storage and a recording intent sink for the lifecycle's in-process tests.
         .target(
-            name: "UploadsTestSupport", dependencies: ["Uploads", "ObjectStore", "Records"],
+            name: "UploadsTestSupport", dependencies: ["Uploads", "ObjectStore", "Records", "System"],
             path: "Tests/UploadsTestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),

@@ -154,7 +154,6 @@ struct ConfigValidator {
             report("records.url", "must be sqlite:<path> or postgres://…", got: ConfigText.quoted(records.maskedURL))
         }
         check("records.intentBatchSize", records.intentBatchSize, in: 1...65536)
-        check("records.intentFlushMs", records.intentFlushMs, in: 1...60000)
         check("records.groupCommitMaxBatch", records.groupCommitMaxBatch, in: 1...65536)
         check("records.poolSize", records.poolSize, in: 1...256)
         check("records.janitorIntervalMs", records.janitorIntervalMs, in: 1000...86_400_000)
@@ -164,6 +163,7 @@ struct ConfigValidator {
         check("records.intentQueueLimit", records.intentQueueLimit, in: 1...10_000_000)
         check("records.claimLeaseSeconds", records.claimLeaseSeconds, in: 1...86_400)
         check("records.claimRetentionSeconds", records.claimRetentionSeconds, in: 60...365 * 86_400)
+        check("records.intentCommitTimeoutMs", records.intentCommitTimeoutMs, in: 10...60_000)
         if records.intentQueueLimit < records.intentBatchSize {
             report("records.intentQueueLimit", "must be at least records.intentBatchSize (\(records.intentBatchSize))")
         }

@@ -4,10 +4,11 @@ extension RecordsConfig: CustomStringConvertible, CustomReflectable {
 
     /// The settings with the URL's password masked.
     public var description: String {
-        "RecordsConfig(url: \(maskedURL), intentBatchSize: \(intentBatchSize), intentFlushMs: \(intentFlushMs), "
+        "RecordsConfig(url: \(maskedURL), intentBatchSize: \(intentBatchSize), "
             + "groupCommitMaxBatch: \(groupCommitMaxBatch), poolSize: \(poolSize), "
             + "janitorIntervalMs: \(janitorIntervalMs), janitorBatchSize: \(janitorBatchSize), "
             + "intentIndexCapacity: \(intentIndexCapacity), intentQueueLimit: \(intentQueueLimit), "
+            + "intentCommitTimeoutMs: \(intentCommitTimeoutMs), "
             + "deleteUnconfirmedObjects: \(deleteUnconfirmedObjects), busyTimeoutMs: \(busyTimeoutMs))"
     }
 
@@ -16,10 +17,11 @@ extension RecordsConfig: CustomStringConvertible, CustomReflectable {
         Mirror(
             self,
             children: [
-                "url": maskedURL, "intentBatchSize": intentBatchSize, "intentFlushMs": intentFlushMs,
+                "url": maskedURL, "intentBatchSize": intentBatchSize,
                 "groupCommitMaxBatch": groupCommitMaxBatch, "poolSize": poolSize,
                 "janitorIntervalMs": janitorIntervalMs, "janitorBatchSize": janitorBatchSize,
                 "intentIndexCapacity": intentIndexCapacity, "intentQueueLimit": intentQueueLimit,
+                "intentCommitTimeoutMs": intentCommitTimeoutMs,
                 "deleteUnconfirmedObjects": deleteUnconfirmedObjects, "busyTimeoutMs": busyTimeoutMs,
             ], displayStyle: .struct)
     }

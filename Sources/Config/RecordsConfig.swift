@@ -6,8 +6,6 @@ public struct RecordsConfig: Sendable, Equatable {
     public var url: String
     /// Most intents written in one batch.
     public var intentBatchSize: Int
-    /// Longest wait before a partial batch of intents is written, in milliseconds.
-    public var intentFlushMs: Int
     /// Most confirmations grouped into one durable commit.
     public var groupCommitMaxBatch: Int
     /// Database connections (PostgreSQL) or reader handles (SQLite).
@@ -23,8 +21,12 @@ public struct RecordsConfig: Sendable, Equatable {
     public var deleteUnconfirmedObjects: Bool
     /// SQLite busy timeout, in milliseconds.
     public var busyTimeoutMs: Int
-    /// Most intents waiting for the database at once (during an outage); beyond, issuing answers 503.
+    /// Most intents waiting for their commit at once (the most issue requests parked for it); beyond,
+    /// issuing answers 503 at once.
     public var intentQueueLimit: Int
+    /// Longest an issue request waits for its intent's commit, in milliseconds; then 503 with
+    /// `Retry-After` and no URL.
+    public var intentCommitTimeoutMs: Int
     /// How long a claim on an intent holds (a confirmation, the janitor, a store event): longer than the
     /// slowest step its holder takes (a copy of the largest object); after it, another claimant takes over.
     public var claimLeaseSeconds: Int = 60
@@ -45,16 +47,16 @@ public struct RecordsConfig: Sendable, Equatable {
 
     /// Records settings; every argument defaults to the documented default.
     public init(
-        url: String = "sqlite:data/presignd.sqlite3", intentBatchSize: Int = 256, intentFlushMs: Int = 20,
-        groupCommitMaxBatch: Int = 256, poolSize: Int = 8, janitorIntervalMs: Int = 60000,
-        janitorBatchSize: Int = 500, deleteUnconfirmedObjects: Bool = false, busyTimeoutMs: Int = 5000,
-        intentIndexCapacity: Int = 1_000_000, intentQueueLimit: Int = 100_000
+        url: String = "sqlite:data/presignd.sqlite3", intentBatchSize: Int = 256, groupCommitMaxBatch: Int = 256,
+        poolSize: Int = 8, janitorIntervalMs: Int = 60000, janitorBatchSize: Int = 500,
+        deleteUnconfirmedObjects: Bool = false, busyTimeoutMs: Int = 5000, intentIndexCapacity: Int = 1_000_000,
+        intentQueueLimit: Int = 100_000, intentCommitTimeoutMs: Int = 2_000
     ) {
         self.intentQueueLimit = intentQueueLimit
+        self.intentCommitTimeoutMs = intentCommitTimeoutMs
         self.intentIndexCapacity = intentIndexCapacity
         self.url = url
         self.intentBatchSize = intentBatchSize
-        self.intentFlushMs = intentFlushMs
         self.groupCommitMaxBatch = groupCommitMaxBatch
         self.poolSize = poolSize
         self.janitorIntervalMs = janitorIntervalMs

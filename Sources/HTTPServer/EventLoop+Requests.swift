@@ -126,14 +126,29 @@ extension EventLoop {
         case .deferred(let start):
             // Answers are handled on this thread, so one given at once cannot arrive before this state is set.
             awaitAnswer(c, request, route: route, startNanos: startNanos)
+            start(responder(forConnection: c.id, route: route))
+        case .blockingDeferred(let start):
             let id = c.id
-            let renderer = route.errorRenderer
-            let errorBody = options.errorBody
-            start(
-                Responder(dropped: { ServerError.responderDropped.response(renderer: renderer, errorBody: errorBody) })
-                {
-                    [self] response in self.post(Completion(connectionId: id, response: response))
-                })
+            // The responder is made on the worker: a job refused by a full queue (answered at once, as
+            // for `.blocking`) leaves no responder whose drop would answer the request a second time.
+            let queued = pool.trySubmit { [self] in start(self.responder(forConnection: id, route: route)) }
+            guard queued else {
+                respond(
+                    c, answer(.busy, route.errorRenderer), head: request.head, route: route.template,
+                    requestId: request.requestId, startNanos: startNanos, mustClose: false)
+                return
+            }
+            awaitAnswer(c, request, route: route, startNanos: startNanos)
+        }
+    }
+
+    /// The responder of the request waiting on connection `id`: its answer is posted back to this loop
+    /// (from any thread); let go unanswered, it answers 500 in the route's shape.
+    private func responder(forConnection id: UInt64, route: Route) -> Responder {
+        let renderer = route.errorRenderer
+        let errorBody = options.errorBody
+        return Responder(dropped: { ServerError.responderDropped.response(renderer: renderer, errorBody: errorBody) }) {
+            [self] response in self.post(Completion(connectionId: id, response: response))
         }
     }
 

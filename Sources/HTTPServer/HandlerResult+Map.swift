@@ -13,6 +13,8 @@ extension HandlerResult {
                 // Let go unanswered, the wrapper lets `responder` go too, which answers for itself.
                 start(Responder { responder.respond(transform($0)) })
             }
+        case .blockingDeferred(let start):
+            return .blockingDeferred { responder in start(Responder { responder.respond(transform($0)) }) }
         }
     }
 }

@@ -12,6 +12,10 @@ public enum HandlerResult: Sendable {
     /// once with the request's `Responder` (it must not block) and serves other connections meanwhile;
     /// this connection's input stays paused until the answer is written. No worker is held.
     case deferred(@Sendable (Responder) -> Void)
+    /// Blocking work whose answer may come later still: run on the worker pool with the request's
+    /// `Responder`, which it answers before it returns or hands on (to an intent's commit, say), so the
+    /// worker is free again while the answer waits. Refused like `.blocking` when the pool's queue is full.
+    case blockingDeferred(@Sendable (Responder) -> Void)
 }
 
 /// A request handler. It runs on an event-loop thread and must never block.

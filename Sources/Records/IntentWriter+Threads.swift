@@ -4,28 +4,19 @@ import System
 /// thread, which ends the waits that outlast `maxWaitMs`.
 extension IntentWriter {
     /// The writer thread: take everything queued (up to `batchSize`) as soon as the previous commit
-    /// ended and a commit is due (at once once a `submit`ted intent waits), commit it, then tell its
-    /// callers; until stopped and drained.
+    /// ended, commit it, then tell its callers; until stopped and drained.
     static func run(
         store: any RecordStore, monitor: Monitor<State>, batchSize: Int, retry: Retry,
         onError: @Sendable (RecordsError) -> Void
     ) {
         while true {
             let taken = monitor.withLock { state, waiter -> Bool in
-                while true {
-                    if state.queue.isEmpty {
-                        if state.stopping { return false }
-                        waiter.wait()
-                        continue
-                    }
-                    // Due at once for a submitted intent; `enqueue`d ones may wait `flushIntervalMs`.
-                    if state.queue.count >= batchSize || state.flushWaiters > 0 || state.stopping { break }
-                    if MonotonicClock.nanoseconds() >= state.commitDueNanos { break }
-                    waiter.wait(untilNanos: state.commitDueNanos)
+                // No timer: a commit is due as soon as anything is queued.
+                while state.queue.isEmpty {
+                    if state.stopping { return false }
+                    waiter.wait()
                 }
                 let count = min(batchSize, state.queue.count)
-                // What is left (over a full batch) is due at once.
-                state.commitDueNanos = count == state.queue.count ? .max : 0
                 if count == state.queue.count {
                     // The common case: hand the whole queue over without copying it.
                     state.inFlight = state.queue

@@ -17,22 +17,16 @@ import System
 /// commit runs; the wait is about one commit, the throughput the batch over the commit time. A batch
 /// the store refuses as bad is split so that one bad intent is refused alone. A database outage
 /// (`.unavailable`) is retried with back-off (20 ms doubling to `maxRetryDelayMs`); intents whose
-/// callers have timed out meanwhile are left out of the retries (no URL names them), the others
-/// (`enqueue`'s, whose callers answered already) are never dropped. At most `maxPending` intents are
-/// queued or being written: beyond, `submit` refuses at once. A separate deadline thread ends the
-/// waits at `maxWaitMs` even while the writer is held inside a stalled store call.
-///
-/// The older `enqueue` (no completion; the caller answers before the commit) stays for the callers
-/// that still use it, with `pending(imageKey:)` and `flush` to find and wait for its intents; its
-/// intents may wait `flushIntervalMs` for company (a `submit` or a full batch starts the commit sooner).
+/// callers have timed out meanwhile are left out of the retries (no URL names them). At most
+/// `maxPending` intents are queued or being written: beyond, `submit` refuses at once. A separate
+/// deadline thread ends the waits at `maxWaitMs` even while the writer is held inside a stalled store
+/// call.
 public final class IntentWriter: Sendable {
     /// A caller's completion: called once, from the writer thread, the deadline thread or `submit`.
     public typealias Completion = @Sendable (IntentOutcome) -> Void
 
     /// Who waits for a queued intent.
     enum Waiter {
-        /// Nobody (`enqueue`: its URL was answered already, so it must be stored).
-        case none
         /// A caller, to be told the outcome.
         case waiting(Completion)
         /// A caller told `.timedOut`: the intent need not be written any more.
@@ -64,11 +58,6 @@ public final class IntentWriter: Sendable {
         var doneSequence: UInt64 = 0
         /// Every intent up to this sequence number was checked by the deadline thread.
         var expiredThrough: UInt64 = 0
-        /// When the next commit is due (monotonic nanoseconds): at once for a `submit`ted intent,
-        /// `flushIntervalMs` after an `enqueue`d one; `UInt64.max` while the queue is empty.
-        var commitDueNanos = UInt64.max
-        /// Callers blocked in `flush`: the writer commits at once.
-        var flushWaiters = 0
         /// Set by `shutdown`: no new intents; the writer drains the queue and exits.
         var stopping = false
         /// Set by the writer thread as it exits.
@@ -91,10 +80,8 @@ public final class IntentWriter: Sendable {
     private let monitor: Monitor<State>
     /// The largest batch.
     private let batchSize: Int
-    /// How long an `enqueue`d intent may wait for company before its commit starts.
-    private let flushIntervalNanos: UInt64
-    /// Called (from the writer thread, or from `enqueue`/`submit` when refusing) when intents are
-    /// dropped or refused, and at the start of an outage.
+    /// Called (from the writer thread, or from `submit` when refusing) when intents are refused, and
+    /// at the start of an outage.
     private let onError: @Sendable (RecordsError) -> Void
     /// The most intents queued or being written at once; beyond it `submit` refuses at once.
     public let maxPending: Int
@@ -106,16 +93,13 @@ public final class IntentWriter: Sendable {
     public let shutdownRetryMs: Int
 
     /// Starts the writer and deadline threads for `store`: batches of up to `batchSize`, at most
-    /// `maxPending` intents waiting, each `submit` answered within `maxWaitMs`. `flushIntervalMs` is how
-    /// long an `enqueue`d intent may wait for others to share its commit (the older path, whose caller
-    /// answered already); a `submit`ted intent never waits for it (0, the default: no wait at all).
+    /// `maxPending` intents waiting (`records.intentQueueLimit`), each `submit` answered within
+    /// `maxWaitMs` (`records.intentCommitTimeoutMs`).
     public init(
-        store: any RecordStore, batchSize: Int, flushIntervalMs: Int = 0, maxPending: Int = 100_000,
-        maxWaitMs: Int = 2_000, maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000,
-        onError: @escaping @Sendable (RecordsError) -> Void
+        store: any RecordStore, batchSize: Int, maxPending: Int = 100_000, maxWaitMs: Int = 2_000,
+        maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000, onError: @escaping @Sendable (RecordsError) -> Void
     ) {
         precondition(batchSize >= 1, "batchSize must be at least 1")
-        precondition(flushIntervalMs >= 0, "flushIntervalMs must not be negative")
         precondition(maxPending >= batchSize, "maxPending must be at least batchSize")
         precondition(maxWaitMs >= 1, "maxWaitMs must be positive")
         precondition(maxRetryDelayMs >= 1 && shutdownRetryMs >= 0, "retry times must be positive")
@@ -125,7 +109,6 @@ public final class IntentWriter: Sendable {
         self.maxRetryDelayMs = maxRetryDelayMs
         self.shutdownRetryMs = shutdownRetryMs
         self.batchSize = batchSize
-        self.flushIntervalNanos = UInt64(flushIntervalMs) * 1_000_000
         self.onError = onError
         let monitor = Monitor(State())
         self.monitor = monitor
@@ -158,37 +141,17 @@ public final class IntentWriter: Sendable {
         let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
             let outcome = Self.admit(&state, maxPending: maxPending)
             guard case .queued = outcome else { return (outcome, false) }
-            let wasDue = state.commitDueNanos
-            append(&state, intent, .waiting(completion), now: now)
+            append(&state, intent, completion, now: now)
             state.waiting += 1
-            // Wake the writer when its commit became due sooner (now), the deadline thread for its first
-            // waiter.
-            return (.queued, state.commitDueNanos < wasDue || state.waiting == 1)
+            // Wake the writer when the queue became non-empty (a commit is due at once), the deadline
+            // thread for its first waiter.
+            return (.queued, state.queue.count == 1 || state.waiting == 1)
         }
         if wake { monitor.broadcast() }
         if let error = report(outcome, imageKey: intent.imageKey) {
             monitor.withLock { state in state.refused += 1 }
             completion(.refused(error))
         }
-    }
-
-    /// Queues `intent` for writing and returns at once (never blocks on the database): true when it is
-    /// queued, false when it was dropped (the queue is full during an outage, or the writer is shut down)
-    /// and the URL it stands for must not be handed out. Its caller answers before the commit: prefer
-    /// `submit`.
-    @discardableResult
-    public func enqueue(_ intent: UploadIntent) -> Bool {
-        let now = MonotonicClock.nanoseconds()
-        let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
-            let outcome = Self.admit(&state, maxPending: maxPending)
-            guard case .queued = outcome else { return (outcome, false) }
-            let wasDue = state.commitDueNanos
-            append(&state, intent, .none, now: now)
-            // Wake the writer when the queue became non-empty or a full batch is waiting.
-            return (.queued, state.commitDueNanos < wasDue || state.queue.count == batchSize)
-        }
-        if wake { monitor.broadcast() }
-        return report(outcome, imageKey: intent.imageKey) == nil
     }
 
     /// Whether one more intent may be queued (counting a refusal under the lock).
@@ -203,7 +166,7 @@ public final class IntentWriter: Sendable {
     }
 
     /// Appends one intent to the queue (under the lock).
-    private func append(_ state: inout State, _ intent: UploadIntent, _ waiter: Waiter, now: UInt64) {
+    private func append(_ state: inout State, _ intent: UploadIntent, _ completion: @escaping Completion, now: UInt64) {
         state.nextSequence += 1
         if state.queue.capacity == 0 {
             state.queue.reserveCapacity(batchSize)
@@ -211,12 +174,9 @@ public final class IntentWriter: Sendable {
             state.enqueuedAtNanos.reserveCapacity(batchSize)
         }
         state.queue.append(intent)
-        state.waiters.append(waiter)
+        state.waiters.append(.waiting(completion))
         state.enqueuedAtNanos.append(now)
         state.unwritten += 1
-        let due: UInt64
-        if case .waiting = waiter { due = now } else { due = now + flushIntervalNanos }
-        state.commitDueNanos = min(state.commitDueNanos, due)
     }
 
     /// Reports a refusal to `onError` (outside the lock); the error, or nil when the intent was queued.
@@ -237,12 +197,12 @@ public final class IntentWriter: Sendable {
         }
     }
 
-    /// True while the queue is full: `submit` and `enqueue` refuse until the database takes the backlog.
+    /// True while the queue is full: `submit` refuses until the database takes the backlog.
     public var isFull: Bool {
         monitor.withLock { state in state.unwritten >= maxPending }
     }
 
-    /// What `enqueue` or `submit` did with an intent.
+    /// What `submit` did with an intent.
     private enum EnqueueOutcome {
         /// Queued for writing.
         case queued
@@ -260,60 +220,14 @@ public final class IntentWriter: Sendable {
     }
 
     /// Outcomes given to `submit` callers so far: stored, timed out, refused (a full queue or a shut-down
-    /// writer counts here too, and an `enqueue` intent the store refused).
+    /// writer counts here too).
     public var outcomeCounts: (stored: Int, timedOut: Int, refused: Int) {
         monitor.withLock { state in (state.stored, state.timedOut, state.refused) }
-    }
-
-    /// The newest intent for `imageKey` that is enqueued but not yet committed, or nil.
-    public func pending(imageKey: String) -> UploadIntent? {
-        monitor.withLock { state in
-            // Byte comparison, as the stores compare keys (Swift's == also equates NFC and NFD).
-            state.queue.last { $0.imageKey.hasSameBytes(as: imageKey) }
-                ?? state.inFlight.last { $0.imageKey.hasSameBytes(as: imageKey) }
-        }
-    }
-
-    /// The intent for `imageKey` as confirmation must see it: the queue first (it holds the newest), then
-    /// the store. An intent leaves the queue only after its batch has committed, so nothing is missed in
-    /// between. Blocks on the store: call from a worker thread.
-    public func intent(imageKey: String) throws(RecordsError) -> UploadIntent? {
-        if let queued = pending(imageKey: imageKey) { return queued }
-        return try store.intent(imageKey: imageKey)
     }
 
     /// How many intents are queued or being written.
     public var pendingCount: Int {
         monitor.withLock { state in state.unwritten }
-    }
-
-    /// Blocks until every intent enqueued before this call has been written (or dropped and reported).
-    public func flush() {
-        monitor.withLock { state, waiter in
-            let target = state.nextSequence - 1
-            guard state.doneSequence < target, !state.exited else { return }
-            state.flushWaiters += 1
-            monitor.broadcast()
-            while state.doneSequence < target && !state.exited { waiter.wait() }
-            state.flushWaiters -= 1
-        }
-    }
-
-    /// Like `flush`, but waits at most `timeoutMs`: true when every intent enqueued before this call has
-    /// been written (or dropped and reported), false when the time ran out first (a database outage).
-    public func flush(timeoutMs: Int) -> Bool {
-        let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, timeoutMs)) * 1_000_000
-        return monitor.withLock { state, waiter in
-            let target = state.nextSequence - 1
-            guard state.doneSequence < target, !state.exited else { return state.doneSequence >= target }
-            state.flushWaiters += 1
-            monitor.broadcast()
-            while state.doneSequence < target && !state.exited && MonotonicClock.nanoseconds() < deadline {
-                _ = waiter.wait(untilNanos: deadline)
-            }
-            state.flushWaiters -= 1
-            return state.doneSequence >= target
-        }
     }
 
     /// Writes everything queued, then stops both threads; later intents are refused and reported.

@@ -44,8 +44,8 @@ public struct Confirmed: Sendable, Equatable {
 /// the compatibility routes, Uppy's completion), and that a store-event path can call too: the owner
 /// comes in as a value, not from an HTTP caller.
 ///
-/// The steps: who holds the key (its record, else its intent), the owner, the type the operation takes,
-/// the intent made durable, the intent's claim (`Confirmer+Claims`: only one confirmation, store event,
+/// The steps: who holds the key (its record, else its stored intent), the owner, the type the operation takes,
+/// the intent's claim (`Confirmer+Claims`: only one confirmation, store event,
 /// reconciler or janitor settles an intent; the others answer from its outcome), the object verified in
 /// storage (size, content type, the content check) and promoted to its permanent key, then the record kept
 /// durably with the claim settled (the group committer), and for a slot the slot filled with it.
@@ -129,8 +129,8 @@ public final class Confirmer: Sendable {
         }
         guard intent.ownerId == owner else { throw .issuedToAnotherUser }
         try UploadCatalog.checkAccepted(intent.type, accepting)
-        // Before anything is copied or recorded, the intent is stored (docs/records.md).
-        try intents.makeDurable(intent)
+        // The intent was read from the store: nothing is copied or recorded before it is stored, by
+        // construction (a URL is answered only once its intent is; docs/records.md).
         let confirmed = try record(
             intent, metadataJSON: c.metadataJSON == "{}" ? intent.metadataJSON ?? c.metadataJSON : c.metadataJSON,
             as: .confirm, token: claimToken, waitMs: heldWaitMs)

@@ -2,8 +2,8 @@ import Records
 
 /// Who holds an image key: the one answer both issuing (for a key the client chose) and confirming act on.
 ///
-/// A key is held by its record once one exists; before that by its upload intent (queued in the intent
-/// writer or stored).
+/// A key is held by its record once one exists; before that by its stored upload intent (a URL is
+/// answered only once its intent is stored).
 public struct ImageKeyOwnership: Sendable {
     /// What holds a key.
     public enum Holder: Sendable, Equatable {
@@ -40,7 +40,7 @@ public struct ImageKeyOwnership: Sendable {
         self.nowMillis = nowMillis
     }
 
-    /// The holder of `imageKey`: the record first, then the intent (the writer's queue before the store).
+    /// The holder of `imageKey`: the record first, then the intent.
     public func holder(of imageKey: String) throws(UploadError) -> Holder {
         if let record = try UploadError.storing({ () throws(RecordsError) in try store.record(imageKey: imageKey) }) {
             return .record(record)

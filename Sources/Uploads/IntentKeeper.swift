@@ -1,63 +1,67 @@
 import Records
-import Synchronization
+import System
 
-/// The intents of issued URLs: the one hand-off every issuing route passes its intent through, the
-/// lookup of an intent (the writer's queue, then the store), and the wait a confirmation makes for a
-/// still-queued intent to be stored.
+/// The intents of issued URLs: the one hand-off every issuing route passes its intent through, and the
+/// lookup of an intent in the store.
 ///
-/// This is the only part of the lifecycle that touches the intent writer, so the rule "an intent is
-/// stored before anything depends on it" lives here. Today `handOff` queues the intent and the URL is
-/// answered at once; a later "store, then answer" changes `handOff` (and with it every issuing route)
-/// in this one place, and `makeDurable` then has nothing left to wait for.
+/// This is the only part of the lifecycle that touches the intent writer, so the rule "a URL is
+/// answered only once its intent is stored" lives here: `handOff` submits the intent and tells its
+/// caller when it is committed, and issuing returns its URL as a `Pending` that is answered only from
+/// that completion. An intent is therefore in the store before anything can depend on it, where every
+/// instance finds it (`intent(imageKey:)` asks the store alone).
 public final class IntentKeeper: Sendable {
     /// Where hand-offs go (the writer; a test's sink).
     private let sink: any IntentSink
-    /// The writer: its queue and its store.
-    private let writer: IntentWriter
-    /// Confirmations that waited for their queued intent to be stored
-    /// (`presignd_intents_flushed_before_confirm_total`).
-    public let flushesBeforeCopy = Atomic<Int>(0)
-    /// How long a confirmation waits for its queued intent to be stored before it is refused.
-    public static let flushTimeoutMs = 5_000
+    /// The store intents are read from.
+    private let store: any RecordStore
 
-    /// A keeper over `writer`; issued intents go to `sink` (the writer itself unless a test says otherwise).
+    /// A keeper storing through `writer` and reading `writer`'s store; issued intents go to `sink` (the
+    /// writer itself unless a test says otherwise).
     public init(writer: IntentWriter, sink: (any IntentSink)? = nil) {
-        self.writer = writer
+        self.store = writer.store
         self.sink = sink ?? writer
     }
 
-    /// Hands over the intent of a URL about to be answered: `.intentsBacklogged` when it could not be
-    /// kept (the URL must not be answered then: it could never be confirmed).
-    public func handOff(_ intent: UploadIntent) throws(UploadError) {
-        guard sink.enqueue(intent) else { throw .intentsBacklogged }
+    /// Submits the intent of a URL about to be answered, and calls `then` once: nil when it is stored
+    /// (the URL may be answered), else why not (`.intentsBacklogged`, `.intentNotStored`, `.store`).
+    /// Never blocks; `then` must not block (it runs on the writer's or the deadline thread, or on this
+    /// one when the queue refuses at once).
+    public func handOff(_ intent: UploadIntent, then: @escaping @Sendable (UploadError?) -> Void) {
+        sink.submit(intent) { outcome in then(UploadError(notKept: outcome)) }
     }
 
-    /// The intent issued for `imageKey`: the writer's queue first, then the store.
+    /// On a worker: submits `intent` and waits for its outcome (at most the writer's bound), for a path
+    /// that must act on a refusal with a blocking call of its own (a multipart upload it then aborts).
+    public func handOffAndWait(_ intent: UploadIntent) throws(UploadError) {
+        let outcome = Monitor<UploadError??>(nil)
+        handOff(intent) { error in
+            outcome.withLock { $0 = .some(error) }
+            outcome.broadcast()
+        }
+        let error = outcome.withLock { state, waiter -> UploadError? in
+            while true {
+                if case .some(let error) = state.value { return error }
+                waiter.wait()
+            }
+        }
+        if let error { throw error }
+    }
+
+    /// The intent issued for `imageKey`, from the store (an answered URL's intent is always there).
     public func intent(imageKey: String) throws(UploadError) -> UploadIntent? {
-        try UploadError.storing { () throws(RecordsError) in try writer.intent(imageKey: imageKey) }
+        try UploadError.storing { () throws(RecordsError) in try store.intent(imageKey: imageKey) }
     }
+}
 
-    /// Waits until `intent` is stored when it is still only in the intent writer's queue (issued within
-    /// the last `records.intentFlushMs`, or waiting out a database outage), so that its row, which names
-    /// the permanent key, is stored before anything is copied there: a crash after the copy then leaves
-    /// an object the janitor finds through that row once the intent expires. It also means a record
-    /// never exists before its intent's row, so a later removal of the intent (a replaced slot's) finds
-    /// it instead of the writer storing it afterwards, confirmable again. The writer writes at once
-    /// for a waiting flush (no second copy of the intent is written: SQLite's intent log would keep
-    /// both). An intent already stored (the usual case: the upload took longer than one flush) costs one
-    /// search of the queue. Throws `.store(.unavailable)` when the intent is not stored within
-    /// `flushTimeoutMs`, or its batch was dropped; nothing was copied then.
-    public func makeDurable(_ intent: UploadIntent) throws(UploadError) {
-        guard writer.pending(imageKey: intent.imageKey) != nil else { return }
-        flushesBeforeCopy.wrappingAdd(1, ordering: .relaxed)
-        guard writer.flush(timeoutMs: Self.flushTimeoutMs) else {
-            throw .store(.unavailable("the intent of a confirmation was not stored in time; nothing was copied"))
-        }
-        let stored = try UploadError.storing { () throws(RecordsError) in
-            try writer.store.intent(imageKey: intent.imageKey)
-        }
-        guard stored != nil else {
-            throw .store(.unavailable("the intent of a confirmation was not stored; nothing was copied"))
+extension UploadError {
+    /// Why an intent handed to the writer cannot back an answer, or nil when it is stored: the one
+    /// mapping of an intent's outcome to the lifecycle's errors.
+    init?(notKept outcome: IntentOutcome) {
+        switch outcome {
+        case .stored: return nil
+        case .refused(.unavailable): self = .intentsBacklogged
+        case .refused(let error): self = .store(error)
+        case .timedOut: self = .intentNotStored
         }
     }
 }

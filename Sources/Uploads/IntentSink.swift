@@ -1,10 +1,11 @@
 import Records
 
-/// Where issued URLs' upload intents go. The intent writer stores them in batches; tests may collect them.
+/// Where issued URLs' upload intents go: the intent writer commits them in batches and says when each
+/// is stored; tests may collect them, refuse them or hold them.
 public protocol IntentSink: Sendable {
-    /// Queues `intent` without blocking; false when it could not be kept (the URL must not be issued).
-    @discardableResult
-    func enqueue(_ intent: UploadIntent) -> Bool
+    /// Queues `intent` without blocking; `completion` is called exactly once with its outcome (`.stored`
+    /// only once it is in the store), from any thread, and must not block.
+    func submit(_ intent: UploadIntent, completion: @escaping IntentWriter.Completion)
 }
 
 extension IntentWriter: IntentSink {}

@@ -55,11 +55,12 @@ extension Issuer {
         min(expires, object.type.config.expiresSeconds)
     }
 
-    /// A single-request browser upload of `object` in `form`, valid `lifetime` seconds; its intent (under
-    /// the key, so a confirmation of the key finds it) is handed off unless `recordsIntent` is false.
+    /// A single-request browser upload of `object` in `form`, valid `lifetime` seconds, to be answered
+    /// once its intent (under the key, so a confirmation of the key finds it) is stored; nothing is
+    /// stored when `recordsIntent` is false (a HEAD).
     public func issueBrowser(
         _ object: PlannedObject, form: BrowserForm, lifetime: Int, owner: String, recordsIntent: Bool
-    ) throws(UploadError) -> BrowserUpload {
+    ) throws(UploadError) -> Pending<BrowserUpload> {
         let now = env.nowMillis()
         let upload: BrowserUpload
         switch form {
@@ -80,11 +81,12 @@ extension Issuer {
                 throw Self.signingError(error)
             }
         }
-        if recordsIntent {
-            try intents.handOff(
-                intent(of: object, owner: owner, imageKey: object.key, nowMs: now, lifetimeMs: Int64(lifetime) * 1000))
-        }
-        return upload
+        guard recordsIntent else { return Pending(kept: upload) }
+        return Pending(
+            upload,
+            intent: intent(
+                of: object, owner: owner, imageKey: object.key, nowMs: now, lifetimeMs: Int64(lifetime) * 1000),
+            keeper: intents)
     }
 
     /// The intent of a browser upload's `object` under `imageKey`, valid `lifetimeMs` from `nowMs`.
@@ -98,6 +100,7 @@ extension Issuer {
             metadataJSON: object.metadataJSON)
     }
 
-    /// Hands a multipart upload's intent off (`MultipartUploads.create`): the same one hand-off.
-    func handOff(_ intent: UploadIntent) throws(UploadError) { try intents.handOff(intent) }
+    /// Stores a multipart upload's intent and waits for it (`MultipartUploads.create`, on a worker): the
+    /// same one hand-off.
+    func handOffAndWait(_ intent: UploadIntent) throws(UploadError) { try intents.handOffAndWait(intent) }
 }

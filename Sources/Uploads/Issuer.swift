@@ -3,8 +3,8 @@ import Records
 import SigV4
 
 /// Issuing upload URLs: a server-made key of a type, a client-chosen key, and a browser upload's single
-/// PUT or POST. Each signs through a `RotatingPresigner` and hands the URL's intent to `IntentKeeper`
-/// before the URL can be answered.
+/// PUT or POST. Each signs through a `RotatingPresigner` and returns the URL as a `Pending` holding its
+/// intent: the front door answers it only once `IntentKeeper.handOff` has stored the intent.
 public final class Issuer: Sendable {
     /// The signers of issued URLs.
     public struct Signers: Sendable {
@@ -55,10 +55,11 @@ public final class Issuer: Sendable {
     }
 
     /// A PUT for a new key of the upload's type, signed for `host` only, valid the type's lifetime (or
-    /// `expires`); its intent is handed off unless `recordsIntent` is false (a HEAD, which answers no URL).
+    /// `expires`), to be answered once its intent is stored; nothing is stored when `recordsIntent` is
+    /// false (a HEAD, which answers no URL).
     public func issue(
         _ upload: NewUpload, owner: String, signing: Signing, expires: Int? = nil, recordsIntent: Bool
-    ) throws(UploadError) -> IssuedURL {
+    ) throws(UploadError) -> Pending<IssuedURL> {
         let type = upload.type
         let now = env.nowMillis()
         let values = KeyTemplate.Values(
@@ -69,20 +70,20 @@ public final class Issuer: Sendable {
             signing == .pathStyle ? signers.pathStyle : signers.configured, key: key,
             expires: expires ?? type.config.expiresSeconds, signedHeaders: [], nowMillis: now)
         let issued = IssuedURL(presigned: presigned, key: key, imageKey: nil)
-        if recordsIntent {
-            try intents.handOff(
-                UploadIntent(
-                    ownerId: owner, imageKey: key, objectKey: key, permanentKey: permanent, type: type.config.name,
-                    contentType: nil, allowedContentTypes: type.config.contentTypes, maxBytes: type.config.maxBytes,
-                    createdAtMs: now, expiresAtMs: issued.expiresAtMs))
-        }
-        return issued
+        guard recordsIntent else { return Pending(kept: issued) }
+        return Pending(
+            issued,
+            intent: UploadIntent(
+                ownerId: owner, imageKey: key, objectKey: key, permanentKey: permanent, type: type.config.name,
+                contentType: nil, allowedContentTypes: type.config.contentTypes, maxBytes: type.config.maxBytes,
+                createdAtMs: now, expiresAtMs: issued.expiresAtMs),
+            keeper: intents)
     }
 
     /// On a worker (the store decides who holds the key): a PUT for a client-chosen key, refused when the
     /// key is recorded or issued to someone else; signs `content-type` (and the declared size and
-    /// digests), and hands its intent off.
-    public func issue(_ upload: KeyedUpload, owner: String) throws(UploadError) -> IssuedURL {
+    /// digests), to be answered once its intent is stored.
+    public func issue(_ upload: KeyedUpload, owner: String) throws(UploadError) -> Pending<IssuedURL> {
         switch try ownership.use(of: upload.imageKey, by: owner) {
         case .free: break
         case .recorded: throw .keyAlreadyRecorded
@@ -104,12 +105,13 @@ public final class Issuer: Sendable {
             signers.configured, key: key, expires: upload.expiresSeconds ?? type.config.expiresSeconds,
             signedHeaders: signed, nowMillis: now)
         let issued = IssuedURL(presigned: presigned, key: key, imageKey: upload.imageKey)
-        try intents.handOff(
-            UploadIntent(
+        return Pending(
+            issued,
+            intent: UploadIntent(
                 ownerId: owner, imageKey: upload.imageKey, objectKey: key, permanentKey: permanent,
                 type: type.config.name, contentType: upload.contentType, allowedContentTypes: [upload.contentType],
-                maxBytes: upload.size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: issued.expiresAtMs))
-        return issued
+                maxBytes: upload.size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: issued.expiresAtMs),
+            keeper: intents)
     }
 
     /// A presigned PUT of `key` with `signer`'s current credentials, `signedHeaders` signed in, valid

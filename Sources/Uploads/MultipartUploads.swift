@@ -51,8 +51,11 @@ public final class MultipartUploads: Sendable {
     public var bucket: String { issuer.bucket }
 
     /// On a worker: CreateMultipartUpload of `object`, then the upload in the ledger (durable) and its
-    /// intent under the pair key, handed off as every issued URL's is; when either cannot be kept, the
-    /// upload is aborted (a ledger row left behind is the janitor's, whose abort then finds nothing).
+    /// intent under the pair key, handed off as every issued URL's is and waited for, so the upload is
+    /// answered only once its intent is stored (and any instance can sign its parts); when either cannot be
+    /// kept, the upload is aborted (a ledger row left behind is the janitor's, whose abort then finds
+    /// nothing). The worker waits through the commit (about one, or the writer's bound in an outage): the
+    /// route already holds it for the storage call, and the abort after a refusal needs it too.
     public func create(_ object: PlannedObject, owner: String) throws(UploadError) -> UploadRef {
         let uploadId = try UploadError.calling { () throws(ObjectStoreError) in
             try storage.createMultipartUpload(key: object.key, contentType: object.contentType, metadata: [])
@@ -67,7 +70,7 @@ public final class MultipartUploads: Sendable {
                     MultipartUploadEntry(
                         objectKey: object.key, uploadId: uploadId, imageKey: pairKey, ownerId: owner, createdAtMs: now))
             }
-            try issuer.handOff(intent)
+            try issuer.handOffAndWait(intent)
         } catch {
             try? storage.abortMultipartUpload(key: object.key, uploadId: uploadId)
             throw error
@@ -84,7 +87,8 @@ public final class MultipartUploads: Sendable {
     /// On a worker: the intent of `owner`'s upload `ref`, else `.noSuchUpload` (never issued, another
     /// owner's, or expired). Only the intent is read (the writer's queue, then the store), not the
     /// records: a completed upload is gone from storage, so its part URLs, listing and abort are
-    /// answered `NoSuchUpload` by storage anyway, and part signing stays one lookup.
+    /// answered `NoSuchUpload` by storage anyway, and part signing stays one lookup. The intent was stored
+    /// before the creation was answered, so another instance finds it here at once.
     public func owned(_ ref: UploadRef, owner: String) throws(UploadError) -> UploadIntent {
         guard let intent = try intents.intent(imageKey: ref.pairKey), intent.ownerId == owner,
             intent.expiresAtMs > env.nowMillis()

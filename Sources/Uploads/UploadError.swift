@@ -47,6 +47,9 @@ public enum UploadError: Error, Sendable, Equatable {
     /// The intent writer's queue is full (the database is down or far behind): no URL is issued, since
     /// a URL whose intent is lost can never be confirmed.
     case intentsBacklogged
+    /// The URL's intent was not stored within `records.intentCommitTimeoutMs` (the database is down,
+    /// stalled or far behind): no URL is answered, since one whose intent is not stored could be lost.
+    case intentNotStored
     /// The storage credentials have `secondsLeft` seconds of life (0: expired), too few for a URL.
     case credentialsUnavailable(secondsLeft: Int)
     /// The URL could not be signed.

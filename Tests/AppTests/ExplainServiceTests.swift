@@ -48,7 +48,7 @@ struct ExplainServiceTests {
         switch route.handler(request) {
         case .respond(let response): return response
         case .blocking(let work): return work()
-        case .deferred: preconditionFailure("these routes answer inline or on a worker")
+        case .deferred, .blockingDeferred: preconditionFailure("these routes answer inline or on a worker")
         }
     }
 

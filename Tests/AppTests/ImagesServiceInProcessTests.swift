@@ -34,7 +34,7 @@ struct ImagesServiceInProcessTests {
 
         /// A harness for `config` (the built-in defaults unless given).
         init(config: PresigndConfig = .defaults) throws {
-            intents = IntentWriter(store: store, batchSize: 16, flushIntervalMs: 5, onError: { _ in })
+            intents = IntentWriter(store: store, batchSize: 16, onError: { _ in })
             committer = GroupCommitter(store: store, maxBatch: 16)
             let env = UploadEnvironment(nowMillis: { ImagesServiceInProcessTests.now }, newUUID: { recordId })
             let signer = RotatingPresigner(
@@ -61,16 +61,17 @@ struct ImagesServiceInProcessTests {
             intents.shutdown()
         }
 
-        /// Queues the intent of an issued URL for `imageKey` (`objectKey` the upload key).
+        /// Stores the intent of an issued URL for `imageKey` (`objectKey` the upload key), as its answer did.
         func issue(
             owner: String = "u1", objectKey: String = imageKey, permanentKey: String? = nil,
             contentTypes: [String] = ["image/jpeg", "image/png"], maxBytes: Int64 = 1000, type: String = "PROFILE"
-        ) {
-            intents.enqueue(
+        ) throws {
+            try store.putIntents([
                 UploadIntent(
                     ownerId: owner, imageKey: imageKey, objectKey: objectKey, permanentKey: permanentKey,
                     type: type, contentType: nil, allowedContentTypes: contentTypes, maxBytes: maxBytes,
-                    createdAtMs: now, expiresAtMs: now + 600_000))
+                    createdAtMs: now, expiresAtMs: now + 600_000)
+            ])
         }
 
         /// Answers `method path` with `body` as the router would: the route's handler, then its worker part.
@@ -97,7 +98,7 @@ struct ImagesServiceInProcessTests {
             switch route.handler(request) {
             case .respond(let response): return response
             case .blocking(let work): return work()
-            case .deferred: preconditionFailure("these routes answer inline or on a worker")
+            case .deferred, .blockingDeferred: preconditionFailure("these routes answer inline or on a worker")
             }
         }
 
@@ -123,7 +124,7 @@ struct ImagesServiceInProcessTests {
     @Test("an uploaded object within the limits is recorded (201), then answered again (200)")
     func recordsUpload() throws {
         let h = try Harness()
-        h.issue()
+        try h.issue()
         h.storage.put(Self.imageKey, bytes: Self.image(size: 200), contentType: "image/JPEG; charset=binary")
         let created = h.confirm()
         #expect(created.status == 201)
@@ -148,7 +149,7 @@ struct ImagesServiceInProcessTests {
     @Test("nothing in storage yet: 404 IMAGE_NOT_UPLOADED, nothing recorded")
     func notUploaded() throws {
         let h = try Harness()
-        h.issue()
+        try h.issue()
         let r = h.confirm()
         #expect(r.status == 404)
         #expect(Self.text(r) == #"{"code":"IMAGE_NOT_UPLOADED","message":"the object is not in storage yet"}"#)
@@ -160,7 +161,7 @@ struct ImagesServiceInProcessTests {
     @Test("an object over the intent's size limit is deleted: 422 IMAGE_TOO_LARGE")
     func tooLarge() throws {
         let h = try Harness()
-        h.issue(maxBytes: 1000)
+        try h.issue(maxBytes: 1000)
         h.storage.put(Self.imageKey, bytes: Self.image(.png, size: 1001), contentType: "image/png")
         let r = h.confirm()
         #expect(r.status == 422)
@@ -173,7 +174,7 @@ struct ImagesServiceInProcessTests {
     @Test("an object of a content type the intent does not allow is deleted: 422 CONTENT_TYPE_NOT_ALLOWED")
     func wrongContentType() throws {
         let h = try Harness()
-        h.issue(contentTypes: ["image/png"])
+        try h.issue(contentTypes: ["image/png"])
         h.storage.put(Self.imageKey, bytes: Self.image(.gif), contentType: "image/gif")
         let r = h.confirm()
         #expect(r.status == 422)
@@ -185,7 +186,7 @@ struct ImagesServiceInProcessTests {
     @Test("a type with a permanent key promotes the object by copy + delete and records the permanent key")
     func promotes() throws {
         let h = try Harness()
-        h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
+        try h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
         h.storage.put("delete/p/u1/a.jpg", bytes: Self.image(), contentType: "image/jpeg")
         let r = h.confirm()
         #expect(r.status == 201)
@@ -200,7 +201,7 @@ struct ImagesServiceInProcessTests {
     @Test("a promotion that copied but was not recorded is finished from the permanent key")
     func resumesPromotion() throws {
         let h = try Harness()
-        h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
+        try h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
         h.storage.put("p/u1/origin/a.jpg", bytes: Self.image(), contentType: "image/jpeg")
         #expect(h.confirm().status == 201)
         #expect(h.storage.calls == [Self.read("delete/p/u1/a.jpg"), Self.read("p/u1/origin/a.jpg")])
@@ -210,7 +211,7 @@ struct ImagesServiceInProcessTests {
     @Test("a PNG labelled image/jpeg is recorded as image/png and promoted by a copy that stores image/png")
     func lieIsRecordedAndPromotedAsTheTruth() throws {
         let h = try Harness()
-        h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
+        try h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg")
         h.storage.put("delete/p/u1/a.jpg", bytes: Self.image(.png), contentType: "image/jpeg")
         let r = h.confirm()
         #expect(r.status == 201)
@@ -229,7 +230,7 @@ struct ImagesServiceInProcessTests {
     @Test("a promotion that stored the detected type is finished from the permanent key, whatever the intent listed")
     func resumesAPromotionThatRelabelled() throws {
         let h = try Harness()
-        h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg", contentTypes: ["image/jpeg"])
+        try h.issue(objectKey: "delete/p/u1/a.jpg", permanentKey: "p/u1/origin/a.jpg", contentTypes: ["image/jpeg"])
         h.storage.put("p/u1/origin/a.jpg", bytes: Self.image(.png), contentType: "image/png")
         #expect(h.confirm().status == 201)
         #expect(h.storage.keys == ["p/u1/origin/a.jpg"])
@@ -239,7 +240,7 @@ struct ImagesServiceInProcessTests {
     @Test("HTML labelled image/jpeg: 422 CONTENT_MISMATCH, deleted, counted, not recorded")
     func refusesHTML() throws {
         let h = try Harness()
-        h.issue()
+        try h.issue()
         h.storage.put(Self.imageKey, bytes: TestImages.html, contentType: "image/jpeg")
         let r = h.confirm()
         #expect(r.status == 422)
@@ -254,7 +255,7 @@ struct ImagesServiceInProcessTests {
     @Test("a GIF for a type of JPEG and PNG: 422 CONTENT_MISMATCH naming the format and what the type allows")
     func refusesAFormatTheTypeDoesNotAllow() throws {
         let h = try Harness()
-        h.issue()
+        try h.issue()
         h.storage.put(Self.imageKey, bytes: Self.image(.gif), contentType: "image/png")
         let r = h.confirm()
         #expect(r.status == 422)
@@ -271,7 +272,7 @@ struct ImagesServiceInProcessTests {
         let index = try #require(config.types.firstIndex { $0.name == "PROFILE" })
         config.types[index].contentCheck = false
         let h = try Harness(config: config)
-        h.issue()
+        try h.issue()
         h.storage.put(Self.imageKey, bytes: TestImages.html, contentType: "image/jpeg")
         let r = h.confirm()
         #expect(r.status == 201)
@@ -282,11 +283,11 @@ struct ImagesServiceInProcessTests {
     @Test("an intent of a type no longer configured is checked when its types are all images the check knows")
     func removedTypeFallsBackToTheIntentsTypes() throws {
         let h = try Harness()
-        h.issue(type: "GONE")
+        try h.issue(type: "GONE")
         h.storage.put(Self.imageKey, bytes: TestImages.svg, contentType: "image/png")
         #expect(h.confirm().status == 422)
         let other = try Harness()
-        other.issue(contentTypes: ["application/pdf"], type: "GONE")
+        try other.issue(contentTypes: ["application/pdf"], type: "GONE")
         other.storage.put(Self.imageKey, bytes: Array("%PDF-1.7".utf8), contentType: "application/pdf")
         #expect(other.confirm().status == 201)
         #expect(other.storage.calls == ["HEAD \(Self.imageKey)"])
@@ -304,7 +305,7 @@ struct ImagesServiceInProcessTests {
     func storageFailure(_ index: Int) throws {
         let (error, status, code) = Self.storageFailures[index]
         let h = try Harness()
-        h.issue()
+        try h.issue()
         h.storage.failEveryCall(with: error)
         let r = h.confirm()
         #expect(r.status == status)
@@ -316,7 +317,7 @@ struct ImagesServiceInProcessTests {
     func ownership() throws {
         let h = try Harness()
         #expect(Self.text(h.confirm()).contains("INTENT_NOT_FOUND"))
-        h.issue(owner: "u2")
+        try h.issue(owner: "u2")
         let forbidden = h.confirm()
         #expect(forbidden.status == 403)
         #expect(Self.text(forbidden).contains(#""code":"FORBIDDEN""#))

@@ -74,7 +74,7 @@ import Testing
         let records = config.records
         #expect(records.url == "sqlite:data/presignd.sqlite3")
         #expect(records.intentBatchSize == 256)
-        #expect(records.intentFlushMs == 20)
+        #expect(records.intentCommitTimeoutMs == 2000)
         #expect(records.groupCommitMaxBatch == 256)
         #expect(records.poolSize == 8)
         #expect(records.janitorIntervalMs == 60000)

@@ -77,12 +77,11 @@ final class OutcomeLog: @unchecked Sendable {
         #expect(writer.outcomeCounts.stored == intents.count)
     }
 
-    /// No timer: one submitted intent alone is committed at once (a writer built with a minute's flush
-    /// interval for `enqueue` does not wait for it), and a commit takes everything queued meanwhile, up
-    /// to the batch bound.
+    /// No timer: one submitted intent alone is committed at once, and a commit takes everything queued
+    /// meanwhile, up to the batch bound.
     @Test func aCommitStartsAsSoonAsThePreviousEndedAndTakesTheQueue() throws {
         let gated = GatedStore(InMemoryRecordStore(), closed: true)
-        let writer = IntentWriter(store: gated, batchSize: 100, flushIntervalMs: 60_000) { _ in }
+        let writer = IntentWriter(store: gated, batchSize: 100) { _ in }
         defer { writer.shutdown() }
         let log = OutcomeLog()
         let first = Sample.intent()
@@ -95,23 +94,6 @@ final class OutcomeLog: @unchecked Sendable {
         #expect(log.wait(for: 251))
         #expect(gated.batches == [1, 100, 100, 50])
         for intent in [first] + rest { #expect(log.of(intent.imageKey) == [.stored]) }
-    }
-
-    /// A submitted intent does not wait behind `enqueue`d ones for their flush interval: it makes the
-    /// queue's commit due at once.
-    @Test func aSubmitStartsTheCommitOfQueuedEnqueuedIntents() throws {
-        let store = InMemoryRecordStore()
-        let writer = IntentWriter(store: store, batchSize: 100, flushIntervalMs: 60_000) { _ in }
-        defer { writer.shutdown() }
-        let early = (0..<5).map { _ in Sample.intent() }
-        for intent in early { writer.enqueue(intent) }
-        #expect(writer.pendingCount == 5)  // waiting for company, up to a minute
-        let log = OutcomeLog()
-        let submitted = Sample.intent()
-        writer.submit(submitted, completion: log.completion(for: submitted.imageKey))
-        #expect(log.wait(for: 1, seconds: 30))
-        #expect(log.of(submitted.imageKey) == [.stored])
-        for intent in early { #expect(try store.intent(imageKey: intent.imageKey) == intent) }
     }
 
     @Test func aFullQueueRefusesAtOnce() throws {

@@ -2,21 +2,51 @@ import Records
 import Synchronization
 import Uploads
 
-/// An intent sink that keeps what it is given, or refuses everything (a full intent queue).
+/// An intent sink that keeps what it is given and tells each caller at once `.stored`, refuses
+/// everything (a full intent queue), or holds every caller until `release` (a commit still running).
 public final class RecordingIntentSink: IntentSink {
+    /// What the sink tells a caller.
+    public enum Mode: Sendable {
+        /// `.stored` at once.
+        case storing
+        /// `.refused(.unavailable)` at once (a full queue).
+        case refusing
+        /// Nothing until `release(with:)`.
+        case holding
+    }
+
     private let kept = Mutex<[UploadIntent]>([])
-    private let refusing: Bool
+    private let held = Mutex<[IntentWriter.Completion]>([])
+    private let mode: Mode
 
-    /// A sink that keeps intents, or refuses them all when `refusing`.
-    public init(refusing: Bool = false) { self.refusing = refusing }
+    /// A sink in `mode`; `refusing` true is `.refusing`.
+    public init(refusing: Bool = false) { self.mode = refusing ? .refusing : .storing }
 
-    /// The intents queued so far.
+    /// A sink in `mode`.
+    public init(mode: Mode) { self.mode = mode }
+
+    /// The intents submitted so far (refused ones too).
     public var intents: [UploadIntent] { kept.withLock { $0 } }
 
-    /// Keeps `intent`, unless refusing.
-    public func enqueue(_ intent: UploadIntent) -> Bool {
-        guard !refusing else { return false }
+    /// How many callers wait for `release`.
+    public var heldCount: Int { held.withLock { $0.count } }
+
+    /// Keeps `intent` and tells the caller as the mode says.
+    public func submit(_ intent: UploadIntent, completion: @escaping IntentWriter.Completion) {
         kept.withLock { $0.append(intent) }
-        return true
+        switch mode {
+        case .storing: completion(.stored)
+        case .refusing: completion(.refused(.unavailable("the test's intent queue is full")))
+        case .holding: held.withLock { $0.append(completion) }
+        }
+    }
+
+    /// Tells every held caller `outcome`.
+    public func release(with outcome: IntentOutcome) {
+        let waiting = held.withLock { held in
+            defer { held = [] }
+            return held
+        }
+        for completion in waiting { completion(outcome) }
     }
 }

@@ -11,21 +11,23 @@ import UploadsTestSupport
     static let keyA = "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"
     static let keyB = "1c8f7b68-3d2c-4d3f-8e7a-2a3f4e5d6c7b"
 
-    /// An intent of an IMAGE upload of `key` by `owner`, queued in the writer, and its object stored.
-    static func issue(_ h: LifecycleHarness, _ key: String, owner: String = "7", metadata: String? = nil) {
-        h.writer.enqueue(
+    /// An intent of an IMAGE upload of `key` by `owner`, stored (as every answered URL's is), and its
+    /// object stored.
+    static func issue(_ h: LifecycleHarness, _ key: String, owner: String = "7", metadata: String? = nil) throws {
+        try h.store.putIntents([
             UploadIntent(
                 ownerId: owner, imageKey: key, objectKey: key, permanentKey: nil, type: "IMAGE",
                 contentType: "image/jpeg",
                 allowedContentTypes: ["image/jpeg"], maxBytes: 1000, createdAtMs: LifecycleHarness.now,
-                expiresAtMs: LifecycleHarness.now + 600_000, metadataJSON: metadata))
+                expiresAtMs: LifecycleHarness.now + 600_000, metadataJSON: metadata)
+        ])
         h.storage.put(key, bytes: LifecycleHarness.jpeg, contentType: "image/jpeg")
     }
 
     @Test("made once (created), found again (not created); the intent's metadata kept when none is sent")
     func createdThenFound() throws {
         let h = try LifecycleHarness()
-        Self.issue(h, Self.keyA, metadata: #"{"from":"uppy"}"#)
+        try Self.issue(h, Self.keyA, metadata: #"{"from":"uppy"}"#)
         let first = try h.confirmer.confirm(Confirmation(imageKey: Self.keyA), owner: "7")
         #expect(first.created && first.record.metadataJSON == #"{"from":"uppy"}"#)
         #expect(first.record.detectedType == "image/jpeg" && first.record.width == 4)
@@ -44,7 +46,7 @@ import UploadsTestSupport
         arguments: [nil, "binary/octet-stream", "application/octet-stream", "Binary/Octet-Stream; x=1"] as [String?])
     func genericStoredType(stored: String?) throws {
         let h = try LifecycleHarness()
-        Self.issue(h, Self.keyA)
+        try Self.issue(h, Self.keyA)
         h.storage.put(Self.keyA, bytes: LifecycleHarness.jpeg, contentType: stored)
         let confirmed = try h.confirmer.confirm(Confirmation(imageKey: Self.keyA), owner: "7")
         #expect(confirmed.record.contentType == "image/jpeg")
@@ -54,13 +56,13 @@ import UploadsTestSupport
     @Test("a specific stored type the intent does not allow stays refused, and so do generic types' non-images")
     func genericTypeIsNoLoophole() throws {
         let h = try LifecycleHarness()
-        Self.issue(h, Self.keyA)
+        try Self.issue(h, Self.keyA)
         h.storage.put(Self.keyA, bytes: LifecycleHarness.jpeg, contentType: "text/plain")
         #expect(throws: UploadError.contentTypeNotAllowed(stored: "text/plain", type: "IMAGE", allowed: ["image/jpeg"]))
         {
             try h.confirmer.confirm(Confirmation(imageKey: Self.keyA), owner: "7")
         }
-        Self.issue(h, Self.keyB)
+        try Self.issue(h, Self.keyB)
         h.storage.put(Self.keyB, bytes: Array("<html><body>hi</body></html>".utf8), contentType: nil)
         do {
             _ = try h.confirmer.confirm(Confirmation(imageKey: Self.keyB), owner: "7")
@@ -77,7 +79,7 @@ import UploadsTestSupport
     @Test("an operation that takes other types refuses the upload before storage is asked")
     func accepting() throws {
         let h = try LifecycleHarness()
-        Self.issue(h, Self.keyA)
+        try Self.issue(h, Self.keyA)
         #expect(throws: UploadError.rejected([.typeNotAccepted("IMAGE", accepted: ["PROFILE"])])) {
             try h.confirmer.confirm(Confirmation(imageKey: Self.keyA), owner: "7", accepting: ["PROFILE"])
         }
@@ -91,13 +93,13 @@ import UploadsTestSupport
     func slots() throws {
         let h = try LifecycleHarness()
         let slot = Slot(name: "profile", deletePrevious: true)
-        Self.issue(h, Self.keyA)
+        try Self.issue(h, Self.keyA)
         let first = try h.confirmer.confirm(Confirmation(imageKey: Self.keyA), owner: "7", into: slot)
         #expect(first.created)
         // The same key again: the slot's record, unchanged.
         let same = try h.confirmer.confirm(Confirmation(imageKey: Self.keyA), owner: "7", into: slot)
         #expect(!same.created && same.record == first.record)
-        Self.issue(h, Self.keyB)
+        try Self.issue(h, Self.keyB)
         let second = try h.confirmer.confirm(Confirmation(imageKey: Self.keyB), owner: "7", into: slot)
         #expect(second.created)
         #expect(try h.store.slotRecord(ownerId: "7", slot: "profile") == second.record)
@@ -112,9 +114,9 @@ import UploadsTestSupport
     func replacedObjectKept() throws {
         let h = try LifecycleHarness()
         let slot = Slot(name: "profile", deletePrevious: true)
-        Self.issue(h, Self.keyA)
+        try Self.issue(h, Self.keyA)
         _ = try h.confirmer.confirm(Confirmation(imageKey: Self.keyA), owner: "7", into: slot)
-        Self.issue(h, Self.keyB)
+        try Self.issue(h, Self.keyB)
         // Storage fails only for the delete: the rest of the confirmation was read first.
         h.storage.failDeletes(with: .connection("refused"))
         let second = try h.confirmer.confirm(Confirmation(imageKey: Self.keyB), owner: "7", into: slot)

@@ -4,15 +4,18 @@ import Testing
 import Uploads
 import UploadsTestSupport
 
-/// Issuing: keys rendered from the type's templates, the URL signed, and its intent handed off once
-/// through `IntentKeeper` (refused when it cannot be kept; none for a HEAD).
+/// Issuing: keys rendered from the type's templates, the URL signed and returned as a promise whose
+/// intent is handed off once through `IntentKeeper` when it is kept (refused when it cannot be stored;
+/// none for a HEAD).
 @Suite struct IssuerTests {
     @Test("a server-made key of a type: the upload and permanent keys, and the intent of the URL")
     func issueByType() throws {
         let sink = RecordingIntentSink()
         let h = try LifecycleHarness(sink: sink)
         let upload = try h.catalog.checkNew(typeName: "PROFILE", ext: "jpg", chatroomId: nil)
-        let issued = try h.issuer.issue(upload, owner: "7", signing: .pathStyle, recordsIntent: true)
+        let pending = try h.issuer.issue(upload, owner: "7", signing: .pathStyle, recordsIntent: true)
+        #expect(sink.intents.isEmpty, "nothing stored before the promise is kept")
+        let issued = try pending.kept()
         let uuid = "00000000-0000-4000-8000-000000000001"
         #expect(issued.key == "delete/profile/7/\(uuid)_\(LifecycleHarness.now).jpg")
         #expect(issued.imageKey == nil)
@@ -24,7 +27,9 @@ import UploadsTestSupport
         #expect(intent.permanentKey == "profile/7/origin/\(uuid)_\(LifecycleHarness.now).jpg")
         #expect(intent.allowedContentTypes == ["image/jpeg", "image/png"] && intent.expiresAtMs == issued.expiresAtMs)
         // A HEAD answers no URL: no intent.
-        _ = try h.issuer.issue(upload, owner: "7", signing: .pathStyle, recordsIntent: false)
+        let head = try h.issuer.issue(upload, owner: "7", signing: .pathStyle, recordsIntent: false)
+        #expect(head.isKept)
+        _ = try head.kept()
         #expect(sink.intents.count == 1)
     }
 
@@ -33,20 +38,20 @@ import UploadsTestSupport
         let h = try LifecycleHarness(sink: RecordingIntentSink(refusing: true))
         let upload = try h.catalog.checkNew(typeName: "PROFILE", ext: "jpg", chatroomId: nil)
         #expect(throws: UploadError.intentsBacklogged) {
-            try h.issuer.issue(upload, owner: "7", signing: .configured, recordsIntent: true)
+            try h.issuer.issue(upload, owner: "7", signing: .configured, recordsIntent: true).kept()
         }
         let keyed = try #require(
             h.catalog.checkKeyed(
                 KeyedRequest(
                     typeName: "IMAGE", contentType: "image/png", imageKey: "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a")
             ).upload)
-        #expect(throws: UploadError.intentsBacklogged) { try h.issuer.issue(keyed, owner: "7") }
+        #expect(throws: UploadError.intentsBacklogged) { try h.issuer.issue(keyed, owner: "7").kept() }
         let object = try h.issuer.plan(
             ObjectRequest(
                 filename: "a.png", mediaType: "image/png", typeName: "IMAGE", chatroomId: nil, metadataJSON: nil),
             owner: "7")
         #expect(throws: UploadError.intentsBacklogged) {
-            try h.issuer.issueBrowser(object, form: .put, lifetime: 60, owner: "7", recordsIntent: true)
+            try h.issuer.issueBrowser(object, form: .put, lifetime: 60, owner: "7", recordsIntent: true).kept()
         }
     }
 
@@ -58,14 +63,14 @@ import UploadsTestSupport
         let keyed = try #require(
             h.catalog.checkKeyed(KeyedRequest(typeName: "IMAGE", contentType: "image/png", imageKey: key, size: 99))
                 .upload)
-        let issued = try h.issuer.issue(keyed, owner: "7")
+        let issued = try h.issuer.issue(keyed, owner: "7").kept()
         #expect(issued.key == key && issued.imageKey == key)
         #expect(issued.presigned.headers.map(\.name) == ["Content-Length", "Content-Type"])
         #expect(sink.intents.first?.maxBytes == 99 && sink.intents.first?.contentType == "image/png")
-        // Another owner's unexpired intent (in the writer's queue or the store) holds the key.
-        h.writer.enqueue(try #require(sink.intents.first))
+        // Another owner's unexpired stored intent holds the key.
+        try h.store.putIntents([try #require(sink.intents.first)])
         #expect(throws: UploadError.keyInUse) { try h.issuer.issue(keyed, owner: "8") }
-        _ = try h.issuer.issue(keyed, owner: "7")
+        _ = try h.issuer.issue(keyed, owner: "7").kept()
         _ = try h.store.insertRecords([
             ImageRecord(
                 id: "r1", ownerId: "7", imageKey: key, objectKey: key, type: "IMAGE", contentType: "image/png", size: 1,
@@ -91,7 +96,8 @@ import UploadsTestSupport
         #expect(object.key == "files/7/00000000-0000-4000-8000-000000000001/my-holiday.mp4")
         guard
             case .post(let post) = try h.issuer.issueBrowser(
-                object, form: .post, lifetime: 60, owner: "7", recordsIntent: true)
+                object, form: .post, lifetime: 60, owner: "7", recordsIntent: true
+            ).kept()
         else {
             Issue.record("a POST was asked for")
             return

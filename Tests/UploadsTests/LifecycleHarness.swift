@@ -27,7 +27,7 @@ final class LifecycleHarness {
     /// The lifecycle of `config`'s types; issued intents go to `sink` when given, else to the writer.
     init(config: PresigndConfig = .defaults, sink: RecordingIntentSink? = nil) throws {
         self.sink = sink
-        writer = IntentWriter(store: store, batchSize: 16, flushIntervalMs: 5, onError: { _ in })
+        writer = IntentWriter(store: store, batchSize: 16, onError: { _ in })
         committer = GroupCommitter(store: store, maxBatch: 16)
         keeper = IntentKeeper(writer: writer, sink: sink)
         catalog = try UploadCatalog(config.types)

@@ -1,4 +1,5 @@
 import HTTPServer
+import Uploads
 
 /// The routes of one front door: each admits its caller through the gate, runs its handler, and
 /// answers every failure (the gate's refusal, a check's, the work's) through the group's `presenter`;
@@ -50,6 +51,55 @@ struct RouteGroup<Presenter: ErrorPresenter>: Sendable {
         }
     }
 
+    /// A handler of an issuing route checked and signed on the event loop (`body`), answered only once
+    /// the URL's intent is stored: `.deferred` (no worker held) until the commit ends, or at once when
+    /// there is nothing to store (a HEAD); an intent not stored is answered through the presenter.
+    func route(
+        _ scope: Gate.Scope,
+        promising body: @escaping @Sendable (Caller, Request) throws(Presenter.Failure) -> Pending<Response>
+    ) -> Handler {
+        { [self] request in
+            admitting(request, scope) { caller in
+                let pending: Pending<Response>
+                do throws(Presenter.Failure) {
+                    pending = try body(caller, request).map { response in marked(response, caller) }
+                } catch {
+                    return .respond(answer(caller) { () throws(Presenter.Failure) in throw error })
+                }
+                return pending.result(refusal: refusal(caller))
+            }
+        }
+    }
+
+    /// A handler of an issuing route checked with `validate` on the event loop and `perform`ed on the
+    /// worker pool (the store decides who holds the key), answered only once the URL's intent is stored:
+    /// the worker hands the answer on to the commit's completion and is free again meanwhile.
+    func route<Work: Sendable>(
+        _ scope: Gate.Scope, validate: @escaping @Sendable (Caller, Request) throws(Presenter.Failure) -> Work,
+        promising perform: @escaping @Sendable (Caller, Work) throws(Presenter.Failure) -> Pending<Response>
+    ) -> Handler {
+        { [self] request in
+            admitting(request, scope) { caller in
+                let work: Work
+                do throws(Presenter.Failure) {
+                    work = try validate(caller, request)
+                } catch {
+                    return .respond(answer(caller) { () throws(Presenter.Failure) in throw error })
+                }
+                return .blockingDeferred { responder in
+                    let pending: Pending<Response>
+                    do throws(Presenter.Failure) {
+                        pending = try perform(caller, work).map { response in marked(response, caller) }
+                    } catch {
+                        responder.respond(answer(caller) { () throws(Presenter.Failure) in throw error })
+                        return
+                    }
+                    pending.answer(responder, refusal: refusal(caller))
+                }
+            }
+        }
+    }
+
     /// A handler that lets `decide` answer on the event loop or hand work to the worker pool
     /// (`perform`): for routes whose usual case needs no blocking call (a part URL of an upload
     /// already checked).
@@ -86,6 +136,18 @@ struct RouteGroup<Presenter: ErrorPresenter>: Sendable {
             response.userId = userId
             return .respond(response)
         }
+    }
+
+    /// The answer to an intent that was not stored, in the group's dialect, marked with the caller.
+    private func refusal(_ caller: Caller) -> @Sendable (UploadError) -> Response {
+        { [self] error in marked(presenter.response(for: presenter.failure(upload: error)), caller) }
+    }
+
+    /// `response` marked with the caller's user id, for the access log.
+    private func marked(_ response: Response, _ caller: Caller) -> Response {
+        var response = response
+        response.userId = caller.userId
+        return response
     }
 
     /// The response of `body`, or of the failure it throws, marked with the caller's user id.

@@ -10,7 +10,8 @@ import Uploads
 /// envelope mapped onto the lifecycle's operations, which it calls rather than repeats: issuing
 /// through `Uploads.Issuer` (by type, or for a client-chosen key), confirming and replacing through
 /// `Uploads.Confirmer` (into a slot when the route has one). Every failure is answered by the route's
-/// `CompatPresenter` from its typed error.
+/// `CompatPresenter` from its typed error. An issue is answered only once its URL's intent is stored
+/// (`Uploads.Pending`), and a URL whose intent is not stored in time is the route's 503 in its envelope.
 ///
 /// Everything a request needs is prepared here, once: the answer templates compiled to byte runs
 /// (`Envelope`), the field names, the slot template. With no route configured this service adds no
@@ -68,13 +69,13 @@ final class CompatService: Sendable {
     /// (`ClientPContract.issueErrors`).
     private let clientPIssue: CompatPresenter?
     /// Client P's native issue route, to serve with its errors in P's shapes.
-    private let clientPIssueRoute: @Sendable (Request, Caller) throws(APIError) -> Response
+    private let clientPIssueRoute: @Sendable (Request, Caller) throws(APIError) -> Pending<Response>
 
     /// The service of `config.compat.activeRoutes` (validated by `ConfigValidator.validateCompat`) over
     /// `uploads`; `clientPIssue` answers client P's native issue route (`PresignService.issueForQuery`).
     init(
         config: PresigndConfig, uploads: UploadLifecycle, gate: Gate,
-        clientPIssue: @escaping @Sendable (Request, Caller) throws(APIError) -> Response
+        clientPIssue: @escaping @Sendable (Request, Caller) throws(APIError) -> Pending<Response>
     ) {
         routesToServe = config.compat.activeRoutes.map(CompiledRoute.init)
         issuer = uploads.issuer
@@ -146,7 +147,9 @@ final class CompatService: Sendable {
                 return .respond(response)
             case .admitted(let caller):
                 do throws(APIError) {
-                    return .respond(mark(try clientPIssueRoute(request, caller), caller))
+                    return try clientPIssueRoute(request, caller).map { mark($0, caller) }.result { [self] error in
+                        mark(presenter.response(for: error, parameters: []), caller)
+                    }
                 } catch {
                     return .respond(mark(presenter.response(for: error, parameters: []), caller))
                 }
@@ -169,25 +172,37 @@ final class CompatService: Sendable {
                 return .respond(response)
             case .admitted(let c): caller = c
             }
+            // A lifecycle failure (an intent not stored in time too), in the route's envelope.
+            let failed: @Sendable (UploadError) -> Response = { [self] error in
+                mark(r.presenter.response(for: error, parameters: parameters), caller)
+            }
             do throws(APIError) {
                 if r.config.operation == .issueByType {
                     let issued = try issueByType(r, request, caller)
-                    return .respond(mark(issuedAnswer(r, issued, parameters), caller))
+                    return issued.map { mark(issuedAnswer(r, $0, parameters), caller) }.result(refusal: failed)
                 }
-                let work = try validate(r, request)
-                return .blocking { [self] in
-                    do throws(UploadError) {
-                        switch work {
-                        case .issueByKey(let upload):
-                            return mark(
-                                issuedAnswer(r, try issuer.issue(upload, owner: caller.userId), parameters), caller)
-                        case .confirm(let c, let slot):
+                switch try validate(r, request) {
+                case .issueByKey(let upload):
+                    // On a worker (the store says who holds the key), which is free again while the
+                    // intent commits.
+                    return .blockingDeferred { [self] responder in
+                        do throws(UploadError) {
+                            try issuer.issue(upload, owner: caller.userId)
+                                .map { mark(issuedAnswer(r, $0, parameters), caller) }
+                                .answer(responder, refusal: failed)
+                        } catch {
+                            responder.respond(failed(error))
+                        }
+                    }
+                case .confirm(let c, let slot):
+                    return .blocking { [self] in
+                        do throws(UploadError) {
                             let confirmed = try confirmer.confirm(
                                 c, owner: caller.userId, accepting: r.config.types, into: slot)
                             return mark(confirmedAnswer(r, confirmed.record, parameters), caller)
+                        } catch {
+                            return failed(error)
                         }
-                    } catch {
-                        return mark(r.presenter.response(for: error, parameters: parameters), caller)
                     }
                 }
             } catch {
@@ -206,8 +221,9 @@ final class CompatService: Sendable {
     // MARK: - Checking requests (event loop)
 
     /// issueByType: the type (fixed or from a member) and extension from the query (GET) or the JSON
-    /// body, checked and signed on the loop like `GET /presigned-url`.
-    func issueByType(_ r: CompiledRoute, _ request: Request, _ caller: Caller) throws(APIError) -> IssuedURL {
+    /// body, checked and signed on the loop like `GET /presigned-url`, to be answered once its intent is
+    /// stored (a HEAD answers no URL and stores none).
+    func issueByType(_ r: CompiledRoute, _ request: Request, _ caller: Caller) throws(APIError) -> Pending<IssuedURL> {
         try checkParameters(request)
         var typeName = r.config.type
         var ext: String?
@@ -230,7 +246,7 @@ final class CompatService: Sendable {
             let upload = try issuer.catalog.checkNew(typeName: typeName, ext: ext, chatroomId: chatroomId)
             return try issuer.issue(
                 upload, owner: caller.userId, signing: .configured, expires: r.config.expiresSeconds,
-                recordsIntent: true)
+                recordsIntent: request.head.method != .HEAD)
         } catch {
             throw APIError(error, fields: r.presenter.fields)
         }

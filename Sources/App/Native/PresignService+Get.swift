@@ -4,8 +4,9 @@ import Uploads
 extension PresignService {
     // MARK: - GET /presigned-url?type=&ext=[&chatroomId=]  (client P)
 
-    /// Parses the query, then signs a path-style PUT for a new key of the type (its intent handed off).
-    func issueForQuery(_ req: Request, caller: Caller) throws(APIError) -> Response {
+    /// Parses the query, then signs a path-style PUT for a new key of the type: the answer, to be given
+    /// once its intent is stored.
+    func issueForQuery(_ req: Request, caller: Caller) throws(APIError) -> Pending<Response> {
         var typeName: String?
         var ext: String?
         var chatroomId: String?
@@ -23,7 +24,7 @@ extension PresignService {
             // HEAD answers GET's headers without the URL, so it records no intent.
             let issued = try issuer.issue(
                 upload, owner: caller.userId, signing: .pathStyle, recordsIntent: req.head.method != .HEAD)
-            return PresignService.issued(issued)
+            return issued.map(PresignService.issued)
         } catch {
             throw APIError(error)
         }

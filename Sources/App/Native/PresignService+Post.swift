@@ -7,10 +7,11 @@ extension PresignService {
     // MARK: - POST /presigned-url {"contentType", "imageKey"[, "type", "size", "contentMD5", "checksumSHA256"]}  (client B)
 
     /// On a worker: the issue of a client-chosen key, refused when the key is recorded or issued to
-    /// someone else (the store decides, so this cannot run on the event loop).
-    func issueForKey(_ upload: KeyedUpload, caller: Caller) throws(APIError) -> Response {
+    /// someone else (the store decides, so this cannot run on the event loop); the answer, to be given
+    /// once its intent is stored.
+    func issueForKey(_ upload: KeyedUpload, caller: Caller) throws(APIError) -> Pending<Response> {
         do throws(UploadError) {
-            return PresignService.issued(try issuer.issue(upload, owner: caller.userId))
+            return try issuer.issue(upload, owner: caller.userId).map(PresignService.issued)
         } catch {
             throw APIError(error)
         }

@@ -6,7 +6,9 @@ import Uploads
 /// front door over `Uploads.Issuer`: parse, call, answer.
 ///
 /// Both check the request on the event loop. Client P's URL is signed there too (presigning is pure
-/// computation); client B's key is checked against the store first, so it is signed on a worker. The
+/// computation); client B's key is checked against the store first, so it is signed on a worker. Both
+/// answer only once the URL's intent is stored (`Uploads.Pending`): parked without a worker until the
+/// commit ends, or 503 `STORE_UNAVAILABLE` with `Retry-After` when it is not stored in time. The
 /// routes are in `PresignService+Get.swift`, `PresignService+Post.swift`, and their shared answer in
 /// `PresignService+Response.swift`.
 public final class PresignService: Sendable {
@@ -32,12 +34,12 @@ public final class PresignService: Sendable {
     /// The routes of this service.
     func routes() -> [Route] {
         let group = gate.house
-        let get = group.route(.issue) { [self] (caller, request) throws(APIError) in
-            try issueForQuery(request, caller: caller)
-        }
+        let get = group.route(
+            .issue,
+            promising: { [self] (caller, request) throws(APIError) in try issueForQuery(request, caller: caller) })
         let post = group.route(
             .issue, validate: { [self] (caller, request) throws(APIError) in try validateBody(request) },
-            perform: { [self] (caller, upload) throws(APIError) in try issueForKey(upload, caller: caller) })
+            promising: { [self] (caller, upload) throws(APIError) in try issueForKey(upload, caller: caller) })
         let clientP = [
             Route(.GET, "/presigned-url", handler: get),
             Route(.GET, "/v1/storage/presigned-url", handler: get),

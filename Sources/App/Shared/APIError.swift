@@ -93,7 +93,7 @@ public enum APIError: Error, Sendable, Equatable {
         switch self {
         case .unauthorized(let failure): return [("WWW-Authenticate", failure.challenge)]
         case .rateLimited(let seconds): return [("Retry-After", String(seconds))]
-        case .upload(.intentsBacklogged): return [("Retry-After", "5")]
+        case .upload(.intentsBacklogged), .upload(.intentNotStored): return [("Retry-After", "5")]
         case .upload(.credentialsUnavailable): return [("Retry-After", "10")]
         case .upload(.confirmationInProgress(let seconds)): return [("Retry-After", String(seconds))]
         default: return []

@@ -1,4 +1,5 @@
 import HTTPServer
+import Uploads
 
 /// How one group of routes answers its failures, in its own dialect (as Hummingbird answers an
 /// `HTTPResponseError` through a group's middleware): the native `{"code","message"}`, an app's
@@ -13,4 +14,8 @@ protocol ErrorPresenter: Sendable {
 
     /// The gate's refusal (401, 429, 400) as the group's failure.
     func failure(refused: APIError) -> Failure
+
+    /// A lifecycle failure that arrives outside a handler (an intent not stored before the answer) as the
+    /// group's failure.
+    func failure(upload: UploadError) -> Failure
 }

@@ -1,4 +1,5 @@
 import HTTPServer
+import Uploads
 
 /// The house's error presenter: an `APIError` as `{"code":…,"message":…}` (with `fieldErrors` for a
 /// 422), the gate's refusals alike. The native routes' group presents with it, and so do explain and
@@ -9,4 +10,7 @@ struct HousePresenter: ErrorPresenter {
 
     /// The gate's refusal, as it is.
     func failure(refused: APIError) -> APIError { refused }
+
+    /// The lifecycle's failure in the house's terms.
+    func failure(upload: UploadError) -> APIError { APIError(upload) }
 }

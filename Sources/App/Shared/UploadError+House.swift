@@ -12,7 +12,7 @@ extension UploadError {
         case .intentNotFound, .imageNotUploaded, .recordNotFound, .noSuchUpload: return 404
         case .issuedToAnotherUser: return 403
         case .partNotUploaded, .partTooLarge, .partTooSmall, .uploadTooLarge: return 400
-        case .store, .intentsBacklogged, .credentialsUnavailable: return 503
+        case .store, .intentsBacklogged, .intentNotStored, .credentialsUnavailable: return 503
         case .signingFailed, .configuration: return 500
         case .storage(.timeout): return 504
         case .storage(.status): return 502
@@ -41,7 +41,7 @@ extension UploadError {
         case .partNotUploaded: return "INVALID_PART"
         case .partTooLarge, .uploadTooLarge: return "ENTITY_TOO_LARGE"
         case .partTooSmall: return "ENTITY_TOO_SMALL"
-        case .store, .intentsBacklogged: return "STORE_UNAVAILABLE"
+        case .store, .intentsBacklogged, .intentNotStored: return "STORE_UNAVAILABLE"
         case .credentialsUnavailable: return "CREDENTIALS_UNAVAILABLE"
         case .signingFailed: return "SIGNING_FAILED"
         case .configuration: return "CONFIGURATION"
@@ -75,6 +75,8 @@ extension UploadError {
         case .uploadTooLarge(let limit): return "s3: the upload is over \(limit) bytes, the limit of its type"
         case .store: return "the records store is not available"
         case .intentsBacklogged: return "the records store is behind; no URL was issued, retry shortly"
+        case .intentNotStored:
+            return "the records store did not store the upload in time; no URL was issued, retry shortly"
         case .credentialsUnavailable(let left):
             return left > 0
                 ? "the server's storage credentials expire in \(left) s, too soon for a URL; retry shortly"

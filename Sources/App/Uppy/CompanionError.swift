@@ -138,6 +138,9 @@ struct UppyPresenter: ErrorPresenter {
 
     /// The gate's refusal, kept in the house's shape.
     func failure(refused: APIError) -> CompanionError { .refused(refused) }
+
+    /// The lifecycle's failure, in Companion's shape.
+    func failure(upload: UploadError) -> CompanionError { .upload(upload) }
 }
 
 extension Response {

@@ -10,8 +10,9 @@ extension MultipartService {
     /// its 200 carries the `ETag` header on every store) or a presigned POST whose policy pins the
     /// key, the content type, `content-length-range` 0...the type's limit and `success_action_status`
     /// 201, fields in Companion's order (`Issuer.issueBrowser`). Its intent is recorded under the key, so
-    /// `POST /images` with `imageKey` = the key confirms it. Signed on the event loop (pure computation).
-    func params(_ request: Request, caller: Caller) throws(CompanionError) -> Response {
+    /// `POST /images` with `imageKey` = the key confirms it. Signed on the event loop (pure computation),
+    /// answered once the intent is stored.
+    func params(_ request: Request, caller: Caller) throws(CompanionError) -> Pending<Response> {
         var filename: String?
         var contentType: String?
         var given: [(key: String, value: String?)] = []
@@ -35,11 +36,16 @@ extension MultipartService {
         let object = try newObject(filename: filename, contentType: contentType, metadata: metadata, caller: caller)
         let lifetime = Issuer.browserLifetime(object, expires: expires)
         // HEAD answers GET's headers without the URL, so it records no intent.
-        let upload = try lifecycle { () throws(UploadError) in
+        let pending = try lifecycle { () throws(UploadError) in
             try issuer.issueBrowser(
                 object, form: paramsForm, lifetime: lifetime, owner: caller.userId,
                 recordsIntent: request.head.method != .HEAD)
         }
+        return pending.map { upload in answer(upload, object: object, lifetime: lifetime) }
+    }
+
+    /// The answer of `/params`: the method, URL, headers or form fields, lifetime and key.
+    func answer(_ upload: BrowserUpload, object: PlannedObject, lifetime: Int) -> Response {
         var w = JSONWriter(reservingCapacity: 2048)
         w.beginObject()
         switch upload {

@@ -21,6 +21,8 @@ import Uploads
 /// | `GET /s3/sts` | 501 `STS_NOT_SERVED` in Companion's error shape: no temporary credentials |
 ///
 /// Requests are read on the event loop; storage and the records store are called on the worker pool.
+/// `/params` and creation answer only once their intent is stored (`/params` parked without a worker,
+/// creation on its worker, which also aborts the upload when the intent is not stored).
 /// Every failure is a `CompanionError`, answered by the group's `UppyPresenter`.
 final class MultipartService: Sendable {
     let prefix: String
@@ -83,9 +85,9 @@ final class MultipartService: Sendable {
         let abort = group.route(
             .unlimited, validate: { (_, r) throws(CompanionError) in try MultipartService.uploadRef(r) },
             perform: { [self] (c, w) throws(CompanionError) in try self.abort(w, caller: c) })
-        let params = group.route(.uppy) { [self] (caller, request) throws(CompanionError) in
-            try self.params(request, caller: caller)
-        }
+        let params = group.route(
+            .uppy,
+            promising: { [self] (caller, request) throws(CompanionError) in try self.params(request, caller: caller) })
         // Companion's temporary credentials (STS) are not served: storage's keys never leave the server.
         let sts = group.route(.uppy) { (_, _) throws(CompanionError) -> Response in throw .stsNotServed }
         // The batch and complete templates come before `{partNumber}`: the router takes the first
@@ -161,7 +163,8 @@ final class MultipartService: Sendable {
             caller: caller)
     }
 
-    /// On a worker: the upload created with its intent (`MultipartUploads.create`): `{key, uploadId, bucket}`.
+    /// On a worker: the upload created with its intent stored (`MultipartUploads.create`): `{key, uploadId,
+    /// bucket}`.
     func create(_ object: PlannedObject, caller: Caller) throws(CompanionError) -> Response {
         let ref = try lifecycle { () throws(UploadError) in try uploads.create(object, owner: caller.userId) }
         var w = JSONWriter(reservingCapacity: 128 + ref.key.utf8.count + ref.uploadId.utf8.count)

@@ -111,10 +111,6 @@ public final class Application: Sendable {
             name: "presignd_content_refused_total",
             help: "Uploads refused at confirmation because their bytes are no image of an allowed format."
         ) { [uploads] in uploads.confirmer.contentRefusals.load(ordering: .relaxed) }
-        server.metrics.register(
-            name: "presignd_intents_flushed_before_confirm_total",
-            help: "Confirmations that waited for their still queued intent to be stored first."
-        ) { [uploads] in uploads.intents.flushesBeforeCopy.load(ordering: .relaxed) }
         credentials.registerMetrics(server.metrics, refusals: { [signers] in signers.refusalCount })
         Application.registerJanitorMetrics(server.metrics, uploads.janitor)
         bucketStatus.register(server.metrics)
@@ -230,11 +226,13 @@ public final class Application: Sendable {
         }
     }
 
-    /// Step 4: the writer that stores queued intents in batches; a failed batch is logged.
+    /// Step 4: the writer that commits issued URLs' intents in batches before they are answered (at most
+    /// `records.intentQueueLimit` waiting, each within `records.intentCommitTimeoutMs`); a failed batch
+    /// is logged.
     static func makeIntentWriter(_ records: RecordsConfig, store: any RecordStore, log: LogSink) -> IntentWriter {
         IntentWriter(
-            store: store, batchSize: records.intentBatchSize, flushIntervalMs: records.intentFlushMs,
-            maxPending: records.intentQueueLimit,
+            store: store, batchSize: records.intentBatchSize, maxPending: records.intentQueueLimit,
+            maxWaitMs: records.intentCommitTimeoutMs,
             onError: { error in log.error("intent batch not stored", ["error": "\(error)"]) })
     }
 
@@ -322,9 +320,21 @@ public final class Application: Sendable {
     static func registerMetrics(
         _ metrics: ServerMetrics, intents: IntentWriter, store: any RecordStore, gate: Gate, committer: GroupCommitter
     ) {
-        metrics.register(name: "presignd_intents_pending", help: "Upload intents queued, not yet stored.") {
-            intents.pendingCount
-        }
+        metrics.register(
+            name: "presignd_intents_pending", help: "Upload intents waiting for their commit (their requests parked)."
+        ) { intents.pendingCount }
+        metrics.register(
+            name: "presignd_intents_stored_total", help: "Issued URLs' intents committed before their answer."
+        ) { intents.outcomeCounts.stored }
+        metrics.register(
+            name: "presignd_intent_commit_timeouts_total",
+            help:
+                "Issue requests answered 503 because their intent was not stored within records.intentCommitTimeoutMs."
+        ) { intents.outcomeCounts.timedOut }
+        metrics.register(
+            name: "presignd_intents_refused_total",
+            help: "Issue requests answered 503 because the intent queue was full (records.intentQueueLimit) or refused."
+        ) { intents.outcomeCounts.refused }
         if let sqlite = store as? SQLiteRecordStore {
             metrics.register(
                 name: "presignd_intent_index_entries",
@@ -421,7 +431,8 @@ public final class Application: Sendable {
         ops.beginDraining()
     }
 
-    /// Graceful stop: drain the server, then flush queued intents. Blocks until done.
+    /// Graceful stop: drain the server (parked issue requests are answered as their commits end), then
+    /// stop the writers. Blocks until done.
     public func stop() {
         server.shutdown()
         metricsServer?.shutdown()
