@@ -11,7 +11,7 @@ It starts (and stops) its own PostgreSQL cluster (scripts/start-postgres.sh on -
 own RGW (scripts/start-s3.sh on --s3-port), and kills only processes it started, by PID.
 
     python3 Benchmarks/chaos.py [--duration 180] [--workers 6] [--seed N]
-        [--binary .build/debug/presignd] [--intent-flush-ms N] [--pg-port 25460] [--s3-port 19260]
+        [--binary .build/debug/presignd] [--pg-port 25460] [--s3-port 19260]
 
 Prints one JSON object of figures; exit status 1 if anything acknowledged was lost, an integrity
 check failed, or a confirmation was refused with a 4xx other than INTENT_NOT_FOUND (the uploads are a
@@ -111,8 +111,6 @@ class Run:
             "PRESIGN_S3_SECRET_ACCESS_KEY": self.s3["S3_SECRET_KEY"], "PRESIGN_LIMITS_ENABLED": "false",
             "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true", "PRESIGN_LOG_ACCESS_LOG": "false",
         }
-        if self.a.intent_flush_ms:
-            env["PRESIGN_RECORDS_INTENT_FLUSH_MS"] = str(self.a.intent_flush_ms)
         self.log = open(f"/tmp/presignd-chaos-{self.port}.log", "ab")
         self.server = subprocess.Popen([self.a.binary], env=env, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
         for _ in range(3000):
@@ -336,7 +334,6 @@ class Run:
             windows.append(round(min(after) * 1000) if after else None)
         figures = {
             "duration_s": self.a.duration, "workers": self.a.workers, "seed": self.a.seed,
-            "intent_flush_ms": self.a.intent_flush_ms or "default",
             "acks": len(self.acks), "records": len(records), "faults": self.faults, **self.counts,
             "lost_acknowledged": len(missing), "bad_objects": len(bad_objects),
             "objects_janitor_cannot_find": len(unfindable), "objects_left_by_lost_intents": len(left_by_lost),
@@ -356,7 +353,6 @@ def main():
     p.add_argument("--workers", type=int, default=6)
     p.add_argument("--seed", type=int, default=int(time.time()))
     p.add_argument("--binary", default=os.path.join(ROOT, ".build/debug/presignd"))
-    p.add_argument("--intent-flush-ms", type=int, default=0, help="records.intentFlushMs (0: the default)")
     p.add_argument("--pg-port", type=int, default=25460)
     p.add_argument("--s3-port", type=int, default=19260)
     sys.exit(Run(p.parse_args()).run())

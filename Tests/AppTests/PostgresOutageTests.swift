@@ -15,9 +15,11 @@ import Testing
 /// PostgreSQL restarted (fast, immediate) and stopped for 20 s under confirmation load, against the real
 /// binary, RGW and a PostgreSQL cluster of the test's own (so the other PostgreSQL tests never see it go
 /// down). During the fault confirmations answer 503 STORE_UNAVAILABLE, `/readyz` says the database is
-/// unavailable, issuing goes on while intents can wait and then answers 503; afterwards the pool has
-/// reconnected by itself, every 201 is stored, every key converged to one record, and each record's
-/// object is in RGW with the recorded size.
+/// unavailable, and issuing answers 503 STORE_UNAVAILABLE with `Retry-After` within
+/// `records.intentCommitTimeoutMs` plus slack, never a URL while the cluster is stopped (a URL is
+/// answered only once its intent is stored, issue 21); afterwards the pool has reconnected by itself,
+/// every issued URL confirms (its intent was stored), every 201 is stored, every key converged to one
+/// record, and each record's object is in RGW with the recorded size.
 @Suite("PostgreSQL outages (binary, own cluster, RGW)", .serialized)
 struct PostgresOutageTests {
     enum Fault: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -34,6 +36,8 @@ struct PostgresOutageTests {
         private(set) var confirm503 = 0
         private(set) var issue503 = 0
         private(set) var issuedDuringOutage = 0
+        /// Set once the cluster's stop has returned, cleared before it starts again.
+        private var stopped = false
         private(set) var problems: [String] = []
         private var ackCount = 0
 
@@ -61,6 +65,10 @@ struct PostgresOutageTests {
         func sawConfirm503() { locked { confirm503 += 1 } }
         func sawIssue503() { locked { issue503 += 1 } }
         func issuedWhileDown() { locked { issuedDuringOutage += 1 } }
+        var storeStopped: Bool {
+            get { locked { stopped } }
+            set { locked { stopped = newValue } }
+        }
         func problem(_ p: String) { locked { problems.append(p) } }
     }
 
@@ -101,15 +109,19 @@ struct PostgresOutageTests {
         }
     }
 
-    /// Issue (client P's GET, which needs no database, and client B's POST, which asks the store who
-    /// holds the key, in turn), upload to RGW, confirm; until `stop`.
-    static func writer(
-        port: Int, s3: TestEnvironment.S3, outcomes: Outcomes, down: StopFlag, stop: @Sendable () -> Bool
-    ) {
+    /// The commit timeout the test sets, and the scheduling slack allowed on top of it (docs/records.md).
+    static let commitTimeoutMs = 1000
+    static let slackMs = 2000
+
+    /// Issue (client P's GET, which waits for its intent's commit, and client B's POST, which also asks
+    /// the store who holds the key, in turn), upload to RGW, confirm; until `stop`.
+    static func writer(port: Int, s3: TestEnvironment.S3, outcomes: Outcomes, stop: @Sendable () -> Bool) {
         var clientP = false
         while !stop() {
             clientP.toggle()
             let uuid = UUID().uuidString.lowercased()
+            let stoppedBefore = outcomes.storeStopped
+            let started = Date()
             let issued =
                 clientP
                 ? request(port, "GET", "/presigned-url?type=PROFILE&ext=jpg")
@@ -118,13 +130,17 @@ struct PostgresOutageTests {
                 outcomes.problem("issue: no answer")
                 return
             }
+            let elapsedMs = Int(Date().timeIntervalSince(started) * 1000)
             if issued.status == 503 {
-                // Client B's key check needs the store; client P's URL is refused only when its intent could
-                // not wait (the queue is full), with Retry-After.
-                if code(issued) != "STORE_UNAVAILABLE" || (clientP && issued.header("Retry-After") == nil) {
+                // Not stored in time (or the queue full, or client B's key check failed): 503 with
+                // Retry-After, no URL, within the commit timeout plus slack.
+                if code(issued) != "STORE_UNAVAILABLE" || issued.header("Retry-After") == nil
+                    || issued.text.contains("Url\"")
+                {
                     outcomes.problem("issue: 503 \(issued.text)")
                 }
-                if clientP { outcomes.sawIssue503() }
+                if elapsedMs > commitTimeoutMs + slackMs { outcomes.problem("issue: 503 after \(elapsedMs) ms") }
+                outcomes.sawIssue503()
                 usleep(20_000)  // pacing only: the next attempt's answer is what counts
                 continue
             }
@@ -135,7 +151,8 @@ struct PostgresOutageTests {
                 outcomes.problem("issue: \(issued.status) \(issued.text)")
                 return
             }
-            if clientP && down.isSet { outcomes.issuedWhileDown() }
+            // Begun and answered while the cluster was stopped: a URL whose intent cannot be stored.
+            if stoppedBefore && outcomes.storeStopped { outcomes.issuedWhileDown() }
             let target = String(url[range.upperBound...])
             let put = try? ClientPFlowTests.put(
                 s3, target: target, contentType: "image/jpeg",
@@ -180,17 +197,17 @@ struct PostgresOutageTests {
             extra: [
                 "PRESIGN_RECORDS_URL": cluster.url, "PRESIGN_RECORDS_POOL_SIZE": "4",
                 "PRESIGN_RECORDS_INTENT_BATCH_SIZE": "8", "PRESIGN_RECORDS_INTENT_QUEUE_LIMIT": "40",
+                "PRESIGN_RECORDS_INTENT_COMMIT_TIMEOUT_MS": "\(Self.commitTimeoutMs)",
             ])
         let server = try ServerProcess(environment: env)
         defer { server.stop() }
         let port = server.port
         let outcomes = Outcomes()
         let stopFlag = StopFlag()
-        let down = StopFlag()
         let group = DispatchGroup()
         for _ in 0..<6 {
             DispatchQueue.global().async(group: group) {
-                Self.writer(port: port, s3: s3, outcomes: outcomes, down: down, stop: { stopFlag.isSet })
+                Self.writer(port: port, s3: s3, outcomes: outcomes, stop: { stopFlag.isSet })
             }
         }
         defer {
@@ -203,14 +220,11 @@ struct PostgresOutageTests {
         case .restartFast: try cluster.restartFast()
         case .restartImmediate: try cluster.restartImmediate()
         case .stopFor20Seconds:
-            // Intents issued while the server shuts down count as issued during the outage too (the
-            // queue may fill before the stop returns on a loaded machine).
-            down.set()
             try cluster.stop()
+            outcomes.storeStopped = true
             #expect(Self.waitForDatabase(port, "unavailable"), "/readyz: database unavailable")
-            #expect(Self.until { outcomes.issuedDuringOutage > 0 }, "client P's URLs are issued while intents wait")
             #expect(Self.until { outcomes.confirm503 > 0 }, "confirmations answer 503 STORE_UNAVAILABLE")
-            #expect(Self.until { outcomes.issue503 > 0 }, "issuing answers 503 once the intent queue is full")
+            #expect(Self.until { outcomes.issue503 > 0 }, "issuing answers 503 while no intent can be stored")
             #expect(server.waitForLine(containing: "intent batch not stored") != nil, "the outage is logged")
             // The rest of the 20 seconds, the server stays up and answers.
             let downSince = Date()
@@ -218,6 +232,8 @@ struct PostgresOutageTests {
                 #expect(Self.request(port, "GET", "/healthz")?.status == 200)
                 usleep(500_000)
             }
+            #expect(outcomes.issuedDuringOutage == 0, "URLs answered while the cluster was stopped")
+            outcomes.storeStopped = false
             try cluster.start()
         }
         // The pool reconnects by itself: the database is ready again and confirmations succeed again.

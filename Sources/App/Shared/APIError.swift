@@ -93,7 +93,10 @@ public enum APIError: Error, Sendable, Equatable {
         switch self {
         case .unauthorized(let failure): return [("WWW-Authenticate", failure.challenge)]
         case .rateLimited(let seconds): return [("Retry-After", String(seconds))]
-        case .upload(.intentsBacklogged), .upload(.intentNotStored): return [("Retry-After", "5")]
+        // A store that is down answers every route's 503 with Retry-After: the client retries later
+        // (issue 21: a stopped store never answers a URL, and tells when to come back).
+        case .upload(.intentsBacklogged), .upload(.intentNotStored), .upload(.store(.unavailable)):
+            return [("Retry-After", "5")]
         case .upload(.credentialsUnavailable): return [("Retry-After", "10")]
         case .upload(.confirmationInProgress(let seconds)): return [("Retry-After", String(seconds))]
         default: return []
