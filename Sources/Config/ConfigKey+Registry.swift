@@ -52,6 +52,8 @@ extension ConfigKey {
             ConfigKey(
                 section: "limits", name: "uppyPerAddressPerMinute", kind: .int(\.limits.uppyPerAddressPerMinute)),
             ConfigKey(section: "limits", name: "burst", kind: .int(\.limits.burst)),
+            ConfigKey(section: "limits", name: "uploadsPerUserPerDay", kind: .int(\.limits.uploadsPerUserPerDay)),
+            ConfigKey(section: "limits", name: "bytesPerUserPerDay", kind: .int(\.limits.bytesPerUserPerDay)),
             ConfigKey(section: "limits", name: "syncIntervalMs", kind: .int(\.limits.syncIntervalMs)),
             ConfigKey(section: "limits", name: "trustForwardedFor", kind: .bool(\.limits.trustForwardedFor)),
             ConfigKey(section: "limits", name: "trustedProxies", kind: .strings(\.limits.trustedProxies)),

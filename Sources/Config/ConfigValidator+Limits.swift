@@ -10,6 +10,8 @@ extension ConfigValidator {
         check("limits.uppyPerUserPerMinute", limits.uppyPerUserPerMinute, in: 1...1_000_000)
         check("limits.uppyPerAddressPerMinute", limits.uppyPerAddressPerMinute, in: 1...1_000_000)
         check("limits.burst", limits.burst, in: 1...3600)
+        check("limits.uploadsPerUserPerDay", limits.uploadsPerUserPerDay, in: 0...1_000_000_000)
+        check("limits.bytesPerUserPerDay", limits.bytesPerUserPerDay, in: 0...(1 << 50))
         check("limits.syncIntervalMs", limits.syncIntervalMs, in: 10...60_000)
         for (index, entry) in limits.trustedProxies.enumerated() where AddressRange(entry) == nil {
             report(

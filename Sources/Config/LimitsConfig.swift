@@ -21,6 +21,12 @@ public struct LimitsConfig: Sendable, Equatable {
     public var uppyPerAddressPerMinute: Int
     /// Bucket size, in seconds of refill at the limit's rate.
     public var burst: Int
+    /// Uploads one user may be issued per UTC day (every issuing route; reserved with the intent,
+    /// released when it expires unconfirmed); 0: no such quota.
+    public var uploadsPerUserPerDay: Int = 0
+    /// Bytes one user may be issued per UTC day, counted from the declared size, else the type's
+    /// `maxBytes`; 0: no such quota.
+    public var bytesPerUserPerDay: Int = 0
     /// With a PostgreSQL store the buckets are shared by every instance: how often (ms) each instance
     /// sends what it let through and reads the shared buckets back.
     public var syncIntervalMs: Int = 100

@@ -8,5 +8,6 @@ public protocol IntentLocator: Sendable {
 }
 
 /// Everything the upload lifecycle asks of its store: records and intents, fenced claims, the event
-/// inbox, the multipart ledger and the object-key lookup. The three stores implement all of it.
-public typealias LifecycleStore = RecordStore & ClaimStore & EventInbox & MultipartLedger & IntentLocator
+/// inbox, the multipart ledger, the object-key lookup and the daily quotas. The three stores implement
+/// all of it.
+public typealias LifecycleStore = RecordStore & ClaimStore & EventInbox & MultipartLedger & IntentLocator & QuotaStore

@@ -9,6 +9,9 @@ public enum IntentOutcome: Sendable, Equatable {
     /// Not stored within the writer's `maxWaitMs` (the store is down, stalled or far behind). Answer 503
     /// with `Retry-After` without the URL; the intent may still land later, harmlessly (no URL names it).
     case timedOut
+    /// Not stored: the owner's daily `quota` (`QuotaStore`) has `used` of its `limit`, and this intent's
+    /// reservation would pass it; it resets at `resetsAtMs`. Answer 429 without the URL.
+    case quotaExceeded(quota: QuotaOutcome.Quota, limit: Int64, used: Int64, resetsAtMs: Int64)
 
     /// True for `.stored`.
     public var isStored: Bool { self == .stored }

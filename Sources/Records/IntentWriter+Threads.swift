@@ -22,16 +22,20 @@ extension IntentWriter {
                     state.inFlight = state.queue
                     state.inFlightWaiters = state.waiters
                     state.inFlightEnqueuedAtNanos = state.enqueuedAtNanos
+                    state.inFlightReservations = state.reservations
                     state.queue = []
                     state.waiters = []
                     state.enqueuedAtNanos = []
+                    state.reservations = []
                 } else {
                     state.inFlight = Array(state.queue.prefix(count))
                     state.inFlightWaiters = Array(state.waiters.prefix(count))
                     state.inFlightEnqueuedAtNanos = Array(state.enqueuedAtNanos.prefix(count))
+                    state.inFlightReservations = Array(state.reservations.prefix(count))
                     state.queue.removeFirst(count)
                     state.waiters.removeFirst(count)
                     state.enqueuedAtNanos.removeFirst(count)
+                    if !state.reservations.isEmpty { state.reservations.removeFirst(count) }
                 }
                 return true
             }
@@ -41,17 +45,22 @@ extension IntentWriter {
                 var calls: [(Completion, IntentOutcome)] = []
                 for (position, waiter) in state.inFlightWaiters.enumerated() {
                     guard case .waiting(let completion) = waiter else { continue }
-                    calls.append((completion, failures[position].map { IntentOutcome.refused($0) } ?? .stored))
+                    calls.append((completion, failures[position] ?? .stored))
                 }
-                let refused = failures.isEmpty ? 0 : calls.count(where: { !$0.1.isStored })
+                let exceeded =
+                    failures.isEmpty
+                    ? 0 : calls.count(where: { if case .quotaExceeded = $0.1 { true } else { false } })
+                let refused = failures.isEmpty ? 0 : calls.count(where: { !$0.1.isStored }) - exceeded
                 state.refused += refused
-                state.stored += calls.count - refused
+                state.quotaExceeded += exceeded
+                state.stored += calls.count - refused - exceeded
                 state.waiting -= calls.count
                 state.doneSequence += UInt64(state.inFlight.count)
                 state.unwritten -= state.inFlight.count
                 state.inFlight = []
                 state.inFlightWaiters = []
                 state.inFlightEnqueuedAtNanos = []
+                state.inFlightReservations = []
                 return calls
             }
             monitor.broadcast()
@@ -62,52 +71,78 @@ extension IntentWriter {
     }
 
     /// The intents of the batch in flight still to be written, with their positions in it when some
-    /// were left out (callers that timed out: no URL names those intents).
-    private static func wanted(_ monitor: Monitor<State>) -> ([UploadIntent], [Int]?) {
+    /// were left out (callers that timed out: no URL names those intents), and their quota reservations
+    /// (empty: none asks for one).
+    private static func wanted(_ monitor: Monitor<State>) -> ([UploadIntent], [Int]?, [QuotaRequest?]) {
         monitor.withLock { state in
             let abandoned = state.inFlightWaiters.contains { if case .timedOut = $0 { true } else { false } }
-            guard abandoned else { return (state.inFlight, nil) }
+            guard abandoned else { return (state.inFlight, nil, state.inFlightReservations) }
             var intents: [UploadIntent] = []
             var positions: [Int] = []
+            var reservations: [QuotaRequest?] = []
             for (position, waiter) in state.inFlightWaiters.enumerated() {
                 if case .timedOut = waiter { continue }
                 intents.append(state.inFlight[position])
                 positions.append(position)
+                if !state.inFlightReservations.isEmpty { reservations.append(state.inFlightReservations[position]) }
             }
-            return (intents, positions)
+            return (intents, positions, reservations)
         }
+    }
+
+    /// Stores `intents` in one transaction, with their quota reservations when some ask for one and the
+    /// store keeps quotas; the outcomes of the intents not stored, by index (empty: all stored).
+    private static func put(_ intents: [UploadIntent], reserving: [QuotaRequest?], store: any RecordStore)
+        throws(RecordsError) -> [Int: IntentOutcome]
+    {
+        guard let quotas = store as? any QuotaStore, reserving.contains(where: { $0 != nil }) else {
+            try store.putIntents(intents)
+            return [:]
+        }
+        var exceeded: [Int: IntentOutcome] = [:]
+        for (index, outcome) in try quotas.putIntents(intents, reserving: reserving).enumerated() {
+            if case .exceeded(let quota, let limit, let used, let resetsAtMs) = outcome {
+                exceeded[index] = .quotaExceeded(quota: quota, limit: limit, used: used, resetsAtMs: resetsAtMs)
+            }
+        }
+        return exceeded
     }
 
     /// Writes the batch in flight: a database outage is retried with back-off until the store answers
     /// (or, once a shutdown began, for `retry.shutdownMs`), leaving out intents whose callers timed
     /// out; a batch refused for another reason is split so that a bad intent fails alone. Returns the
-    /// failed intents by position in the batch (empty: all stored).
+    /// outcomes of the intents not stored (refused, or over a quota) by position in the batch (empty:
+    /// all stored).
     private static func writeBatch(
         store: any RecordStore, monitor: Monitor<State>, retry: Retry, onError: @Sendable (RecordsError) -> Void
-    ) -> [Int: RecordsError] {
+    ) -> [Int: IntentOutcome] {
         var delayMs = 20
         var reported = false
         var givingUpAtNanos: UInt64?
         while true {
-            let (intents, positions) = wanted(monitor)
+            let (intents, positions, reservations) = wanted(monitor)
             if intents.isEmpty { return [:] }
             let failure: RecordsError
             do {
-                try store.putIntents(intents)
-                return [:]
+                let exceeded = try put(intents, reserving: reservations, store: store)
+                guard let positions else { return exceeded }
+                return Dictionary(uniqueKeysWithValues: exceeded.map { (positions[$0.key], $0.value) })
             } catch {
                 failure = error
             }
             guard case .unavailable = failure else {
-                var failures: [Int: RecordsError] = [:]
+                var failures: [Int: IntentOutcome] = [:]
                 if intents.count == 1 {
                     onError(failure)
-                    failures[positions?[0] ?? 0] = failure
+                    failures[positions?[0] ?? 0] = .refused(failure)
                     return failures
                 }
                 for (index, intent) in intents.enumerated() {
-                    if let error = writeAlone(intent, store: store, monitor: monitor, retry: retry, onError: onError) {
-                        failures[positions?[index] ?? index] = error
+                    if let outcome = writeAlone(
+                        intent, reserving: reservations.isEmpty ? nil : reservations[index], store: store,
+                        monitor: monitor, retry: retry, onError: onError)
+                    {
+                        failures[positions?[index] ?? index] = outcome
                     }
                 }
                 return failures
@@ -119,33 +154,32 @@ extension IntentWriter {
             }
             guard waitBeforeRetry(&delayMs, &givingUpAtNanos, monitor: monitor, retry: retry) else {
                 onError(.unavailable("shutting down during a database outage: \(intents.count) intents dropped"))
-                var failures: [Int: RecordsError] = [:]
-                for index in intents.indices { failures[positions?[index] ?? index] = failure }
+                var failures: [Int: IntentOutcome] = [:]
+                for index in intents.indices { failures[positions?[index] ?? index] = .refused(failure) }
                 return failures
             }
         }
     }
 
-    /// Writes one intent of a split batch, through an outage as a batch is; the error it failed with,
-    /// or nil when it is stored.
+    /// Writes one intent of a split batch (with its reservation), through an outage as a batch is; its
+    /// outcome when it is not stored (refused, or over a quota), or nil when it is.
     private static func writeAlone(
-        _ intent: UploadIntent, store: any RecordStore, monitor: Monitor<State>, retry: Retry,
-        onError: @Sendable (RecordsError) -> Void
-    ) -> RecordsError? {
+        _ intent: UploadIntent, reserving: QuotaRequest?, store: any RecordStore, monitor: Monitor<State>,
+        retry: Retry, onError: @Sendable (RecordsError) -> Void
+    ) -> IntentOutcome? {
         var delayMs = 20
         var reported = false
         var givingUpAtNanos: UInt64?
         while true {
             let failure: RecordsError
             do {
-                try store.putIntents([intent])
-                return nil
+                return try put([intent], reserving: reserving.map { [$0] } ?? [], store: store)[0]
             } catch {
                 failure = error
             }
             guard case .unavailable = failure else {
                 onError(failure)
-                return failure
+                return .refused(failure)
             }
             if !reported {
                 onError(failure)
@@ -153,7 +187,7 @@ extension IntentWriter {
             }
             guard waitBeforeRetry(&delayMs, &givingUpAtNanos, monitor: monitor, retry: retry) else {
                 onError(.unavailable("shutting down during a database outage: 1 intent dropped"))
-                return failure
+                return .refused(failure)
             }
         }
     }

@@ -42,12 +42,17 @@ public final class IntentWriter: Sendable {
         var waiters: [Waiter] = []
         /// When each queued intent was enqueued (parallel to `queue`), for its deadline.
         var enqueuedAtNanos: [UInt64] = []
+        /// The quota reservation each queued intent asks for (parallel to `queue`); empty while none of
+        /// the queued intents asks for one (quotas off: nothing per intent).
+        var reservations: [QuotaRequest?] = []
         /// The batch being written (sequences `doneSequence + 1` on), visible until it has committed.
         var inFlight: [UploadIntent] = []
         /// Who waits for each intent of the batch being written.
         var inFlightWaiters: [Waiter] = []
         /// When each intent of the batch being written was enqueued.
         var inFlightEnqueuedAtNanos: [UInt64] = []
+        /// The quota reservations of the batch being written (empty: none asks for one).
+        var inFlightReservations: [QuotaRequest?] = []
         /// How many intents are queued or being written.
         var unwritten = 0
         /// Callers waiting for an outcome (entries `.waiting`).
@@ -72,6 +77,8 @@ public final class IntentWriter: Sendable {
         var timedOut = 0
         /// Intents refused (full queue, shut down, or a bad intent).
         var refused = 0
+        /// Intents not stored because their owner's daily quota was reached.
+        var quotaExceeded = 0
     }
 
     /// The store intents are written to.
@@ -135,12 +142,19 @@ public final class IntentWriter: Sendable {
     /// Queues `intent` for the next commit and returns at once (never blocks on the database);
     /// `completion` is called exactly once with the outcome (`.stored` only after the commit). A full
     /// queue or a shut-down writer is `.refused` at once, on this thread. The completion must not block:
-    /// it runs on the writer's or the deadline thread.
-    public func submit(_ intent: UploadIntent, completion: @escaping Completion) {
+    /// it runs on the writer's or the deadline thread. With `reserving`, the intent is stored only with
+    /// that daily quota reservation, in the same commit (`QuotaStore.putIntents(_:reserving:)`), else it
+    /// is `.quotaExceeded`; a store that keeps no quotas ignores it.
+    public func submit(_ intent: UploadIntent, reserving: QuotaRequest? = nil, completion: @escaping Completion) {
         let now = MonotonicClock.nanoseconds()
         let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
             let outcome = Self.admit(&state, maxPending: maxPending)
             guard case .queued = outcome else { return (outcome, false) }
+            if reserving != nil || !state.reservations.isEmpty {
+                // The first reservation of this queue: the intents before it asked for none.
+                if state.reservations.isEmpty { state.reservations = Array(repeating: nil, count: state.queue.count) }
+                state.reservations.append(reserving)
+            }
             append(&state, intent, completion, now: now)
             state.waiting += 1
             // Wake the writer when the queue became non-empty (a commit is due at once), the deadline
@@ -223,6 +237,11 @@ public final class IntentWriter: Sendable {
     /// writer counts here too).
     public var outcomeCounts: (stored: Int, timedOut: Int, refused: Int) {
         monitor.withLock { state in (state.stored, state.timedOut, state.refused) }
+    }
+
+    /// Intents not stored so far because their owner's daily quota was reached.
+    public var quotaExceededCount: Int {
+        monitor.withLock { state in state.quotaExceeded }
     }
 
     /// How many intents are queued or being written.

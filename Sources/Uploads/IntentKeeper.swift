@@ -14,20 +14,26 @@ public final class IntentKeeper: Sendable {
     private let sink: any IntentSink
     /// The store intents are read from.
     private let store: any RecordStore
+    /// The daily quotas every intent is reserved against; nil: none.
+    private let quota: DailyQuota?
 
     /// A keeper storing through `writer` and reading `writer`'s store; issued intents go to `sink` (the
-    /// writer itself unless a test says otherwise).
-    public init(writer: IntentWriter, sink: (any IntentSink)? = nil) {
+    /// writer itself unless a test says otherwise), each reserved against `quota` when given.
+    public init(writer: IntentWriter, sink: (any IntentSink)? = nil, quota: DailyQuota? = nil) {
         self.store = writer.store
         self.sink = sink ?? writer
+        self.quota = quota
     }
 
     /// Submits the intent of a URL about to be answered, and calls `then` once: nil when it is stored
-    /// (the URL may be answered), else why not (`.intentsBacklogged`, `.intentNotStored`, `.store`).
-    /// Never blocks; `then` must not block (it runs on the writer's or the deadline thread, or on this
-    /// one when the queue refuses at once).
+    /// (the URL may be answered), else why not (`.intentsBacklogged`, `.intentNotStored`, `.store`,
+    /// `.quotaExceeded`). Never blocks; `then` must not block (it runs on the writer's or the deadline
+    /// thread, or on this one when the queue refuses at once).
     public func handOff(_ intent: UploadIntent, then: @escaping @Sendable (UploadError?) -> Void) {
-        sink.submit(intent) { outcome in then(UploadError(notKept: outcome)) }
+        let issuedAtMs = intent.createdAtMs
+        sink.submit(intent, reserving: quota?.request(for: intent)) { outcome in
+            then(UploadError(notKept: outcome, issuedAtMs: issuedAtMs))
+        }
     }
 
     /// On a worker: submits `intent` and waits for its outcome (at most the writer's bound), for a path
@@ -54,14 +60,18 @@ public final class IntentKeeper: Sendable {
 }
 
 extension UploadError {
-    /// Why an intent handed to the writer cannot back an answer, or nil when it is stored: the one
-    /// mapping of an intent's outcome to the lifecycle's errors.
-    init?(notKept outcome: IntentOutcome) {
+    /// Why an intent handed to the writer at `issuedAtMs` cannot back an answer, or nil when it is
+    /// stored: the one mapping of an intent's outcome to the lifecycle's errors.
+    init?(notKept outcome: IntentOutcome, issuedAtMs: Int64) {
         switch outcome {
         case .stored: return nil
         case .refused(.unavailable): self = .intentsBacklogged
         case .refused(let error): self = .store(error)
         case .timedOut: self = .intentNotStored
+        case .quotaExceeded(let quota, let limit, let used, let resetsAtMs):
+            self = .quotaExceeded(
+                quota: quota.rawValue, limit: limit, used: used, resetsAtMs: resetsAtMs,
+                retryAfterSeconds: Int(max(1, (resetsAtMs - issuedAtMs + 999) / 1000)))
         }
     }
 }

@@ -29,6 +29,9 @@ public final class Janitor: @unchecked Sendable {
     /// How long after its URL expired an intent is kept (an upload that finished at the last second can
     /// still be confirmed meanwhile).
     public static let graceMs: Int64 = 5 * 60 * 1000
+    /// How many whole UTC days of quota reservations are kept before today's (older days count for
+    /// nothing: a reservation counts only in its own day).
+    static let quotaRetentionDays: Int64 = 2
 
     private let store: any LifecycleStore
     private let storage: (any ObjectStorage)?
@@ -55,6 +58,8 @@ public final class Janitor: @unchecked Sendable {
     public let failedSweeps = Atomic<Int>(0)
     /// Intents removed.
     public let intentsRemoved = Atomic<Int>(0)
+    /// Daily quota reservations given back (intents that expired unconfirmed).
+    public let quotasReleased = Atomic<Int>(0)
     /// Objects deleted (upload and permanent keys, and replaced records' objects).
     public let objectsDeleted = Atomic<Int>(0)
     /// Replaced records' objects deleted from the pending deletions (`RecordStore.fillSlot`).
@@ -114,6 +119,9 @@ public final class Janitor: @unchecked Sendable {
         _ = sweep(fence: fence)
         _ = sweepReplaced(fence: fence)
         _ = pruneClaims()
+        _ = try? store.pruneQuotas(
+            beforeDayMs: QuotaRequest.dayStart(of: env.nowMillis()) - Janitor.quotaRetentionDays * QuotaRequest.dayMs,
+            limit: max(1, min(batchSize, 1000)))
         multipart?.sweep(fence: fence)
         if let reconciler, env.nowMillis() - reconciledAtMs >= Int64(reconciler.intervalMs) {
             reconciledAtMs = env.nowMillis()
@@ -133,6 +141,8 @@ public final class Janitor: @unchecked Sendable {
         }
         while true {
             var done: [String] = []
+            // The keys that expired unconfirmed: their owners get their daily quota back.
+            var unconfirmed: [String] = []
             var claimed: (key: String, token: String)?
             do {
                 let expired = try store.expiredIntents(nowMs: env.nowMillis() - Janitor.graceMs, limit: batchSize)
@@ -154,14 +164,24 @@ public final class Janitor: @unchecked Sendable {
                             imageKey: intent.imageKey, token: token, reason: "unconfirmed", nowMs: env.nowMillis())
                         {
                             done.append(intent.imageKey)
+                            unconfirmed.append(intent.imageKey)
                         }
-                    case .finished, .recorded:
+                    case .finished(let claim):
                         // Settled by an earlier sweep (the process died before the intent went), or recorded
-                        // since (a late confirmation won): nothing of it is ours to delete.
+                        // and its record deleted since: nothing of it is ours to delete.
+                        done.append(intent.imageKey)
+                        if claim.state == .expired { unconfirmed.append(intent.imageKey) }
+                    case .recorded:
+                        // Recorded since (a late confirmation won): its quota stays used.
                         done.append(intent.imageKey)
                     case .held:
                         intentsHeld.add(1, ordering: .relaxed)
                     }
+                }
+                // Released before the intents go: a crash between leaves the next sweep to release again
+                // (`.finished` as expired), never an intent gone with its reservation still held.
+                if !unconfirmed.isEmpty {
+                    quotasReleased.add(try store.releaseQuotas(imageKeys: unconfirmed), ordering: .relaxed)
                 }
                 try store.deleteIntents(imageKeys: done)
                 intentsRemoved.add(done.count, ordering: .relaxed)
@@ -171,6 +191,14 @@ public final class Janitor: @unchecked Sendable {
             } catch {
                 if let claimed { _ = try? store.releaseClaim(imageKey: claimed.key, token: claimed.token) }
                 // The intents whose objects are gone may go now; the rest wait for the next sweep.
+                if !unconfirmed.isEmpty {
+                    if let released = try? store.releaseQuotas(imageKeys: unconfirmed) {
+                        quotasReleased.add(released, ordering: .relaxed)
+                    } else {
+                        // Kept for the next sweep, which releases their reservations first.
+                        done = []
+                    }
+                }
                 if !done.isEmpty, (try? store.deleteIntents(imageKeys: done)) != nil {
                     intentsRemoved.add(done.count, ordering: .relaxed)
                     removed += done.count

@@ -50,6 +50,10 @@ public enum UploadError: Error, Sendable, Equatable {
     /// The URL's intent was not stored within `records.intentCommitTimeoutMs` (the database is down,
     /// stalled or far behind): no URL is answered, since one whose intent is not stored could be lost.
     case intentNotStored
+    /// The owner's daily `quota` (`uploadsPerDay` or `bytesPerDay`) has `used` of its `limit` and this
+    /// URL would pass it; no URL was issued. It resets at `resetsAtMs` (the next UTC midnight),
+    /// `retryAfterSeconds` after the request.
+    case quotaExceeded(quota: String, limit: Int64, used: Int64, resetsAtMs: Int64, retryAfterSeconds: Int)
     /// The storage credentials have `secondsLeft` seconds of life (0: expired), too few for a URL.
     case credentialsUnavailable(secondsLeft: Int)
     /// The URL could not be signed.

@@ -37,7 +37,12 @@ public final class UploadLifecycle: Sendable {
         intentSink: (any IntentSink)? = nil
     ) throws(UploadError) {
         catalog = try UploadCatalog(config.types)
-        intents = IntentKeeper(writer: writer, sink: intentSink)
+        intents = IntentKeeper(
+            writer: writer, sink: intentSink,
+            quota: config.limits.enabled
+                ? DailyQuota(
+                    uploadsPerDay: config.limits.uploadsPerUserPerDay, bytesPerDay: config.limits.bytesPerUserPerDay)
+                : nil)
         ownership = ImageKeyOwnership(store: store, intents: intents, nowMillis: env.nowMillis)
         issuer = Issuer(
             catalog: catalog, signers: signers, bucket: config.s3.bucket, intents: intents, ownership: ownership,

@@ -169,6 +169,37 @@ struct InstancesHarnessTests {
         print("shared rate limit: \(allowed) of 45 allowed through three instances (bucket 10, bound \(bound))")
     }
 
+    @Test("one user's daily upload quota holds exactly across three instances; the 429 names it and its reset")
+    func quotaHoldsAcrossInstances() throws {
+        let harness = try InstancesHarness(extra: [
+            "PRESIGN_LIMITS_ENABLED": "true", "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE": "100000",
+            "PRESIGN_LIMITS_ISSUE_PER_ADDRESS_PER_MINUTE": "1000000", "PRESIGN_LIMITS_UPLOADS_PER_USER_PER_DAY": "5",
+        ])
+        defer { harness.stop() }
+        let user = "quota-\(UUID().uuidString.prefix(8).lowercased())"
+        let clients = try (0..<3).map { try RawClient(port: try harness.instancePort($0), timeoutMs: 15_000) }
+        var allowed = 0
+        var refusals: [RawClient.Response] = []
+        // Round robin over the instances themselves: each sees a third of the requests.
+        for n in 0..<9 {
+            clients[n % 3].send(Self.issue(user))
+            let r = try #require(clients[n % 3].readResponse())
+            if r.status == 200 { allowed += 1 } else { refusals.append(r) }
+        }
+        // The reservations are counted in the store, in each intent's own commit: exactly the quota.
+        #expect(allowed == 5)
+        #expect(refusals.count == 4)
+        for r in refusals {
+            #expect(r.status == 429)
+            #expect(r.text.contains("\"code\":\"QUOTA_EXCEEDED\""), "\(r.text)")
+            #expect(r.text.contains("uploadsPerDay") && r.text.contains("resets at"), "\(r.text)")
+            let retry = Int(r.header("Retry-After") ?? "") ?? 0
+            #expect(retry >= 1 && retry <= 86_400, "Retry-After \(retry): the seconds to the next UTC midnight")
+        }
+        clients[0].send(Self.issue(user + "-other"))
+        #expect(clients[0].readResponse()?.status == 200, "another user has a quota of their own")
+    }
+
     /// `presignd_rate_limit_syncs_total` of the instance on `port`.
     static func syncs(_ port: Int) throws -> Int {
         let c = try RawClient(port: port, timeoutMs: 15_000)

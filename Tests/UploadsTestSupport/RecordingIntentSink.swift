@@ -17,6 +17,7 @@ public final class RecordingIntentSink: IntentSink {
 
     private let kept = Mutex<[UploadIntent]>([])
     private let held = Mutex<[IntentWriter.Completion]>([])
+    private let asked = Mutex<[QuotaRequest?]>([])
     private let mode: Mode
 
     /// A sink in `mode`; `refusing` true is `.refusing`.
@@ -31,9 +32,15 @@ public final class RecordingIntentSink: IntentSink {
     /// How many callers wait for `release`.
     public var heldCount: Int { held.withLock { $0.count } }
 
-    /// Keeps `intent` and tells the caller as the mode says.
-    public func submit(_ intent: UploadIntent, completion: @escaping IntentWriter.Completion) {
+    /// The reservations asked for so far, in order (nil: none asked).
+    public var reservations: [QuotaRequest?] { asked.withLock { $0 } }
+
+    /// Keeps `intent` (and its reservation) and tells the caller as the mode says.
+    public func submit(
+        _ intent: UploadIntent, reserving: QuotaRequest?, completion: @escaping IntentWriter.Completion
+    ) {
         kept.withLock { $0.append(intent) }
+        asked.withLock { $0.append(reserving) }
         switch mode {
         case .storing: completion(.stored)
         case .refusing: completion(.refused(.unavailable("the test's intent queue is full")))

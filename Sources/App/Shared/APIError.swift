@@ -99,6 +99,7 @@ public enum APIError: Error, Sendable, Equatable {
             return [("Retry-After", "5")]
         case .upload(.credentialsUnavailable): return [("Retry-After", "10")]
         case .upload(.confirmationInProgress(let seconds)): return [("Retry-After", String(seconds))]
+        case .upload(.quotaExceeded(_, _, _, _, let seconds)): return [("Retry-After", String(seconds))]
         default: return []
         }
     }

@@ -1,4 +1,5 @@
 import ObjectStore
+import System
 import Uploads
 
 extension UploadError {
@@ -11,6 +12,7 @@ extension UploadError {
         case .intentExpired: return 410
         case .intentNotFound, .imageNotUploaded, .recordNotFound, .noSuchUpload: return 404
         case .issuedToAnotherUser: return 403
+        case .quotaExceeded: return 429
         case .partNotUploaded, .partTooLarge, .partTooSmall, .uploadTooLarge: return 400
         case .store, .intentsBacklogged, .intentNotStored, .credentialsUnavailable: return 503
         case .signingFailed, .configuration: return 500
@@ -43,6 +45,7 @@ extension UploadError {
         case .partTooSmall: return "ENTITY_TOO_SMALL"
         case .store, .intentsBacklogged, .intentNotStored: return "STORE_UNAVAILABLE"
         case .credentialsUnavailable: return "CREDENTIALS_UNAVAILABLE"
+        case .quotaExceeded: return "QUOTA_EXCEEDED"
         case .signingFailed: return "SIGNING_FAILED"
         case .configuration: return "CONFIGURATION"
         case .storage(.timeout): return "STORAGE_TIMEOUT"
@@ -77,6 +80,9 @@ extension UploadError {
         case .intentsBacklogged: return "the records store is behind; no URL was issued, retry shortly"
         case .intentNotStored:
             return "the records store did not store the upload in time; no URL was issued, retry shortly"
+        case .quotaExceeded(let quota, let limit, let used, let resetsAtMs, _):
+            return "the daily quota \(quota) of \(limit) is reached (\(used) reserved today); no URL was issued; "
+                + "it resets at \(ISO8601Timestamp.string(epochSeconds: resetsAtMs / 1000))"
         case .credentialsUnavailable(let left):
             return left > 0
                 ? "the server's storage credentials expire in \(left) s, too soon for a URL; retry shortly"

@@ -335,6 +335,10 @@ public final class Application: Sendable {
             name: "presignd_intents_refused_total",
             help: "Issue requests answered 503 because the intent queue was full (records.intentQueueLimit) or refused."
         ) { intents.outcomeCounts.refused }
+        metrics.register(
+            name: "presignd_quota_exceeded_total",
+            help: "Issue requests answered 429 QUOTA_EXCEEDED: the user's daily quota was reached."
+        ) { intents.quotaExceededCount }
         if let sqlite = store as? SQLiteRecordStore {
             metrics.register(
                 name: "presignd_intent_index_entries",
@@ -382,6 +386,10 @@ public final class Application: Sendable {
         metrics.register(name: "presignd_janitor_intents_removed_total", help: "Expired intents removed.") {
             janitor.intentsRemoved.load(ordering: .relaxed)
         }
+        metrics.register(
+            name: "presignd_janitor_quotas_released_total",
+            help: "Daily quota reservations given back by the janitor (intents expired unconfirmed)."
+        ) { janitor.quotasReleased.load(ordering: .relaxed) }
         metrics.register(name: "presignd_janitor_objects_deleted_total", help: "Objects the janitor deleted.") {
             janitor.objectsDeleted.load(ordering: .relaxed)
         }
