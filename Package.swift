@@ -49,7 +49,7 @@ let package = Package(
         // The blocking HTTP/1.1 client (pool, resolver, TLS, framing) the server's own calls go through.
         .target(name: "HTTPClient", dependencies: ["Crypto", "System", "COpenSSL", "CLinux"]),
         .target(name: "ObjectStore", dependencies: ["HTTPClient", "SigV4", "Crypto", "System"]),
-        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Crypto", "System"]),
+        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Config", "Crypto", "System"]),
         .target(
             name: "CloudCredentials", dependencies: ["HTTPClient", "ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
 
@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Crypto", "JSON"]),
         .testTarget(
             name: "StoreEventsTests", dependencies: ["StoreEvents", "Crypto", "JSON"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
+        .testTarget(name: "RecordsTests", dependencies: ["Records", "Config", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(
             name: "ObjectStoreTests",

@@ -80,17 +80,27 @@ extension ConfigBuilder {
             case .apiKeys(let property):
                 guard let entries = apiKeys(value, path: path) else { continue }
                 config[keyPath: property] = entries
+            case .recordsLocation(let property):
+                guard let text = value.stringValue else {
+                    report(path, "must be a string (got \(value.typeName))")
+                    continue
+                }
+                do {
+                    config[keyPath: property] = try RecordsLocation(parsing: text)
+                } catch {
+                    for problem in error.problems { report(path, problem.message) }
+                    continue
+                }
             }
             origins[path] = nil
             assigned.insert(path)
         }
     }
 
-    /// The text of a string member, or nil with the problem reported (a value that may hold a
-    /// password is shown only by its type).
+    /// The text of a string member, or nil with the problem reported.
     mutating func string(_ value: JSONValue, key: ConfigKey, path: String) -> String? {
         guard let text = value.stringValue else {
-            report(path, "must be a string (got \(key.masksPassword ? value.typeName : ConfigText.shown(value)))")
+            report(path, "must be a string (got \(ConfigText.shown(value)))")
             return nil
         }
         return text

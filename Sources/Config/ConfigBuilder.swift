@@ -66,6 +66,13 @@ struct ConfigBuilder {
                 entries.append(APIKeyConfig(id: String(entry[..<colon]), sha256: digest, scopes: scopes))
             }
             config[keyPath: property] = entries
+        case .recordsLocation(let property):
+            do {
+                config[keyPath: property] = try RecordsLocation(parsing: text)
+            } catch {
+                for problem in error.problems { report(key.path, problem.message + " (from \(origin))") }
+                return
+            }
         }
         origins[key.path] = origin
         assigned.insert(key.path)

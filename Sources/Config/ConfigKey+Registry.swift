@@ -100,8 +100,8 @@ extension ConfigKey {
                 kind: .choice(.of(\.presign.temporaryCredentialsWithClientP))),
 
             ConfigKey(
-                section: "records", name: "url", kind: .string(\.records.url), allowsFileVariable: true,
-                masksPassword: true),
+                section: "records", name: "url", kind: .recordsLocation(\.records.location),
+                allowsFileVariable: true),
             ConfigKey(section: "records", name: "intentBatchSize", kind: .int(\.records.intentBatchSize)),
             ConfigKey(section: "records", name: "groupCommitMaxBatch", kind: .int(\.records.groupCommitMaxBatch)),
             ConfigKey(section: "records", name: "poolSize", kind: .int(\.records.poolSize)),

@@ -24,6 +24,9 @@ struct ConfigKey {
         /// API key entries (a JSON array of `{"id", "sha256"}`; in the environment, `id:sha256hex`
         /// separated by commas or newlines).
         case apiKeys(WritableKeyPath<PresigndConfig, [APIKeyConfig]>)
+        /// Where the records live (`records.url`), parsed by `RecordsLocation(parsing:)`; printed redacted,
+        /// and a wrong value is shown only by its type.
+        case recordsLocation(WritableKeyPath<PresigndConfig, RecordsLocation>)
     }
 
     /// The section, e.g. `server`.
@@ -36,8 +39,6 @@ struct ConfigKey {
     var allowsFileVariable = false
     /// A variable read when neither `<variable>` nor `<variable>_FILE` is set and the value is still unset.
     var fallbackVariable: String? = nil
-    /// Whether printed values must go through `RecordsConfig.maskPassword(in:)`.
-    var masksPassword = false
 
     /// `section.name`.
     var path: String { "\(section).\(name)" }

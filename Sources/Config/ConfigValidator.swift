@@ -138,21 +138,9 @@ struct ConfigValidator {
         }
     }
 
-    /// The `records` section.
+    /// The `records` section (`records.url` was parsed when it was read).
     mutating func validateRecords() {
         let records = config.records
-        let url = records.url
-        let validURL: Bool
-        if url.hasPrefix("sqlite:") {
-            validURL = url.count > "sqlite:".count
-        } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
-            validURL = !url.hasSuffix("://")
-        } else {
-            validURL = false
-        }
-        if !validURL {
-            report("records.url", "must be sqlite:<path> or postgres://…", got: ConfigText.quoted(records.maskedURL))
-        }
         check("records.intentBatchSize", records.intentBatchSize, in: 1...65536)
         check("records.groupCommitMaxBatch", records.groupCommitMaxBatch, in: 1...65536)
         check("records.poolSize", records.poolSize, in: 1...256)

@@ -2,7 +2,7 @@ import JSON
 
 extension PresigndConfig: CustomStringConvertible {
     /// The effective configuration as pretty JSON, secrets shown as `"<redacted>"` (or `null` when
-    /// unset) and the password of `records.url` masked: what `--check-config` prints.
+    /// unset) and the password of `records.url` redacted: what `--check-config` prints.
     public func redactedJSON() -> String {
         jsonValue(includingSecretKeys: true).prettyPrinted()
     }
@@ -25,9 +25,7 @@ extension PresigndConfig: CustomStringConvertible {
                 switch key.kind {
                 case .int(let property): members[key.name] = .number(JSONNumber(self[keyPath: property]))
                 case .bool(let property): members[key.name] = .bool(self[keyPath: property])
-                case .string(let property):
-                    let value = self[keyPath: property]
-                    members[key.name] = .string(key.masksPassword ? RecordsConfig.maskPassword(in: value) : value)
+                case .string(let property): members[key.name] = .string(self[keyPath: property])
                 case .optionalString(let property): members[key.name] = .string(self[keyPath: property] ?? "")
                 case .choice(let choice): members[key.name] = .string(choice.get(self))
                 case .secret(let property):
@@ -43,6 +41,7 @@ extension PresigndConfig: CustomStringConvertible {
                             if !entry.scopes.isEmpty { object["scopes"] = .array(entry.scopes.map(JSONValue.string)) }
                             return .object(object)
                         })
+                case .recordsLocation(let property): members[key.name] = .string(self[keyPath: property].redacted)
                 }
             }
             if section == "compat" { members["routes"] = .array(compat.routes.map(\.jsonValue)) }

@@ -1,9 +1,9 @@
 /// The `records` section: the database of intents and records, and its background work.
 ///
-/// `url` may carry a password, so `description` and reflection (`dump`) show it masked.
+/// `location` may carry a password, so `description` and reflection (`dump`) show it redacted.
 public struct RecordsConfig: Sendable, Equatable {
-    /// `sqlite:<path>` or `postgres://…` / `postgresql://…`.
-    public var url: String
+    /// Where the records live (`records.url`: `sqlite:<path>` or `postgres://…` / `postgresql://…`).
+    public var location: RecordsLocation
     /// Most intents written in one batch.
     public var intentBatchSize: Int
     /// Most confirmations grouped into one durable commit.
@@ -47,7 +47,7 @@ public struct RecordsConfig: Sendable, Equatable {
 
     /// Records settings; every argument defaults to the documented default.
     public init(
-        url: String = "sqlite:data/presignd.sqlite3", intentBatchSize: Int = 256, groupCommitMaxBatch: Int = 256,
+        location: RecordsLocation = .defaultLocation, intentBatchSize: Int = 256, groupCommitMaxBatch: Int = 256,
         poolSize: Int = 8, janitorIntervalMs: Int = 60000, janitorBatchSize: Int = 500,
         deleteUnconfirmedObjects: Bool = false, busyTimeoutMs: Int = 5000, intentIndexCapacity: Int = 1_000_000,
         intentQueueLimit: Int = 100_000, intentCommitTimeoutMs: Int = 2_000
@@ -55,7 +55,7 @@ public struct RecordsConfig: Sendable, Equatable {
         self.intentQueueLimit = intentQueueLimit
         self.intentCommitTimeoutMs = intentCommitTimeoutMs
         self.intentIndexCapacity = intentIndexCapacity
-        self.url = url
+        self.location = location
         self.intentBatchSize = intentBatchSize
         self.groupCommitMaxBatch = groupCommitMaxBatch
         self.poolSize = poolSize

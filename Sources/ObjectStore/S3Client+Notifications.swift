@@ -74,8 +74,8 @@ extension S3Client {
         }
     }
 
-    /// Signs and sends one form-encoded `POST /` to the endpoint (the topic API), retrying per
-    /// `retryPolicy` like `perform`.
+    /// Signs and sends one form-encoded `POST /` to the endpoint (the topic API), retrying through
+    /// `retrying`, as `perform` does.
     func performService<Result>(
         _ form: [(String, String)], handle: (HTTPResponse) throws(ObjectStoreError) -> Result
     ) throws(ObjectStoreError) -> Result {
@@ -90,29 +90,16 @@ extension S3Client {
         let endpoint = options.endpoint
         let address = ServerAddress(
             usesTLS: endpoint.scheme == "https", host: endpoint.host, port: endpoint.port ?? endpoint.defaultPort)
-        var retries = 0
-        while true {
-            do throws(ObjectStoreError) {
-                let signed: SignedRequest
-                do throws(SigV4Error) {
-                    signed = try signer.signServiceRequest(
-                        method: "POST", headers: headers, payloadHash: SHA256.hash(body).hex, now: now())
-                } catch {
-                    throw ObjectStoreError.signing(String(describing: error))
-                }
-                let request = HTTPRequest(method: "POST", target: signed.target, headers: signed.headers, body: body)
-                let response: HTTPResponse
-                do throws(HTTPClientError) {
-                    response = try http.send(request, to: address)
-                } catch {
-                    throw ObjectStoreError(error)
-                }
-                return try handle(response)
+        return try retrying { () throws(ObjectStoreError) -> Result in
+            let signed: SignedRequest
+            do throws(SigV4Error) {
+                signed = try signer.signServiceRequest(
+                    method: "POST", headers: headers, payloadHash: SHA256.hash(body).hex, now: now())
             } catch {
-                guard retryPolicy.shouldRetry(retryable: error.isRetryable, retriesSoFar: retries) else { throw error }
-                retries += 1
-                sleep(retryPolicy.delay(beforeRetry: retries, random: random))
+                throw ObjectStoreError.signing(String(describing: error))
             }
+            let request = HTTPRequest(method: "POST", target: signed.target, headers: signed.headers, body: body)
+            return try handle(send(request, to: address))
         }
     }
 

@@ -64,25 +64,30 @@ public final class S3Client: Sendable {
         retryable: (ObjectStoreError) -> Bool = { _ in true },
         handle: (HTTPResponse) throws(ObjectStoreError) -> Result
     ) throws(ObjectStoreError) -> Result {
+        try retrying(retryable: retryable) { () throws(ObjectStoreError) -> Result in
+            let signed: SignedRequest
+            do throws(SigV4Error) {
+                signed = try signer.signHeaders(
+                    method: method, bucket: options.bucket, key: key, query: query, headers: headers,
+                    payloadHash: payloadHash, now: now())
+            } catch {
+                throw ObjectStoreError.signing(String(describing: error))
+            }
+            let request = HTTPRequest(method: method, target: signed.target, headers: signed.headers, body: body)
+            return try handle(send(request, to: address(of: signed)))
+        }
+    }
+
+    /// Runs `attempt` until it returns, or until it fails with an error `retryPolicy` (and `retryable`)
+    /// does not retry, sleeping the policy's delay between attempts: the one retry loop of the client's
+    /// calls (`perform`, `performService`).
+    func retrying<Result>(
+        retryable: (ObjectStoreError) -> Bool = { _ in true }, _ attempt: () throws(ObjectStoreError) -> Result
+    ) throws(ObjectStoreError) -> Result {
         var retries = 0
         while true {
             do throws(ObjectStoreError) {
-                let signed: SignedRequest
-                do throws(SigV4Error) {
-                    signed = try signer.signHeaders(
-                        method: method, bucket: options.bucket, key: key, query: query, headers: headers,
-                        payloadHash: payloadHash, now: now())
-                } catch {
-                    throw ObjectStoreError.signing(String(describing: error))
-                }
-                let request = HTTPRequest(method: method, target: signed.target, headers: signed.headers, body: body)
-                let response: HTTPResponse
-                do throws(HTTPClientError) {
-                    response = try http.send(request, to: address(of: signed))
-                } catch {
-                    throw ObjectStoreError(error)
-                }
-                return try handle(response)
+                return try attempt()
             } catch {
                 guard retryPolicy.shouldRetry(retryable: error.isRetryable, retriesSoFar: retries), retryable(error)
                 else {
@@ -91,6 +96,15 @@ public final class S3Client: Sendable {
                 retries += 1
                 sleep(retryPolicy.delay(beforeRetry: retries, random: random))
             }
+        }
+    }
+
+    /// Sends `request` to `address`, its transport failure as an `ObjectStoreError`.
+    func send(_ request: HTTPRequest, to address: ServerAddress) throws(ObjectStoreError) -> HTTPResponse {
+        do throws(HTTPClientError) {
+            return try http.send(request, to: address)
+        } catch {
+            throw ObjectStoreError(error)
         }
     }
 

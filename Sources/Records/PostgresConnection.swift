@@ -1,5 +1,6 @@
 import CPostgres
 import CPostgresLoader
+import Config
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import CPostgres
+import Config
 import Synchronization
 
 /// The store for deployments with several server instances: PostgreSQL through libpq.
@@ -16,13 +17,13 @@ public final class PostgresRecordStore: RecordStore {
     /// Write transactions committed.
     let commits = Atomic<Int>(0)
 
-    /// A store for `url` (`postgres://` or `postgresql://`) with at most `poolSize` connections; no
+    /// A store for `url` with at most `poolSize` connections, once libpq has accepted the URL; no
     /// connection is opened until the first call.
     /// `statements` `.unnamed` for a transaction-mode pooler (PgBouncer before 1.21).
-    public init(url: String, poolSize: Int, connectTimeoutMs: Int, statements: PostgresStatements = .named)
+    public init(url parsed: PostgresURL, poolSize: Int, connectTimeoutMs: Int, statements: PostgresStatements = .named)
         throws(RecordsError)
     {
-        let parsed = try PostgresURL(url)
+        try parsed.checkWithLibpq()
         let timeoutSeconds = max(2, (connectTimeoutMs + 999) / 1000)
         self.url = parsed
         pool = ConnectionPool(

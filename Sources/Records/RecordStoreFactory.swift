@@ -1,7 +1,8 @@
-/// Opens the store a URL names.
+import Config
+
+/// Opens the store a location names.
 public enum RecordStoreFactory {
-    /// Opens `url`: `sqlite:<path>` (also `sqlite:///<absolute path>`) for the embedded store,
-    /// `postgres://...` or `postgresql://...` for PostgreSQL.
+    /// Opens `location`: the embedded SQLite store or PostgreSQL.
     ///
     /// `poolSize` bounds the connections (SQLite: read connections beside the one writer); `busyTimeoutMs`
     /// is SQLite's busy timeout and, rounded up to seconds (at least 2), PostgreSQL's connect timeout.
@@ -10,27 +11,33 @@ public enum RecordStoreFactory {
     /// `postgresStatements` is how PostgreSQL's statements are sent (`.unnamed` behind a transaction-mode
     /// pooler).
     public static func open(
-        url: String, poolSize: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000,
+        location: RecordsLocation, poolSize: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000,
         postgresStatements: PostgresStatements = .named
     ) throws(RecordsError) -> any LifecycleStore {
-        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+        switch location {
+        case .postgres(let url):
             return try PostgresRecordStore(
                 url: url, poolSize: poolSize, connectTimeoutMs: busyTimeoutMs, statements: postgresStatements)
-        }
-        if url.hasPrefix("sqlite:") {
-            var path = String(url.dropFirst("sqlite:".count))
-            if path.hasPrefix("///") { path.removeFirst(2) }
-            guard !path.isEmpty, !path.hasSuffix("/") else {
-                throw .invalidURL("sqlite: URL without a file path; use sqlite:/path/to/file.db")
-            }
+        case .sqlite(let path):
             return try SQLiteRecordStore(
                 path: path, readers: poolSize, busyTimeoutMs: busyTimeoutMs, intentIndexCapacity: intentIndexCapacity)
         }
-        // Show the scheme only when there is one: a URL without a colon may be a secret pasted by mistake.
-        let scheme = url.contains(":") ? String(url.prefix { $0 != ":" }) : ""
-        let plausible =
-            !scheme.isEmpty && scheme.count <= 16 && scheme.allSatisfy { $0.isLetter || $0.isNumber || $0 == "+" }
-        throw .invalidURL(
-            "unknown store URL scheme '\(plausible ? scheme : "?")'; use sqlite:<path> or postgres://user@host:port/db")
+    }
+
+    /// Opens the store `url` names (`sqlite:<path>`, `postgres://…`), parsed by `RecordsLocation(parsing:)`,
+    /// for tests and benchmarks that name stores by text; a URL it refuses is `.invalidURL`.
+    public static func open(
+        url: String, poolSize: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000,
+        postgresStatements: PostgresStatements = .named
+    ) throws(RecordsError) -> any LifecycleStore {
+        let location: RecordsLocation
+        do {
+            location = try RecordsLocation(parsing: url)
+        } catch {
+            throw .invalidURL(error.problems.map(\.message).joined(separator: "; "))
+        }
+        return try open(
+            location: location, poolSize: poolSize, busyTimeoutMs: busyTimeoutMs,
+            intentIndexCapacity: intentIndexCapacity, postgresStatements: postgresStatements)
     }
 }

@@ -108,7 +108,7 @@ import Testing
         #expect(config.log.accessLog == false)
         #expect(config.s3.verifyUploads == false)
         #expect(config.s3.addressing == .virtual)
-        #expect(config.records.url == "postgres://db.internal/presignd")
+        #expect(config.records.location == .postgres(try PostgresURL("postgres://db.internal/presignd")))
         #expect(config.presign.cdnBaseUrl == "https://cdn.example.com/media")
     }
 

@@ -35,7 +35,7 @@ import Testing
         #expect(config.s3.accessKeyId == "AKID2")
         #expect(config.s3.secretAccessKey?.unredacted == "secret-2")
         #expect(config.s3.sessionToken?.unredacted == "token-2\n")  // only one newline is trimmed
-        #expect(config.records.url == "postgresql://u:p@db/x")
+        #expect(config.records.location == .postgres(try PostgresURL("postgresql://u:p@db/x")))
     }
 
     @Test func fileVariableProblemsNameTheVariableNotTheContents() {

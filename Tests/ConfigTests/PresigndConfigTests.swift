@@ -72,7 +72,7 @@ import Testing
         #expect(config.presign.readUrlExpiresSeconds == 3600)
         #expect(config.presign.cdnBaseUrl == nil)
         let records = config.records
-        #expect(records.url == "sqlite:data/presignd.sqlite3")
+        #expect(records.location == .sqlite(path: "data/presignd.sqlite3"))
         #expect(records.intentBatchSize == 256)
         #expect(records.intentCommitTimeoutMs == 2000)
         #expect(records.groupCommitMaxBatch == 256)
@@ -216,7 +216,7 @@ import Testing
         guard case .failure(let error) = result else { return #expect(Bool(false), "expected problems") }
         #expect(
             error.problems.map(\.keyPath) == [
-                "auth.hs256Secret", "s3.accessKeyId", "s3.sessionToken", "records.url",
+                "records.url", "auth.hs256Secret", "s3.accessKeyId", "s3.sessionToken",
             ])
         #expect(!error.description.contains("TOPSECRET"))
         #expect(!String(reflecting: error).contains("TOPSECRET"))

@@ -118,7 +118,7 @@ struct PresignedPostRGWTests {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [root.appendingPathComponent("scripts/rgw-cors.sh").path, origin]
         var environment = ProcessInfo.processInfo.environment
-        environment["S3_ENDPOINT"] = "http://\(rgw.endpoint.authority)"
+        environment["S3_ENDPOINT"] = try "http://\(rgw.parsedEndpoint.authority)"
         environment["S3_ACCESS_KEY"] = rgw.accessKey
         environment["S3_SECRET_KEY"] = rgw.secretKey
         environment["S3_BUCKET"] = rgw.bucket
@@ -138,7 +138,7 @@ struct PresignedPostRGWTests {
                         ("Origin", origin), ("Access-Control-Request-Method", method),
                         ("Access-Control-Request-Headers", "content-type"),
                     ]),
-                to: ServerAddress(endpoint: rgw.endpoint))
+                to: ServerAddress(endpoint: rgw.parsedEndpoint))
         }
         for method in ["PUT", "POST"] {
             let allowed = try preflight(from: origin, method: method)

@@ -16,8 +16,8 @@ struct S3ClientMultipartRGWTests {
     /// A client with a longer deadline (a 12 MiB GET, a completion).
     static func client() throws -> S3Client {
         let rgw = try RGWEnvironment.current()
-        let options = ObjectStoreOptions(
-            endpoint: rgw.endpoint, bucket: rgw.bucket, requestTimeoutMs: 30_000, maxRetries: 2)
+        let options = try ObjectStoreOptions(
+            endpoint: rgw.parsedEndpoint, bucket: rgw.bucket, requestTimeoutMs: 30_000, maxRetries: 2)
         return S3Client(options: options, signer: try rgw.signer(), now: wallClockSeconds, sleep: { _ in })
     }
 
@@ -32,7 +32,7 @@ struct S3ClientMultipartRGWTests {
         let target = slash == url.endIndex ? "/" : String(url[slash...])
         return try client.http.send(
             HTTPRequest(method: method, target: target, headers: headers, body: body),
-            to: ServerAddress(endpoint: rgw.endpoint))
+            to: ServerAddress(endpoint: rgw.parsedEndpoint))
     }
 
     /// Uploads `bytes` as part `number` through a presigned UploadPart URL; returns the ETag header.

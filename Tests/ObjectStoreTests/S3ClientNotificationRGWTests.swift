@@ -14,8 +14,8 @@ struct S3ClientNotificationRGWTests {
     /// A client for the RGW.
     static func client() throws -> S3Client {
         let rgw = try RGWEnvironment.current()
-        let options = ObjectStoreOptions(
-            endpoint: rgw.endpoint, bucket: rgw.bucket, requestTimeoutMs: 30_000, maxRetries: 2)
+        let options = try ObjectStoreOptions(
+            endpoint: rgw.parsedEndpoint, bucket: rgw.bucket, requestTimeoutMs: 30_000, maxRetries: 2)
         return S3Client(options: options, signer: try rgw.signer(), now: wallClockSeconds, sleep: { _ in })
     }
 

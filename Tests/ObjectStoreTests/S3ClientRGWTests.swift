@@ -19,8 +19,8 @@ struct S3ClientRGWTests {
         secret: String? = nil, accessKey: String? = nil, bucket: String? = nil, sleeps: SleepRecorder = SleepRecorder()
     ) throws -> S3Client {
         let rgw = try RGWEnvironment.current()
-        let options = ObjectStoreOptions(
-            endpoint: rgw.endpoint, bucket: bucket ?? rgw.bucket, requestTimeoutMs: 5000, maxRetries: 2)
+        let options = try ObjectStoreOptions(
+            endpoint: rgw.parsedEndpoint, bucket: bucket ?? rgw.bucket, requestTimeoutMs: 5000, maxRetries: 2)
         return S3Client(
             options: options, signer: try rgw.signer(secret: secret, accessKey: accessKey), now: wallClockSeconds,
             sleep: sleeps.sleep)
@@ -242,7 +242,7 @@ struct S3ClientRGWTests {
 
     @Test func aHostNameEndpointIsResolvedAndWorks() throws {
         let rgw = try RGWEnvironment.current()
-        let endpoint = try Endpoint(parsing: "http://localhost:\(rgw.endpoint.port ?? 80)")
+        let endpoint = try Endpoint(parsing: "http://localhost:\(rgw.parsedEndpoint.port ?? 80)")
         let options = ObjectStoreOptions(endpoint: endpoint, bucket: rgw.bucket, requestTimeoutMs: 5000, maxRetries: 0)
         let signer = try Presigner(
             credentials: Credentials(accessKeyId: rgw.accessKey, secretAccessKey: Secret(rgw.secretKey)),
@@ -261,6 +261,6 @@ struct S3ClientRGWTests {
         try client.put(key: key, bytes: [1, 2], contentType: "image/jpeg")
         for _ in 0..<5 { _ = try client.head(key: key) }
         try client.delete(key: key)
-        #expect(client.http.idleConnectionCount(to: ServerAddress(endpoint: rgw.endpoint)) == 1)
+        #expect(try client.http.idleConnectionCount(to: ServerAddress(endpoint: rgw.parsedEndpoint)) == 1)
     }
 }

@@ -5,50 +5,31 @@ import SigV4
 import Synchronization
 import TestSupport
 
-/// The real Ceph RGW the S3 tests run against, from the environment the test command exports.
-struct RGWEnvironment {
-    /// `http://127.0.0.1:19000`.
-    var endpoint: Endpoint
-    /// The access key ID.
-    var accessKey: String
-    /// The secret access key.
-    var secretKey: String
-    /// The bucket the tests write into.
-    var bucket: String
-    /// The signing region.
-    var region: String
+/// The real Ceph RGW the S3 tests run against: TestSupport's `TestServices.S3`, the one reader of
+/// `PRESIGN_TEST_S3_*`.
+typealias RGWEnvironment = TestServices.S3
 
+extension TestServices.S3 {
     /// True when the S3 tests are switched off on purpose (`PRESIGN_SKIP_S3=1`).
     static var skipped: Bool { TestServices.skipS3 }
 
-    /// The environment (TestSupport's `TestServices`), or an error that says how to provide it.
-    static func current() throws -> RGWEnvironment {
-        let s3: TestServices.S3
-        do {
-            s3 = try TestServices.s3()
-        } catch {
-            throw RGWEnvironmentError(message: "\(error)")
-        }
-        return RGWEnvironment(
-            endpoint: try Endpoint(parsing: s3.endpoint), accessKey: s3.accessKey, secretKey: s3.secretKey,
-            bucket: s3.bucket, region: s3.region)
+    /// The environment, or an error that says how to provide it (or that its endpoint is no URL).
+    static func current() throws -> TestServices.S3 {
+        let s3 = try TestServices.s3()
+        _ = try s3.parsedEndpoint
+        return s3
     }
+
+    /// The endpoint as ObjectStore's `Endpoint`.
+    var parsedEndpoint: Endpoint { get throws { try Endpoint(parsing: endpoint) } }
 
     /// A signer for this RGW, with `secret` in place of the real secret when given.
     func signer(secret: String? = nil, accessKey otherKey: String? = nil) throws -> Presigner {
         try Presigner(
             credentials: Credentials(
                 accessKeyId: otherKey ?? accessKey, secretAccessKey: Secret(secret ?? secretKey)),
-            region: region, endpoint: endpoint, addressing: .path)
+            region: region, endpoint: parsedEndpoint, addressing: .path)
     }
-}
-
-/// Why the RGW tests cannot run.
-struct RGWEnvironmentError: Error, CustomStringConvertible {
-    /// What to do about it.
-    var message: String
-    /// The message.
-    var description: String { message }
 }
 
 /// Records the retry waits an `S3Client` asks for, instead of sleeping.

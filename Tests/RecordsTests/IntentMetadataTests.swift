@@ -1,3 +1,4 @@
+import Config
 import Foundation
 import Testing
 
@@ -130,7 +131,7 @@ import Testing
             let placeholders = (1...values.count).map { "$\($0)" }.joined(separator: ", ")
             _ = try c.execute("INSERT INTO intents (\(Self.version4IntentColumns)) VALUES (\(placeholders))", values)
         }
-        let store = try PostgresRecordStore(url: url, poolSize: 1, connectTimeoutMs: 5000)
+        let store = try PostgresRecordStore(url: PostgresURL(url), poolSize: 1, connectTimeoutMs: 5000)
         #expect(try store.schemaVersion() == 4)
         try store.migrate()
         #expect(try store.schemaVersion() == Schema.latestVersion)

@@ -1,3 +1,4 @@
+import Config
 import Foundation
 import Testing
 
@@ -26,7 +27,8 @@ import Testing
 
     @Test func libpqParseErrorsDoNotShowThePassword() {
         #expect {
-            _ = try PostgresURL("postgres://app:s3cret@h/db?s3cret=1")
+            _ = try PostgresRecordStore(
+                url: PostgresURL("postgres://app:s3cret@h/db?s3cret=1"), poolSize: 1, connectTimeoutMs: 2000)
         } throws: { error in
             guard case .invalidURL(let message) = error as? RecordsError else { return false }
             return !message.contains("s3cret") && message.contains("<redacted>")
@@ -36,7 +38,7 @@ import Testing
     @Test func aRefusedConnectionIsUnavailableWithoutThePassword() {
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.
         let store = try? PostgresRecordStore(
-            url: "postgres://app:s3cret@127.0.0.1:1/db", poolSize: 1, connectTimeoutMs: 2000)
+            url: PostgresURL("postgres://app:s3cret@127.0.0.1:1/db"), poolSize: 1, connectTimeoutMs: 2000)
         #expect(store != nil)
         #expect {
             try store?.ping()
@@ -50,9 +52,9 @@ import Testing
         if ProcessInfo.processInfo.environment["PRESIGN_SKIP_POSTGRES"] == "1" { return }
         let base = try PostgresTestDatabase.baseURL()
         let wrong = "wrong-Pa55word-\(UUID().uuidString.prefix(8))"
-        let url = PostgresURL.replacingPassword(in: base, with: wrong)
+        let url = PostgresTestDatabase.replacingPassword(in: base, with: wrong)
         #expect(url != base)
-        let store = try PostgresRecordStore(url: url, poolSize: 1, connectTimeoutMs: 2000)
+        let store = try PostgresRecordStore(url: PostgresURL(url), poolSize: 1, connectTimeoutMs: 2000)
         #expect {
             try store.ping()
         } throws: { error in
@@ -79,7 +81,7 @@ import Testing
         defer { cleanup() }
         let name = "presignd-test-\(UUID().uuidString.prefix(8))"
         let store = try PostgresRecordStore(
-            url: PostgresTestDatabase.adding("application_name=\(name)", to: schemaURL), poolSize: 2,
+            url: PostgresURL(PostgresTestDatabase.adding("application_name=\(name)", to: schemaURL)), poolSize: 2,
             connectTimeoutMs: 2000)
         try store.migrate()
         let record = Sample.record()

@@ -1,3 +1,4 @@
+import Config
 import Foundation
 import Testing
 
@@ -83,7 +84,7 @@ import Testing
             let placeholders = (1...10).map { "$\($0)" }.joined(separator: ", ")
             _ = try c.execute("INSERT INTO records (\(Self.oldColumns)) VALUES (\(placeholders))", Self.oldValues(old))
         }
-        let store = try PostgresRecordStore(url: url, poolSize: 1, connectTimeoutMs: 5000)
+        let store = try PostgresRecordStore(url: PostgresURL(url), poolSize: 1, connectTimeoutMs: 5000)
         #expect(try store.schemaVersion() == 2)
         try store.migrate()
         #expect(try store.schemaVersion() == Schema.latestVersion)

@@ -1,3 +1,4 @@
+import Config
 import Foundation
 import Testing
 
@@ -65,7 +66,7 @@ import Testing
             }
             _ = try c.execute(PostgresQueries.insertRecords(rows: 1), Schema.values(of: record))
         }
-        let store = try PostgresRecordStore(url: url, poolSize: 2, connectTimeoutMs: 5000)
+        let store = try PostgresRecordStore(url: PostgresURL(url), poolSize: 2, connectTimeoutMs: 5000)
         #expect(try store.schemaVersion() == 5)
         try store.migrate()
         #expect(try store.schemaVersion() == Schema.latestVersion)

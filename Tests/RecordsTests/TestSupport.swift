@@ -1,3 +1,4 @@
+import Config
 import Foundation
 import Testing
 
@@ -110,6 +111,18 @@ enum PostgresTestDatabase {
     /// `url` with one more query parameter.
     static func adding(_ parameter: String, to url: String) -> String {
         url + (url.contains("?") ? "&" : "?") + parameter
+    }
+
+    /// `url` with the password of its user-info set to `password` (for tests that need a wrong one).
+    static func replacingPassword(in url: String, with password: String) -> String {
+        guard let scheme = url.firstRange(of: "://") else { return url }
+        let authorityEnd = url[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" } ?? url.endIndex
+        guard let at = url[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
+            let colon = url[scheme.upperBound..<at].firstIndex(of: ":")
+        else { return url }
+        var text = url
+        text.replaceSubrange(text.index(after: colon)..<at, with: password)
+        return text
     }
 
     /// Runs SQL on the server directly (not through a store).

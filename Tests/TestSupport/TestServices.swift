@@ -1,8 +1,8 @@
 import Foundation
 
 /// The real services the tests run against, read once from the environment scripts/test.sh exports:
-/// the one reader of `PRESIGN_TEST_S3_*` (AppTests' `TestEnvironment` and ObjectStoreTests'
-/// `RGWEnvironment` are views of it) and of the temporary directories tests make.
+/// the one reader of `PRESIGN_TEST_S3_*` and of the temporary directories tests make (AppTests'
+/// `TestEnvironment` and ObjectStoreTests' `RGWEnvironment` are typealiases of it and of its `S3`).
 public enum TestServices {
     /// Ceph RGW's endpoint, credentials, bucket and region.
     public struct S3: Sendable, Equatable {

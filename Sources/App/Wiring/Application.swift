@@ -216,7 +216,7 @@ public final class Application: Sendable {
     static func openStore(_ records: RecordsConfig) throws(AppError) -> any LifecycleStore {
         do {
             let store = try RecordStoreFactory.open(
-                url: records.url, poolSize: records.poolSize, busyTimeoutMs: records.busyTimeoutMs,
+                location: records.location, poolSize: records.poolSize, busyTimeoutMs: records.busyTimeoutMs,
                 intentIndexCapacity: records.intentIndexCapacity,
                 postgresStatements: records.postgresStatements == .unnamed ? .unnamed : .named)
             try store.migrate()

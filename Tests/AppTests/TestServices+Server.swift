@@ -1,36 +1,20 @@
 import Foundation
 import TestSupport
 
-/// The real services the end-to-end tests use, from the environment that scripts/test.sh exports.
-enum TestEnvironment {
-    /// The RGW endpoint and credentials; the tests fail (not skip) when they are missing, unless
-    /// PRESIGN_SKIP_S3=1.
-    struct S3: Sendable {
-        let endpoint: String
-        let accessKey: String
-        let secretKey: String
-        let bucket: String
-        let region: String
-        var hostPort: (String, Int) {
-            let rest = endpoint.replacingOccurrences(of: "http://", with: "")
-            let parts = rest.split(separator: ":")
-            return (String(parts[0]), parts.count > 1 ? Int(parts[1]) ?? 80 : 80)
-        }
+/// The real services the end-to-end tests use: TestSupport's `TestServices`, the one reader of
+/// `PRESIGN_TEST_S3_*` (`TestEnvironment.S3`, `.s3()`, `.skipS3` and `.tempDir()` are its own).
+typealias TestEnvironment = TestServices
+
+extension TestServices.S3 {
+    /// The endpoint's host and port (80 when it names none).
+    var hostPort: (String, Int) {
+        let rest = endpoint.replacingOccurrences(of: "http://", with: "")
+        let parts = rest.split(separator: ":")
+        return (String(parts[0]), parts.count > 1 ? Int(parts[1]) ?? 80 : 80)
     }
+}
 
-    static var skipS3: Bool { TestServices.skipS3 }
-
-    /// RGW, as TestSupport's `TestServices` reads it.
-    static func s3() throws -> S3 {
-        let s3 = try TestServices.s3()
-        return S3(
-            endpoint: s3.endpoint, accessKey: s3.accessKey, secretKey: s3.secretKey, bucket: s3.bucket,
-            region: s3.region)
-    }
-
-    /// A fresh temporary directory.
-    static func tempDir() -> String { TestServices.tempDir() }
-
+extension TestServices {
     /// Environment for a server pointed at RGW (or at a dead endpoint when only signing is tested, with
     /// no start-up check of the bucket), with a SQLite store in a temporary directory.
     static func serverEnvironment(s3: S3?, extra: [String: String] = [:]) -> (env: [String: String], dir: String) {
