@@ -32,6 +32,7 @@ public final class Janitor: @unchecked Sendable {
 
     private let store: any LifecycleStore
     private let storage: (any ObjectStorage)?
+    private let graceMs: Int64
     private let claimLeaseMs: Int64
     private let claimRetentionMs: Int64
     private let deleteObjects: Bool
@@ -66,14 +67,16 @@ public final class Janitor: @unchecked Sendable {
 
     /// A janitor of `store`'s intents and `storage`'s objects (nil: objects are left alone); its claims
     /// hold `claimLeaseMs` (longer than its deletes of one intent's objects take), settled claims are kept
-    /// `claimRetentionMs` (a confirmation of an expired key answers 410 until then, 404 after).
+    /// `claimRetentionMs` (a confirmation of an expired key answers 410 until then, 404 after); an intent
+    /// goes `graceMs` after its URL expired (the binary's is `Janitor.graceMs`; tests race it at 0).
     public init(
         store: any LifecycleStore, storage: (any ObjectStorage)?, deleteObjects: Bool, batchSize: Int, intervalMs: Int,
         env: UploadEnvironment, events: @escaping LifecycleLog, claimLeaseMs: Int64 = 60_000,
-        claimRetentionMs: Int64 = 7 * 86_400_000
+        claimRetentionMs: Int64 = 7 * 86_400_000, graceMs: Int64 = Janitor.graceMs
     ) {
         self.store = store
         self.storage = storage
+        self.graceMs = max(0, graceMs)
         self.claimLeaseMs = claimLeaseMs
         self.claimRetentionMs = claimRetentionMs
         self.deleteObjects = deleteObjects
@@ -135,7 +138,7 @@ public final class Janitor: @unchecked Sendable {
             var done: [String] = []
             var claimed: (key: String, token: String)?
             do {
-                let expired = try store.expiredIntents(nowMs: env.nowMillis() - Janitor.graceMs, limit: batchSize)
+                let expired = try store.expiredIntents(nowMs: env.nowMillis() - graceMs, limit: batchSize)
                 if expired.isEmpty { return removed }
                 for intent in expired {
                     guard fence.holds else { break }
