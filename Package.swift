@@ -125,7 +125,7 @@ let package = Package(
             name: "UploadsTests",
             dependencies: [
                 "Uploads", "UploadsTestSupport", "Config", "Records", "ObjectStore", "SigV4", "Crypto", "ImageProbe",
-                "TestSupport",
+                "System", "TestSupport",
             ]),
         .testTarget(
             name: "AppTests",

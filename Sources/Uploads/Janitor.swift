@@ -35,6 +35,7 @@ public final class Janitor: @unchecked Sendable {
 
     private let store: any LifecycleStore
     private let storage: (any ObjectStorage)?
+    private let graceMs: Int64
     private let claimLeaseMs: Int64
     private let claimRetentionMs: Int64
     private let deleteObjects: Bool
@@ -70,15 +71,17 @@ public final class Janitor: @unchecked Sendable {
     public let claimsPruned = Atomic<Int>(0)
 
     /// A janitor of `store`'s intents and `storage`'s objects (nil: objects are left alone); its claims
-    /// hold `claimLeaseMs` (longer than its deletes of one intent's objects take), settled claims are kept
-    /// `claimRetentionMs` (a confirmation of an expired key answers 410 until then, 404 after).
+    /// hold `claimLeaseMs` (renewed while an intent's objects are deleted), settled claims are kept
+    /// `claimRetentionMs` (a confirmation of an expired key answers 410 until then, 404 after); an intent
+    /// goes `graceMs` after its URL expired (the binary's is `Janitor.graceMs`; tests race it at 0).
     public init(
         store: any LifecycleStore, storage: (any ObjectStorage)?, deleteObjects: Bool, batchSize: Int, intervalMs: Int,
         env: UploadEnvironment, events: @escaping LifecycleLog, claimLeaseMs: Int64 = 60_000,
-        claimRetentionMs: Int64 = 7 * 86_400_000
+        claimRetentionMs: Int64 = 7 * 86_400_000, graceMs: Int64 = Janitor.graceMs
     ) {
         self.store = store
         self.storage = storage
+        self.graceMs = max(0, graceMs)
         self.claimLeaseMs = claimLeaseMs
         self.claimRetentionMs = claimRetentionMs
         self.deleteObjects = deleteObjects
@@ -135,7 +138,10 @@ public final class Janitor: @unchecked Sendable {
     public func sweep(fence: PassFence = .always) -> Int {
         var removed = 0
         var deleted = 0
+        // Started at the first won claim: keeps each claim alive while its objects are deleted.
+        var renewer: ClaimRenewer?
         defer {
+            renewer?.stop()
             sweeps.add(1, ordering: .relaxed)
             if removed > 0 { events(.janitorSwept(intentsRemoved: removed, objectsDeleted: deleted)) }
         }
@@ -145,7 +151,7 @@ public final class Janitor: @unchecked Sendable {
             var unconfirmed: [String] = []
             var claimed: (key: String, token: String)?
             do {
-                let expired = try store.expiredIntents(nowMs: env.nowMillis() - Janitor.graceMs, limit: batchSize)
+                let expired = try store.expiredIntents(nowMs: env.nowMillis() - graceMs, limit: batchSize)
                 if expired.isEmpty { return removed }
                 for intent in expired {
                     guard fence.holds else { break }
@@ -157,7 +163,19 @@ public final class Janitor: @unchecked Sendable {
                     switch outcome {
                     case .won:
                         claimed = (intent.imageKey, token)
-                        deleted += try deleteObjects(of: intent)
+                        if renewer == nil, storage != nil {
+                            renewer = ClaimRenewer(store: store, leaseMs: claimLeaseMs, env: env)
+                            renewer?.start()
+                        }
+                        renewer?.hold(intent.imageKey, token: token)
+                        defer { renewer?.letGo() }
+                        guard let count = try deleteObjects(of: intent, under: renewer) else {
+                            // Taken over while a delete ran (it outlasted the lease): the next sweep sees.
+                            claimed = nil
+                            intentsHeld.add(1, ordering: .relaxed)
+                            continue
+                        }
+                        deleted += count
                         claimed = nil
                         // Settled before the intent goes: a late confirmation reads 410, never records.
                         if try store.expireClaim(
@@ -252,16 +270,18 @@ public final class Janitor: @unchecked Sendable {
     }
 
     /// Deletes what `intent` may have left in storage: its permanent-key object always, its upload
-    /// when `deleteObjects`. Returns how many DELETEs were sent.
-    private func deleteObjects(of intent: UploadIntent) throws -> Int {
+    /// when `deleteObjects`, while `renewer` keeps the claim. Returns how many DELETEs were sent, or nil
+    /// when the claim was found taken over before one (nothing more is deleted under it).
+    private func deleteObjects(of intent: UploadIntent, under renewer: ClaimRenewer?) throws -> Int? {
         guard let storage else { return 0 }
         var count = 0
-        if let permanent = intent.permanentKey {
-            try storage.delete(key: permanent)
-            count += 1
-        }
-        if deleteObjects {
-            try storage.delete(key: intent.objectKey)
+        let keys = [intent.permanentKey, deleteObjects ? intent.objectKey : nil].compactMap { $0 }
+        for key in keys {
+            if renewer?.lost == true {
+                objectsDeleted.add(count, ordering: .relaxed)
+                return nil
+            }
+            try storage.delete(key: key)
             count += 1
         }
         objectsDeleted.add(count, ordering: .relaxed)

@@ -49,7 +49,10 @@ public final class MultipartJanitor: Sendable {
     public func sweep(fence: PassFence = .always) -> Int {
         let cutoff = env.nowMillis() - abortAfterMs
         var aborted = 0
+        // Started at the first won claim: keeps each claim alive while its abort runs.
+        var renewer: ClaimRenewer?
         defer {
+            renewer?.stop()
             if aborted > 0 {
                 aborts.add(aborted, ordering: .relaxed)
                 events(.multipartAborted(count: aborted))
@@ -76,6 +79,14 @@ public final class MultipartJanitor: Sendable {
                         finished.append((upload.objectKey, upload.uploadId))
                         continue
                     case .won, .finished:
+                        if case .won = outcome {
+                            if renewer == nil {
+                                renewer = ClaimRenewer(store: store, leaseMs: claimLeaseMs, env: env)
+                                renewer?.start()
+                            }
+                            renewer?.hold(upload.imageKey, token: token)
+                        }
+                        defer { renewer?.letGo() }
                         do {
                             try abort(upload)
                         } catch {

@@ -8,15 +8,31 @@ public final class InMemoryObjectStorage: ObjectStorage {
     private let log = Mutex<[String]>([])
     private let failure = Mutex<ObjectStoreError?>(nil)
     private let deleteFailure = Mutex<ObjectStoreError?>(nil)
+    /// When each object was last written (epoch seconds), for listings.
+    let modified = Mutex<[String: Int64]>([:])
 
     /// An empty store.
     public init() {}
 
-    /// Puts `bytes` under `key`.
-    public func put(_ key: String, bytes: [UInt8], contentType: String?, etag: String = "e1") {
+    /// Puts `bytes` under `key`, last written at `lastModified` (epoch seconds, for listings).
+    public func put(
+        _ key: String, bytes: [UInt8], contentType: String?, etag: String = "e1", lastModified: Int64 = 0
+    ) {
         let info = ObjectInfo(size: Int64(bytes.count), contentType: contentType, etag: etag)
         objects.withLock { $0[key] = (info, bytes) }
+        modified.withLock { $0[key] = lastModified }
     }
+
+    /// The objects under `prefix`, in key order, as (key, size, etag).
+    func sorted(under prefix: String) -> [(key: String, size: Int64, etag: String)] {
+        objects.withLock { objects in
+            objects.filter { $0.key.hasPrefix(prefix) }.map { ($0.key, $0.value.info.size, $0.value.info.etag) }
+                .sorted { $0.key < $1.key }
+        }
+    }
+
+    /// Logs `text` as a call, failing when a failure is set.
+    func logCall(_ text: String) throws(ObjectStoreError) { try call(text) }
 
     /// Makes every later call fail with `error` (nil: succeed again).
     public func failEveryCall(with error: ObjectStoreError?) { failure.withLock { $0 = error } }

@@ -1,0 +1,108 @@
+import Foundation
+import ObjectStore
+import Records
+import Synchronization
+import System
+import Testing
+import UploadsTestSupport
+
+@testable import Uploads
+
+/// The janitor's claims outlive a delete that takes longer than their lease: renewed while it runs, so no
+/// other claimant takes the intent over while its objects are deleted (issue 22).
+@Suite("Janitor claim renewal")
+struct ClaimRenewalTests {
+    /// A clock the test moves.
+    final class TestClock: Sendable {
+        private let ms: Atomic<Int64>
+        init(_ start: Int64) { ms = Atomic(start) }
+        var now: Int64 { ms.load(ordering: .relaxed) }
+        func advance(_ by: Int64) { ms.add(by, ordering: .relaxed) }
+    }
+
+    /// The in-memory storage, with every DELETE held until `release()`; `deletes` counts those begun.
+    final class StallingStorage: ObjectStorage, @unchecked Sendable {
+        let inner: InMemoryObjectStorage
+        let deletes = Atomic<Int>(0)
+        private let gate = DispatchSemaphore(value: 0)
+        init(_ inner: InMemoryObjectStorage) { self.inner = inner }
+        func release() { for _ in 0..<16 { gate.signal() } }
+        func head(key: String) throws(ObjectStoreError) -> ObjectInfo? { try inner.head(key: key) }
+        func copy(from source: String, to destination: String, contentType: String?, expecting: ObjectInfo?)
+            throws(ObjectStoreError) -> ObjectInfo
+        {
+            try inner.copy(from: source, to: destination, contentType: contentType, expecting: expecting)
+        }
+        func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix? {
+            try inner.readPrefix(key: key, maxBytes: maxBytes)
+        }
+        func delete(key: String) throws(ObjectStoreError) {
+            deletes.add(1, ordering: .relaxed)
+            gate.wait()
+            try inner.delete(key: key)
+        }
+        func probeBucket() throws(ObjectStoreError) -> S3Client.BucketProbe { try inner.probeBucket() }
+    }
+
+    /// Waits (bounded, 10 s) until `done` holds.
+    static func eventually(_ done: () throws -> Bool) rethrows -> Bool {
+        for _ in 0..<1000 {
+            if try done() { return true }
+            PThread.sleep(milliseconds: 10)
+        }
+        return try done()
+    }
+
+    @Test("a delete longer than the lease: the janitor's claim is renewed, another claimant finds it held")
+    func janitorRenewsDuringSlowDelete() throws {
+        let h = try LifecycleHarness()
+        let clock = TestClock(LifecycleHarness.now)
+        let lease: Int64 = 1000
+        let key = "slow/delete.jpg"
+        try h.store.putIntents([
+            UploadIntent(
+                ownerId: "7", imageKey: key, objectKey: key, permanentKey: nil, type: "IMAGE",
+                contentType: "image/jpeg", allowedContentTypes: ["image/jpeg"], maxBytes: 1000,
+                createdAtMs: clock.now - 700_000, expiresAtMs: clock.now - 1)
+        ])
+        h.storage.put(key, bytes: LifecycleHarness.jpeg, contentType: "image/jpeg")
+        let storage = StallingStorage(h.storage)
+        let janitor = Janitor(
+            store: h.store, storage: storage, deleteObjects: true, batchSize: 10, intervalMs: 60_000,
+            env: UploadEnvironment(nowMillis: { clock.now }, newUUID: { UUID().uuidString }), events: { _ in },
+            claimLeaseMs: lease, graceMs: 0)
+        let sweeper = PThread(name: "test-sweep") { janitor.sweep() }
+        var joined = false
+        defer {
+            if !joined {
+                storage.release()
+                sweeper.join()
+            }
+        }
+        #expect(Self.eventually { storage.deletes.load(ordering: .relaxed) == 1 }, "the janitor's DELETE is in flight")
+        let claimedUntil = try #require(try h.store.claim(imageKey: key)).leaseUntilMs
+        // Most of a lease passes while the DELETE hangs: the claim is extended from the new time.
+        clock.advance(lease * 9 / 10)
+        #expect(
+            try Self.eventually { (try h.store.claim(imageKey: key)?.leaseUntilMs ?? 0) >= clock.now + lease / 2 },
+            "renewed while the delete runs (it was until \(claimedUntil))")
+        // Past the first lease now: a confirmation of the key must still find it held.
+        clock.advance(lease * 9 / 10)
+        #expect(clock.now > claimedUntil)
+        let other = try h.store.claimIntent(
+            ClaimRequest(
+                imageKey: key, intentCreatedAtMs: LifecycleHarness.now - 700_000, claimant: .confirm, token: "other",
+                nowMs: clock.now, leaseMs: lease))
+        guard case .held = other else {
+            Issue.record("another claimant took the key over while the janitor deleted its object: \(other)")
+            return
+        }
+        storage.release()
+        sweeper.join()
+        joined = true
+        #expect(try h.store.claim(imageKey: key)?.state == .expired, "settled by the janitor")
+        #expect(try h.store.intent(imageKey: key) == nil)
+        #expect(!h.storage.keys.contains(key))
+        #expect(janitor.intentsRemoved.load(ordering: .relaxed) == 1)
+    }
+}
