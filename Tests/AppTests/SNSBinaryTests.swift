@@ -58,8 +58,8 @@ struct SNSBinaryTests {
             // Serves the directory's files; `/subscribe…` answers 200 (SNS's confirmation). Each request
             // is one line of the log; the port is printed once listening.
             let server = """
-                import http.server, ssl, sys
-                class H(http.server.SimpleHTTPRequestHandler):
+                from http import server as hs; import ssl, sys
+                class H(hs.SimpleHTTPRequestHandler):
                     def do_GET(self):
                         sys.stderr.write("GET " + self.path + "\\n"); sys.stderr.flush()
                         if self.path.startswith("/subscribe"):
@@ -69,7 +69,7 @@ struct SNSBinaryTests {
                         else:
                             super().do_GET()
                     def log_message(self, *a): pass
-                httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+                httpd = hs.ThreadingHTTPServer(("127.0.0.1", 0), H)
                 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
                 ctx.load_cert_chain("ca/server.pem", "ca/server.key")
                 httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
