@@ -4,6 +4,10 @@ import JSON
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Issue 22: AWS S3's events through an SNS subscription, end to end: the real binary with
 /// `events.snsTopicArns`, its certificate hosts pointed at a loopback HTTPS server the test runs (a
 /// python3 `http.server` over TLS with a certificate of the project's test CA, `scripts/make-test-ca.sh`)
@@ -100,8 +104,11 @@ struct SNSBinaryTests {
         }
 
         deinit {
-            process.terminate()
-            process.waitUntilExit()
+            // SIGKILL by its PID and a bounded poll: Foundation's `terminate` + `waitUntilExit` never
+            // returned here (the python server lived on and the test hung).
+            kill(process.processIdentifier, SIGKILL)
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
             try? FileManager.default.removeItem(at: directory)
         }
 
@@ -150,8 +157,7 @@ struct SNSBinaryTests {
     }
 
     @Test(
-        "signed notification recorded once (and its replay), bad signature and wrong host 401, subscription confirmed",
-        .disabled("work in progress: a first run hung before the server started; not yet debugged"))
+        "signed notification recorded once (and its replay), bad signature and wrong host 401, subscription confirmed")
     func snsThroughTheBinary() throws {
         let tls = try CertificateServer()
         let s3 = try TestEnvironment.s3()
