@@ -1,6 +1,5 @@
 import Records
 import Synchronization
-import System
 import Testing
 import Uploads
 import UploadsTestSupport
@@ -22,16 +21,11 @@ struct DailyQuotaTests {
 
     /// Hands `intent` off through `keeper` and waits for its outcome (nil: stored).
     static func handOff(_ keeper: IntentKeeper, _ intent: UploadIntent) -> UploadError? {
-        let outcome = Monitor<UploadError??>(nil)
-        keeper.handOff(intent) { error in
-            outcome.withLock { $0 = .some(error) }
-            outcome.broadcast()
-        }
-        return outcome.withLock { state, waiter -> UploadError? in
-            while true {
-                if case .some(let error) = state.value { return error }
-                waiter.wait()
-            }
+        do throws(UploadError) {
+            try keeper.handOffAndWait(intent)
+            return nil
+        } catch {
+            return error
         }
     }
 
