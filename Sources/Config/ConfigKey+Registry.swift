@@ -107,6 +107,8 @@ extension ConfigKey {
             ConfigKey(section: "records", name: "poolSize", kind: .int(\.records.poolSize)),
             ConfigKey(section: "records", name: "janitorIntervalMs", kind: .int(\.records.janitorIntervalMs)),
             ConfigKey(section: "records", name: "janitorBatchSize", kind: .int(\.records.janitorBatchSize)),
+            ConfigKey(section: "records", name: "janitorGraceMs", kind: .int(\.records.janitorGraceMs)),
+            ConfigKey(section: "records", name: "leaseTtlMs", kind: .int(\.records.leaseTtlMs)),
             ConfigKey(section: "records", name: "intentIndexCapacity", kind: .int(\.records.intentIndexCapacity)),
             ConfigKey(section: "records", name: "intentQueueLimit", kind: .int(\.records.intentQueueLimit)),
             ConfigKey(section: "records", name: "intentCommitTimeoutMs", kind: .int(\.records.intentCommitTimeoutMs)),

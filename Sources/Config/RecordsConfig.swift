@@ -33,6 +33,12 @@ public struct RecordsConfig: Sendable, Equatable {
     /// How long settled claims are kept: a confirmation of a key the janitor expired answers 410
     /// `INTENT_EXPIRED` until then, 404 after.
     public var claimRetentionSeconds: Int = 604_800
+    /// How long the lease of the background work (the janitor's passes) lasts without renewal, in
+    /// milliseconds: another instance takes the work over this long after its holder crashed.
+    public var leaseTtlMs: Int = 30_000
+    /// How long after its URL expired an unconfirmed intent is kept before the janitor removes it, in
+    /// milliseconds (an upload that finished at the last second can still be confirmed meanwhile).
+    public var janitorGraceMs: Int = 300_000
     /// How PostgreSQL's fixed statements are sent: prepared under a name once per connection, or unnamed
     /// with every call (behind a transaction-mode pooler such as PgBouncer 1.18).
     public var postgresStatements: PostgresStatementMode = .named

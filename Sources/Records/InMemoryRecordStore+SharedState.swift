@@ -46,8 +46,12 @@ extension InMemoryRecordStore: LeaseStore, RateBucketStore, QuotaStore {
         let outcome = try state.withLock { (state: inout State) throws(RecordsError) -> LeaseFenced<Value> in
             let stored = state.leases[lease.name]
             guard LeasePlan.holds(stored, lease, nowMs: nowMs) else { return .lost(stored) }
-            let writes = InMemoryFencedWrites()
+            let writes = InMemoryFencedWrites(reserved: Set(state.reservations.keys))
             let value = try body(writes)
+            for key in writes.releasedKeys {
+                guard let held = state.reservations.removeValue(forKey: key) else { continue }
+                Self.addUsage(&state, held.ownerId, held.dayStartMs, -1, -held.bytes)
+            }
             for key in writes.intentKeys { state.intents[key] = nil }
             for key in writes.objectKeys { state.deletions[key] = nil }
             for upload in writes.uploads {
@@ -184,6 +188,23 @@ final class InMemoryFencedWrites: FencedWrites {
     private(set) var objectKeys: [String] = []
     /// Multipart uploads to remove.
     private(set) var uploads: [(objectKey: String, uploadId: String)] = []
+    /// Reservations to give back.
+    private(set) var releasedKeys: [String] = []
+    /// The reservations held when the transaction began, less those released in it.
+    private var reserved: Set<String>
+
+    /// Writes over a store holding the reservations `reserved`.
+    init(reserved: Set<String>) { self.reserved = reserved }
+
+    /// `QuotaStore.releaseQuotas`, collected: how many of `imageKeys` were held.
+    func releaseQuotas(imageKeys: [String]) throws(RecordsError) -> Int {
+        var released = 0
+        for key in imageKeys where reserved.remove(key) != nil {
+            releasedKeys.append(key)
+            released += 1
+        }
+        return released
+    }
 
     /// `RecordStore.deleteIntents`, collected.
     func deleteIntents(imageKeys: [String]) throws(RecordsError) { intentKeys += imageKeys }

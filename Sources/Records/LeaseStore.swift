@@ -33,6 +33,10 @@ public protocol FencedWrites {
     func deleteIntents(imageKeys: [String]) throws(RecordsError)
     /// `RecordStore.finishObjectDeletions`, inside the fenced transaction.
     func finishObjectDeletions(_ objectKeys: [String]) throws(RecordsError)
+    /// `QuotaStore.releaseQuotas`, inside the fenced transaction: how many reservations were held (a
+    /// batch's releases and its intents' deletes in one fenced transaction never leave one without the
+    /// other).
+    func releaseQuotas(imageKeys: [String]) throws(RecordsError) -> Int
     /// `MultipartLedger.removeMultipartUploads`, inside the fenced transaction.
     func removeMultipartUploads(_ uploads: [(objectKey: String, uploadId: String)]) throws(RecordsError)
 }

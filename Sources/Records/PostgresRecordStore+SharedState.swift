@@ -189,23 +189,32 @@ extension PostgresRecordStore: LeaseStore, RateBucketStore, QuotaStore {
         guard !imageKeys.isEmpty else { return 0 }
         let released = try run { (connection) throws(RecordsError) -> Int in
             try connection.transaction { () throws(RecordsError) -> Int in
-                var released = 0
-                for key in imageKeys {
-                    let held = try connection.executePrepared(s.reservationByKey + " FOR UPDATE", [.text(key)])
-                    guard held.rowCount > 0 else { continue }
-                    _ = try connection.executePrepared(
-                        s.addUsage,
-                        [
-                            .text(held.text(0, 0)), .int(try held.int64(0, 1)), .int(-1),
-                            .int(-(try held.int64(0, 2))),
-                        ])
-                    _ = try connection.executePrepared(s.deleteReservation, [.text(key)])
-                    released += 1
-                }
-                return released
+                try Self.releaseQuotasInTransaction(imageKeys, connection)
             }
         }
         commits.add(1, ordering: .relaxed)
+        return released
+    }
+
+    /// Gives back the reservations of `imageKeys` inside the caller's transaction (each row locked
+    /// `FOR UPDATE`); how many were held.
+    static func releaseQuotasInTransaction(_ imageKeys: [String], _ connection: PostgresConnection)
+        throws(RecordsError) -> Int
+    {
+        let s = SharedStateQueries.postgres
+        var released = 0
+        for key in imageKeys {
+            let held = try connection.executePrepared(s.reservationByKey + " FOR UPDATE", [.text(key)])
+            guard held.rowCount > 0 else { continue }
+            _ = try connection.executePrepared(
+                s.addUsage,
+                [
+                    .text(held.text(0, 0)), .int(try held.int64(0, 1)), .int(-1),
+                    .int(-(try held.int64(0, 2))),
+                ])
+            _ = try connection.executePrepared(s.deleteReservation, [.text(key)])
+            released += 1
+        }
         return released
     }
 
@@ -267,6 +276,11 @@ struct PostgresFencedWrites: FencedWrites {
         for key in objectKeys {
             _ = try connection.executePrepared(SlotQueries.postgres.finishDeletion, [.text(key)])
         }
+    }
+
+    /// `QuotaStore.releaseQuotas` in the transaction.
+    func releaseQuotas(imageKeys: [String]) throws(RecordsError) -> Int {
+        try PostgresRecordStore.releaseQuotasInTransaction(imageKeys, connection)
     }
 
     /// `MultipartLedger.removeMultipartUploads` in the transaction.

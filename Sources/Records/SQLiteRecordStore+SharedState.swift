@@ -158,22 +158,29 @@ extension SQLiteRecordStore: LeaseStore, RateBucketStore, QuotaStore {
     public func releaseQuotas(imageKeys: [String]) throws(RecordsError) -> Int {
         guard !imageKeys.isEmpty else { return 0 }
         return try write { (connection) throws(RecordsError) -> Int in
-            var released = 0
-            for key in imageKeys {
-                guard
-                    let held = try connection.query(
-                        s.reservationByKey, [.text(key)],
-                        row: {
-                            (owner: $0.text(0), day: $0.int64(1), bytes: $0.int64(2))
-                        }
-                    ).first
-                else { continue }
-                try connection.run(s.addUsage, [.text(held.owner), .int(held.day), .int(-1), .int(-held.bytes)])
-                try connection.run(s.deleteReservation, [.text(key)])
-                released += 1
-            }
-            return released
+            try releaseQuotasInTransaction(imageKeys, connection)
         }
+    }
+
+    /// Gives back the reservations of `imageKeys` inside the caller's transaction; how many were held.
+    func releaseQuotasInTransaction(_ imageKeys: [String], _ connection: SQLiteConnection) throws(RecordsError)
+        -> Int
+    {
+        var released = 0
+        for key in imageKeys {
+            guard
+                let held = try connection.query(
+                    s.reservationByKey, [.text(key)],
+                    row: {
+                        (owner: $0.text(0), day: $0.int64(1), bytes: $0.int64(2))
+                    }
+                ).first
+            else { continue }
+            try connection.run(s.addUsage, [.text(held.owner), .int(held.day), .int(-1), .int(-held.bytes)])
+            try connection.run(s.deleteReservation, [.text(key)])
+            released += 1
+        }
+        return released
     }
 
     /// `QuotaStore.quotaUsage`.
@@ -230,6 +237,11 @@ final class SQLiteFencedWrites: FencedWrites {
     /// `RecordStore.finishObjectDeletions` in the transaction.
     func finishObjectDeletions(_ objectKeys: [String]) throws(RecordsError) {
         for key in objectKeys { try connection.run(SlotQueries.sqlite.finishDeletion, [.text(key)]) }
+    }
+
+    /// `QuotaStore.releaseQuotas` in the transaction.
+    func releaseQuotas(imageKeys: [String]) throws(RecordsError) -> Int {
+        try store.releaseQuotasInTransaction(imageKeys, connection)
     }
 
     /// `MultipartLedger.removeMultipartUploads` in the transaction.

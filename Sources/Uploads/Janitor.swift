@@ -22,13 +22,23 @@ import System
 /// An intent is removed only after its objects are gone, so a failure anywhere (a storage error
 /// mid-batch, the database going away, a kill -9 of the process) leaves the intents not yet handled
 /// for the next sweep, which deletes again (a DELETE of a missing object succeeds) and finishes the
-/// work. Runs on its own thread every `intervalMs`; reports its start and stop, each sweep that
-/// removed something and each that stopped on an error (`LifecycleEvent`, logged by App); the
-/// counters below feed `/metrics`. Settled claims are pruned after `claimRetentionMs`.
+/// work.
+///
+/// Across instances (and processes on one SQLite file) the whole run (every pass of `runPasses`) happens
+/// in one process at a time: `start` runs it every `intervalMs` under a `LeasedRunner` on the lease row
+/// `janitor` (holder: this process's id), and every write that settles work (an intent batch's quota
+/// releases and deletes in one transaction, finished pending deletions, the multipart ledger's removals)
+/// goes through the lease's fence (`PassFence.write`): a pass whose lease was lost writes nothing more
+/// and stops at once; the next holder (after `leaseTtlMs` when the holder crashed) finishes the work.
+/// Reports its start and stop, the lease taken and lost, each sweep that removed something and each
+/// that stopped on an error (`LifecycleEvent`, logged by App); the counters below feed `/metrics`.
+/// Settled claims are pruned after `claimRetentionMs`.
 public final class Janitor: @unchecked Sendable {
-    /// How long after its URL expired an intent is kept (an upload that finished at the last second can
-    /// still be confirmed meanwhile).
+    /// How long after its URL expired an intent is kept by default (an upload that finished at the last
+    /// second can still be confirmed meanwhile); `records.janitorGraceMs`.
     public static let graceMs: Int64 = 5 * 60 * 1000
+    /// The name of the janitor's lease row.
+    public static let leaseName = "janitor"
     /// How many whole UTC days of quota reservations are kept before today's (older days count for
     /// nothing: a reservation counts only in its own day).
     static let quotaRetentionDays: Int64 = 2
@@ -43,9 +53,11 @@ public final class Janitor: @unchecked Sendable {
     private let intervalMs: Int
     private let env: UploadEnvironment
     private let events: LifecycleLog
-    private let lock = Monitor()
-    private var stopping = false
-    private var thread: PThread?
+    private let leaseTtlMs: Int64
+    /// This process's id in the lease row.
+    public let holder: String
+    /// The runner of the passes under the lease, while started.
+    private var runner: LeasedRunner?
     /// Aborts old multipart uploads after each pass (the Uppy routes), when they are on.
     public var multipart: MultipartJanitor?
     /// Records uploads whose event was lost, after each pass, when store events are on.
@@ -69,15 +81,24 @@ public final class Janitor: @unchecked Sendable {
     public let intentsHeld = Atomic<Int>(0)
     /// Settled claims pruned.
     public let claimsPruned = Atomic<Int>(0)
+    /// 1 while this process holds the janitor's lease, else 0 (`presignd_janitor_lease_held`).
+    public let leaseHeld = Atomic<Int>(0)
+    /// Times this process took the lease (`presignd_janitor_lease_acquired_total`).
+    public let leasesAcquired = Atomic<Int>(0)
+    /// Times this process lost the lease while holding it (`presignd_janitor_lease_lost_total`).
+    public let leasesLost = Atomic<Int>(0)
 
     /// A janitor of `store`'s intents and `storage`'s objects (nil: objects are left alone); its claims
     /// hold `claimLeaseMs` (renewed while an intent's objects are deleted), settled claims are kept
     /// `claimRetentionMs` (a confirmation of an expired key answers 410 until then, 404 after); an intent
-    /// goes `graceMs` after its URL expired (the binary's is `Janitor.graceMs`; tests race it at 0).
+    /// goes `graceMs` after its URL expired (`records.janitorGraceMs`; tests race it at 0). Started, it
+    /// runs under the lease `janitor` as `holder` (default: `janitor-` and a new UUID), which lasts
+    /// `leaseTtlMs` without renewal.
     public init(
         store: any LifecycleStore, storage: (any ObjectStorage)?, deleteObjects: Bool, batchSize: Int, intervalMs: Int,
         env: UploadEnvironment, events: @escaping LifecycleLog, claimLeaseMs: Int64 = 60_000,
-        claimRetentionMs: Int64 = 7 * 86_400_000, graceMs: Int64 = Janitor.graceMs
+        claimRetentionMs: Int64 = 7 * 86_400_000, graceMs: Int64 = Janitor.graceMs, leaseTtlMs: Int64 = 30_000,
+        holder: String? = nil
     ) {
         self.store = store
         self.storage = storage
@@ -89,43 +110,69 @@ public final class Janitor: @unchecked Sendable {
         self.intervalMs = intervalMs
         self.env = env
         self.events = events
+        self.leaseTtlMs = max(1, leaseTtlMs)
+        self.holder = holder ?? "janitor-" + env.newUUID()
     }
 
-    /// Starts the thread: a sweep every `intervalMs`.
+    /// Starts the runner: whenever this process holds the lease, a run of the passes every `intervalMs`.
     public func start() {
-        events(.janitorStarted(intervalMs: intervalMs, batchSize: batchSize, deleteUnconfirmedObjects: deleteObjects))
-        thread = PThread(name: "presignd-janitor") { [self] in
-            while true {
-                let stop = lock.withLock { () -> Bool in
-                    if !stopping { lock.wait(millis: intervalMs) }
-                    return stopping
-                }
-                if stop { return }
-                runPasses()
-            }
-        }
+        events(
+            .janitorStarted(
+                intervalMs: intervalMs, batchSize: batchSize, deleteUnconfirmedObjects: deleteObjects, holder: holder,
+                leaseTtlMs: leaseTtlMs))
+        let runner = LeasedRunner(
+            store: store,
+            options: .init(name: Janitor.leaseName, holder: holder, ttlMs: leaseTtlMs, intervalMs: intervalMs),
+            now: env.nowMillis, events: { [self] event in noted(event) }
+        ) { [self] pass in runPasses(fence: .lease(pass)) }
+        self.runner = runner
+        runner.start()
     }
 
-    /// Stops the thread (a sweep in progress finishes its current call first) and waits for it.
+    /// Stops the runner (a pass in progress is told the lease is lost and stops after its current call),
+    /// gives the lease up and waits.
     public func stop() {
-        lock.withLock { stopping = true }
-        lock.broadcast()
-        guard let running = thread else { return }
-        running.join()
-        thread = nil
+        guard let running = runner else { return }
+        running.stop()
+        runner = nil
+        leaseHeld.store(0, ordering: .relaxed)
         events(.janitorStopped(sweeps: sweeps.load(ordering: .relaxed)))
     }
 
-    /// The passes of one run of the thread, each under `fence`: expired intents, replaced records'
-    /// objects, settled claims, old multipart uploads, and the reconciler when its interval has passed.
+    /// Counts and reports what the runner did.
+    private func noted(_ event: LeasedRunner.Event) {
+        switch event {
+        case .acquired(let lease, let tookOver):
+            leaseHeld.store(1, ordering: .relaxed)
+            leasesAcquired.add(1, ordering: .relaxed)
+            events(.janitorLeaseAcquired(holder: lease.holder, token: lease.token, tookOver: tookOver))
+        case .lost(let lease):
+            leaseHeld.store(0, ordering: .relaxed)
+            leasesLost.add(1, ordering: .relaxed)
+            events(.janitorLeaseLost(holder: lease.holder, token: lease.token))
+        case .storeFailed(let error):
+            events(.janitorLeaseStoreFailed(error: error))
+        case .passFinished:
+            break
+        }
+    }
+
+    /// The passes of one run, each under `fence`: expired intents, replaced records' objects, settled
+    /// claims and old quota days, old multipart uploads, and the reconciler when its interval has passed.
+    /// A pass that finds the fence lost stops, and so does the run.
     public func runPasses(fence: PassFence = .always) {
         _ = sweep(fence: fence)
+        guard fence.holds else { return }
         _ = sweepReplaced(fence: fence)
+        guard fence.holds else { return }
+        // Prunes of rows nothing reads any more: harmless if a former holder's overlaps, so not fenced.
         _ = pruneClaims()
         _ = try? store.pruneQuotas(
             beforeDayMs: QuotaRequest.dayStart(of: env.nowMillis()) - Janitor.quotaRetentionDays * QuotaRequest.dayMs,
             limit: max(1, min(batchSize, 1000)))
+        guard fence.holds else { return }
         multipart?.sweep(fence: fence)
+        guard fence.holds else { return }
         if let reconciler, env.nowMillis() - reconciledAtMs >= Int64(reconciler.intervalMs) {
             reconciledAtMs = env.nowMillis()
             reconciler.pass(fence: fence)
@@ -133,7 +180,9 @@ public final class Janitor: @unchecked Sendable {
     }
 
     /// One pass: removes batches until none is left (or an error, or `fence` no longer holds); returns
-    /// how many intents were removed.
+    /// how many intents were removed. Each batch's quota releases and intent deletes are one write through
+    /// `fence`; refused (the lease lost), the pass stops and the next holder settles the batch (its claims
+    /// read `.finished`).
     @discardableResult
     public func sweep(fence: PassFence = .always) -> Int {
         var removed = 0
@@ -196,36 +245,43 @@ public final class Janitor: @unchecked Sendable {
                         intentsHeld.add(1, ordering: .relaxed)
                     }
                 }
-                // Released before the intents go: a crash between leaves the next sweep to release again
-                // (`.finished` as expired), never an intent gone with its reservation still held.
-                if !unconfirmed.isEmpty {
-                    quotasReleased.add(try store.releaseQuotas(imageKeys: unconfirmed), ordering: .relaxed)
+                guard try settle(done, unconfirmed: unconfirmed, fence: fence) else {
+                    events(.janitorPassFencedOff(intentsLeft: done.count))
+                    return removed
                 }
-                try store.deleteIntents(imageKeys: done)
-                intentsRemoved.add(done.count, ordering: .relaxed)
                 removed += done.count
                 // Fewer than a batch, or nothing done (all held: the next sweep), or fenced off: stop here.
                 if expired.count < batchSize || done.isEmpty || !fence.holds { return removed }
             } catch {
                 if let claimed { _ = try? store.releaseClaim(imageKey: claimed.key, token: claimed.token) }
                 // The intents whose objects are gone may go now; the rest wait for the next sweep.
-                if !unconfirmed.isEmpty {
-                    if let released = try? store.releaseQuotas(imageKeys: unconfirmed) {
-                        quotasReleased.add(released, ordering: .relaxed)
-                    } else {
-                        // Kept for the next sweep, which releases their reservations first.
-                        done = []
-                    }
-                }
-                if !done.isEmpty, (try? store.deleteIntents(imageKeys: done)) != nil {
-                    intentsRemoved.add(done.count, ordering: .relaxed)
-                    removed += done.count
-                }
+                if (try? settle(done, unconfirmed: unconfirmed, fence: fence)) == true { removed += done.count }
                 failedSweeps.add(1, ordering: .relaxed)
                 events(.janitorPassStopped(error: "\(error)"))
                 return removed
             }
         }
+    }
+
+    /// Gives back the reservations of `unconfirmed` and deletes the intents `done`, in one write through
+    /// `fence` (under a lease one transaction, so a crash never leaves one without the other; unfenced the
+    /// releases go first, so a crash between leaves the next sweep to release again, as `.finished`
+    /// expired, never an intent gone with its reservation still held). False when the fence refused it
+    /// (nothing written).
+    private func settle(_ done: [String], unconfirmed: [String], fence: PassFence) throws(RecordsError) -> Bool {
+        guard !done.isEmpty else { return true }
+        guard
+            let released = try fence.write(
+                to: store,
+                { (writes) throws(RecordsError) -> Int in
+                    let released = unconfirmed.isEmpty ? 0 : try writes.releaseQuotas(imageKeys: unconfirmed)
+                    try writes.deleteIntents(imageKeys: done)
+                    return released
+                })
+        else { return false }
+        quotasReleased.add(released, ordering: .relaxed)
+        intentsRemoved.add(done.count, ordering: .relaxed)
+        return true
     }
 
     /// Removes settled claims older than `claimRetentionMs`, at most `batchSize` per pass; how many.
@@ -241,8 +297,9 @@ public final class Janitor: @unchecked Sendable {
 
     /// One pass over the pending deletions of replaced records' objects (what a replacement left when
     /// its own delete failed or the process died after the new record was durable): deletes each object,
-    /// then its row, at most `batchSize` per pass. Returns how many were finished; a failure leaves the
-    /// rest for the next pass.
+    /// then finishes the rows of those deleted in one write through `fence`, at most `batchSize` per pass.
+    /// Returns how many were finished; a failure leaves the rest for the next pass (a lost lease all of
+    /// them: a DELETE of a missing object succeeds).
     @discardableResult
     public func sweepReplaced(fence: PassFence = .always) -> Int {
         guard let storage else { return 0 }
@@ -254,17 +311,34 @@ public final class Janitor: @unchecked Sendable {
                 events(.replacedObjectsDeleted(objectsDeleted: finished.count))
             }
         }
+        var deleted: [String] = []
+        var failure: (any Error)?
         do {
             let keys = try store.pendingObjectDeletions(limit: batchSize)
             for key in keys {
                 guard fence.holds else { break }
                 try storage.delete(key: key)
-                try store.finishObjectDeletions([key])
-                finished.append(key)
+                deleted.append(key)
             }
         } catch {
+            failure = error
+        }
+        if !deleted.isEmpty {
+            do {
+                let written = try fence.write(
+                    to: store,
+                    { (writes) throws(RecordsError) -> Bool in
+                        try writes.finishObjectDeletions(deleted)
+                        return true
+                    })
+                if written == true { finished = deleted }
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure {
             failedSweeps.add(1, ordering: .relaxed)
-            events(.replacedPassStopped(error: "\(error)"))
+            events(.replacedPassStopped(error: "\(failure)"))
         }
         return finished.count
     }

@@ -5,10 +5,20 @@ public enum LifecycleEvent: Sendable, Equatable {
     case contentRefused(type: String, reason: String, size: Int64, owner: String)
     /// A replaced record's object could not be deleted yet; it stays in the pending deletions.
     case replacedObjectKept(error: String)
-    /// The janitor's thread started.
-    case janitorStarted(intervalMs: Int, batchSize: Int, deleteUnconfirmedObjects: Bool)
-    /// The janitor's thread stopped after `sweeps` sweeps.
+    /// The janitor's runner started (its passes run while `holder`, this process, holds the lease).
+    case janitorStarted(
+        intervalMs: Int, batchSize: Int, deleteUnconfirmedObjects: Bool, holder: String, leaseTtlMs: Int64)
+    /// The janitor's runner stopped after `sweeps` sweeps.
     case janitorStopped(sweeps: Int)
+    /// This process took the janitor's lease under `token` (`tookOver`: from a holder whose lease ran out).
+    case janitorLeaseAcquired(holder: String, token: Int64, tookOver: Bool)
+    /// This process lost the janitor's lease (taken over, or not renewed in time): its passes stopped.
+    case janitorLeaseLost(holder: String, token: Int64)
+    /// A call on the lease row failed (retried at the keeper's next tick).
+    case janitorLeaseStoreFailed(error: String)
+    /// A sweep's fenced write was refused (the lease lost): `intentsLeft` handled intents are left for
+    /// the next holder, which finishes them.
+    case janitorPassFencedOff(intentsLeft: Int)
     /// A sweep removed `intentsRemoved` expired intents and deleted `objectsDeleted` objects.
     case janitorSwept(intentsRemoved: Int, objectsDeleted: Int)
     /// A sweep of expired intents stopped on an error (the rest wait for the next sweep).

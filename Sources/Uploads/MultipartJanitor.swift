@@ -13,8 +13,8 @@ import System
 /// Each upload's intent (its pair key `key#uploadId`) is claimed first, as the intent janitor claims: a
 /// completion holding it is left for the next run; a won claim is aborted (`NoSuchUpload` counts as
 /// done: completed or aborted since) and settled `expired`; an upload whose key was recorded, or whose
-/// claim is settled, is aborted idempotently and leaves the ledger. Bounded per run: at most
-/// `maxAborts` aborts. Called from the janitor's loop; aborts are counted (`aborts`) and reported.
+/// claim is settled, is aborted idempotently and leaves the ledger (through the run's fence: under the
+/// janitor's lease, fenced by its token). Bounded per run: at most `maxAborts` aborts. Called from the janitor's loop; aborts are counted (`aborts`) and reported.
 public final class MultipartJanitor: Sendable {
     private let storage: any MultipartStorage
     private let store: any LifecycleStore
@@ -63,7 +63,16 @@ public final class MultipartJanitor: Sendable {
                 let due = try store.multipartUploads(createdBeforeMs: cutoff, limit: min(pageSize, maxAborts - aborted))
                 if due.isEmpty { return aborted }
                 var finished: [(objectKey: String, uploadId: String)] = []
-                defer { if !finished.isEmpty { try? store.removeMultipartUploads(finished) } }
+                // The ledger's rows of the uploads settled, in one write through the fence: refused (the
+                // lease lost), the fence no longer holds and the run ends; the next holder aborts them
+                // again (idempotent) and removes them.
+                defer {
+                    if !finished.isEmpty {
+                        _ = try? fence.write(
+                            to: store,
+                            { [finished] (writes) throws(RecordsError) in try writes.removeMultipartUploads(finished) })
+                    }
+                }
                 for upload in due {
                     guard fence.holds else { break }
                     let token = env.newUUID()

@@ -60,7 +60,8 @@ public final class UploadLifecycle: Sendable {
             store: store, storage: storage, deleteObjects: config.records.deleteUnconfirmedObjects,
             batchSize: config.records.janitorBatchSize, intervalMs: config.records.janitorIntervalMs, env: env,
             events: events, claimLeaseMs: leaseMs,
-            claimRetentionMs: Int64(config.records.claimRetentionSeconds) * 1000)
+            claimRetentionMs: Int64(config.records.claimRetentionSeconds) * 1000,
+            graceMs: Int64(config.records.janitorGraceMs), leaseTtlMs: Int64(config.records.leaseTtlMs))
         if config.uppy.enabled {
             multipart = MultipartUploads(
                 issuer: issuer, storage: storage, completeStorage: completeStorage ?? storage, ledger: store,

@@ -242,6 +242,8 @@ struct ExactlyOnceFlowTests {
                 "PRESIGN_EVENTS_RECORD_DELAY_MS": "100", "PRESIGN_EVENTS_TOPIC_NAME": topic,
                 // The reconciler off: every record below comes from RGW's push.
                 "PRESIGN_EVENTS_RECONCILE_INTERVAL_MS": "0", "PRESIGN_SERVER_PORT": "\(port)",
+                // The janitor's lease (the reconciler runs under it) is taken over 3 s after the kill -9.
+                "PRESIGN_RECORDS_LEASE_TTL_MS": "3000",
             ])
         let out = try Self.setUpNotifications(env, endpoint: "http://127.0.0.1:\(port)/events/rgw")
         #expect(out.contains("topic arn:aws:sns:"), "\(out)")

@@ -174,6 +174,7 @@ struct JanitorTests {
             events: { $0.write(to: log.sink) })
         janitor.start()
         #expect(try log.entries("janitor started").first?["intervalMs"]?.intValue == 1)
+        #expect(try log.entries("janitor started").first?["leaseTtlMs"]?.intValue == 30_000)
         // Its sweeps are counted as they finish: wait for three.
         var waited = 0
         while janitor.sweeps.load(ordering: .relaxed) < 3 && waited < 30_000 {
@@ -181,7 +182,11 @@ struct JanitorTests {
             waited += 1
         }
         #expect(janitor.sweeps.load(ordering: .relaxed) >= 3)
+        #expect(try log.entries("janitor lease acquired").count == 1, "one lease, held throughout")
+        #expect(janitor.leaseHeld.load(ordering: .relaxed) == 1)
         janitor.stop()  // returns once the thread has been joined
+        #expect(janitor.leaseHeld.load(ordering: .relaxed) == 0)
+        #expect(try store.lease(name: Janitor.leaseName).map { $0.expiresAtMs <= 2_000_000_000_000 } == true, "given up")
         let after = janitor.sweeps.load(ordering: .relaxed)
         let stopped = try #require(try log.entries("janitor stopped").first)
         #expect(stopped["sweeps"]?.intValue == after, "the thread is gone: its last sweep is counted in the line")
@@ -201,6 +206,8 @@ struct JanitorTests {
                 "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
                 "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
                 "PRESIGN_RECORDS_JANITOR_BATCH_SIZE": "4",
+                // The killed server's lease is taken over by the next one 3 s after the kill.
+                "PRESIGN_RECORDS_LEASE_TTL_MS": "3000",
             ])
         let url = "sqlite:\(dir)/presignd.sqlite3"
         let direct = try Self.client(s3, endpoint: s3.endpoint)
@@ -233,6 +240,8 @@ struct JanitorTests {
         let second = try ServerProcess(environment: env)
         defer { second.stop() }
         #expect(second.waitForLine(containing: #""msg":"janitor swept""#, timeoutMs: 60_000) != nil, "\(second.stderr)")
+        let acquired = second.stderr.split(separator: "\n").first { $0.contains(#""msg":"janitor lease acquired""#) }
+        #expect(acquired?.contains(#""tookOver":true"#) == true, "taken over from the killed server: \(acquired ?? "")")
         var removed = 0
         for _ in 0..<6000 where removed < intents.count {
             removed = try RateLimitBinaryTests.metric(second, "presignd_janitor_intents_removed_total") ?? 0

@@ -144,6 +144,44 @@ extension TestStore {
         #expect(try store.multipartUpload(objectKey: upload.objectKey, uploadId: upload.uploadId) == nil)
     }
 
+    /// A batch's quota releases and intent deletes in one fenced transaction (the janitor's settle): the
+    /// reservations held are given back (and counted), the intents go; a refused fence writes neither.
+    @Test(arguments: StoreKind.kinds)
+    func fencedReleasesAndDeletesGoTogether(kind: StoreKind) throws {
+        let test = try TestStore.make(kind)
+        defer { test.close() }
+        let store = test.shared
+        let owner = "owner-\(Sample.uuid())"
+        let day = QuotaRequest.dayStart(of: QuotaStoreConformanceTests.noon)
+        let intents = (0..<3).map { _ in Sample.intent(owner: owner) }
+        let outcomes = try store.putIntents(intents, reserving: intents.map { QuotaStoreConformanceTests.request($0) })
+        #expect(outcomes == [.stored, .stored, .stored])
+        guard case .acquired(let old, _) = try store.acquireLease(name: "j", holder: "a", nowMs: 0, ttlMs: 1_000)
+        else { Issue.record("no lease"); return }
+        guard case .acquired(let new, tookOver: true) = try store.acquireLease(
+            name: "j", holder: "b", nowMs: 1_000, ttlMs: 60_000)
+        else { Issue.record("no takeover"); return }
+        let keys = intents.map(\.imageKey)
+        let refused = try store.fenced(by: old, nowMs: 1_001) { (writes) throws(RecordsError) -> Int in
+            let released = try writes.releaseQuotas(imageKeys: keys)
+            try writes.deleteIntents(imageKeys: keys)
+            return released
+        }
+        guard case .lost = refused else { Issue.record("the old holder's release went through"); return }
+        #expect(try store.quotaUsage(ownerId: owner, dayStartMs: day) == QuotaUsage(uploads: 3, bytes: 3_000))
+        #expect(try store.intent(imageKey: keys[0]) != nil)
+        let done = try store.fenced(by: new, nowMs: 1_002) { (writes) throws(RecordsError) -> Int in
+            let released = try writes.releaseQuotas(imageKeys: Array(keys.prefix(2)) + ["never-reserved", keys[0]])
+            try writes.deleteIntents(imageKeys: Array(keys.prefix(2)))
+            return released
+        }
+        guard case .done(2) = done else { Issue.record("released \(done), not 2"); return }
+        #expect(try store.quotaUsage(ownerId: owner, dayStartMs: day) == QuotaUsage(uploads: 1, bytes: 1_000))
+        #expect(try store.intent(imageKey: keys[0]) == nil)
+        #expect(try store.intent(imageKey: keys[1]) == nil)
+        #expect(try store.intent(imageKey: keys[2]) != nil)
+    }
+
     /// Eight holders asking at once through two store objects (two instances, or two processes' handles
     /// of one SQLite file), 10 trials: exactly one acquires, the others are told it is held.
     @Test(arguments: StoreKind.databases)

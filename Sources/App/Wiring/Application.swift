@@ -404,6 +404,17 @@ public final class Application: Sendable {
         metrics.register(name: "presignd_janitor_claims_pruned_total", help: "Settled claims pruned.") {
             janitor.claimsPruned.load(ordering: .relaxed)
         }
+        metrics.register(
+            name: "presignd_janitor_lease_held",
+            help: "1 while this instance holds the janitor's lease (runs the janitor's passes), else 0."
+        ) { janitor.leaseHeld.load(ordering: .relaxed) }
+        metrics.register(
+            name: "presignd_janitor_lease_acquired_total", help: "Times this instance took the janitor's lease."
+        ) { janitor.leasesAcquired.load(ordering: .relaxed) }
+        metrics.register(
+            name: "presignd_janitor_lease_lost_total",
+            help: "Times this instance lost the janitor's lease while holding it (its passes stopped at once)."
+        ) { janitor.leasesLost.load(ordering: .relaxed) }
         if let multipart = janitor.multipart {
             metrics.register(
                 name: "presignd_multipart_aborted_total",

@@ -11,10 +11,21 @@ extension LifecycleEvent {
                 "upload refused by the content check", ["type": type, "reason": reason, "size": size, "owner": owner])
         case .replacedObjectKept(let error):
             log.warn("replaced object not deleted yet; it stays in the pending deletions", ["error": error])
-        case .janitorStarted(let intervalMs, let batchSize, let deleteObjects):
+        case .janitorStarted(let intervalMs, let batchSize, let deleteObjects, let holder, let leaseTtlMs):
             log.info(
                 "janitor started",
-                ["intervalMs": intervalMs, "batchSize": batchSize, "deleteUnconfirmedObjects": deleteObjects])
+                [
+                    "intervalMs": intervalMs, "batchSize": batchSize, "deleteUnconfirmedObjects": deleteObjects,
+                    "holder": holder, "leaseTtlMs": leaseTtlMs,
+                ])
+        case .janitorLeaseAcquired(let holder, let token, let tookOver):
+            log.info("janitor lease acquired", ["holder": holder, "token": token, "tookOver": tookOver])
+        case .janitorLeaseLost(let holder, let token):
+            log.warn("janitor lease lost", ["holder": holder, "token": token, "passes": "stopped"])
+        case .janitorLeaseStoreFailed(let error):
+            log.warn("janitor lease store call failed", ["error": error, "retry": "at the next renewal tick"])
+        case .janitorPassFencedOff(let intentsLeft):
+            log.warn("janitor pass fenced off", ["intentsLeft": intentsLeft, "for": "the next holder"])
         case .janitorStopped(let sweeps):
             log.info("janitor stopped", ["sweeps": sweeps])
         case .janitorSwept(let removed, let deleted):
