@@ -158,8 +158,9 @@ extension TestStore {
         #expect(outcomes == [.stored, .stored, .stored])
         guard case .acquired(let old, _) = try store.acquireLease(name: "j", holder: "a", nowMs: 0, ttlMs: 1_000)
         else { Issue.record("no lease"); return }
-        guard case .acquired(let new, tookOver: true) = try store.acquireLease(
-            name: "j", holder: "b", nowMs: 1_000, ttlMs: 60_000)
+        guard
+            case .acquired(let new, tookOver: true) = try store.acquireLease(
+                name: "j", holder: "b", nowMs: 1_000, ttlMs: 60_000)
         else { Issue.record("no takeover"); return }
         let keys = intents.map(\.imageKey)
         let refused = try store.fenced(by: old, nowMs: 1_001) { (writes) throws(RecordsError) -> Int in

@@ -121,7 +121,9 @@ struct JanitorLeaseTests {
         }
     }
 
-    @Test("three janitors on one store: each expired intent removed once, only the holder sweeps", arguments: Kind.allCases)
+    @Test(
+        "three janitors on one store: each expired intent removed once, only the holder sweeps",
+        arguments: Kind.allCases)
     func eachRemovalHappensOnce(kind: Kind) throws {
         let stores = try Self.stores(kind, count: 3)
         let objects = InMemoryObjectStorage()
