@@ -56,6 +56,8 @@ final class EventLoop: @unchecked Sendable {
     var log: AccessLog
     /// Answers posted by workers and `Responder`s (one eventfd write per batch between two drains).
     private let completions = CompletionQueue<Completion>()
+    /// What this turn's handlers put off to its end (`LoopTurn`: the intent writer's wake-up).
+    private let turnEnd = TurnEndQueue()
     var requestCounter: UInt64 = 0
     /// `<random hex><loop index hex>-`: the start of every request id this loop generates.
     let requestIdPrefix: [UInt8]
@@ -137,6 +139,11 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs until the server stops and every connection is gone (or the drain deadline passes).
     func run() {
+        LoopTurn.adopt(turnEnd)
+        defer {
+            turnEnd.runAll()
+            LoopTurn.leave()
+        }
         while !stopped {
             let timeout: Int32 = ready.isEmpty && tlsBuffered.isEmpty ? Int32(EventLoop.timerIntervalMs) : 0
             let n = epoll.wait(timeoutMs: timeout)
@@ -168,6 +175,8 @@ final class EventLoop: @unchecked Sendable {
                 for c in Array(connections.values) { close(c) }
                 stopped = true
             }
+            // Once per turn, before the next wait: the intent writer's wake-up for everything it queued.
+            if !turnEnd.isEmpty { turnEnd.runAll() }
         }
         log.flush()
     }

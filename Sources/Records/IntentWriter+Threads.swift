@@ -6,7 +6,7 @@ extension IntentWriter {
     /// The writer thread: take everything queued (up to `batchSize`) as soon as the previous commit
     /// ended, commit it, then tell its callers; until stopped and drained.
     static func run(
-        store: any RecordStore, monitor: Monitor<State>, batchSize: Int, retry: Retry,
+        store: any RecordStore, monitor: Monitor<State>, deadlineBell: MonitorCondition, batchSize: Int, retry: Retry,
         onError: @Sendable (RecordsError) -> Void
     ) {
         while true {
@@ -68,6 +68,7 @@ extension IntentWriter {
         }
         monitor.withLock { state in state.exited = true }
         monitor.broadcast()
+        deadlineBell.broadcast()
     }
 
     /// The intents of the batch in flight still to be written, with their positions in it when some
@@ -215,9 +216,9 @@ extension IntentWriter {
     /// The deadline thread: tells each caller whose intent is not stored `waitNanos` after it was
     /// submitted `.timedOut` (the writer may be held in a stalled store call meanwhile); until the
     /// writer has exited, when every caller has its outcome.
-    static func expire(monitor: Monitor<State>, waitNanos: UInt64) {
+    static func expire(monitor: Monitor<State>, bell: MonitorCondition, waitNanos: UInt64) {
         while true {
-            let (expired, done) = monitor.withLock { state, waiter -> ([Completion], Bool) in
+            let (expired, done) = monitor.withLock(waitingOn: bell) { state, waiter -> ([Completion], Bool) in
                 while true {
                     if state.exited { return ([], true) }
                     var expired: [Completion] = []
@@ -230,7 +231,10 @@ extension IntentWriter {
                     if state.waiting > 0, let next {
                         _ = waiter.wait(untilNanos: next)
                     } else {
+                        // Nothing to time: the next first waiter rings (`submit`), as does the writer's exit.
+                        state.deadlineIdle = true
                         waiter.wait()
+                        state.deadlineIdle = false
                     }
                 }
             }

@@ -69,6 +69,8 @@ public final class IntentWriter: Sendable {
         var exited = false
         /// Set by the deadline thread as it exits.
         var deadlineExited = false
+        /// Set while the deadline thread waits with no waiter to time: the first `submit` signals it.
+        var deadlineIdle = false
         /// Intents refused because `maxPending` were already waiting.
         var dropped = 0
         /// Outcomes so far, for metrics and tests.
@@ -85,6 +87,12 @@ public final class IntentWriter: Sendable {
     public let store: any RecordStore
     /// The queue and the condition the threads wait on.
     private let monitor: Monitor<State>
+    /// The deadline thread's own condition: woken when a first waiter comes while it is idle and when
+    /// the writer exits, not by every commit (a wake-up per commit cost a context switch each).
+    private let deadlineBell: MonitorCondition
+    /// Wakes the writer: at the end of the calling event loop's turn (`LoopTurn`), so that one commit
+    /// takes everything the turn queued; at once on any other thread.
+    private let wakeWriter: TurnEndAction
     /// The largest batch.
     private let batchSize: Int
     /// Called (from the writer thread, or from `submit` when refusing) when intents are refused, and
@@ -119,13 +127,18 @@ public final class IntentWriter: Sendable {
         self.onError = onError
         let monitor = Monitor(State())
         self.monitor = monitor
+        let deadlineBell = MonitorCondition()
+        self.deadlineBell = deadlineBell
+        wakeWriter = TurnEndAction { monitor.broadcast() }
         let retry = Retry(maxDelayMs: maxRetryDelayMs, shutdownMs: shutdownRetryMs)
         PThread.detach(name: "presignd-intent-writer") { [store, monitor, batchSize, onError] in
-            Self.run(store: store, monitor: monitor, batchSize: batchSize, retry: retry, onError: onError)
+            Self.run(
+                store: store, monitor: monitor, deadlineBell: deadlineBell, batchSize: batchSize, retry: retry,
+                onError: onError)
         }
         let waitNanos = UInt64(maxWaitMs) * 1_000_000
         PThread.detach(name: "presignd-intent-deadline") { [monitor] in
-            Self.expire(monitor: monitor, waitNanos: waitNanos)
+            Self.expire(monitor: monitor, bell: deadlineBell, waitNanos: waitNanos)
         }
     }
 
@@ -147,9 +160,9 @@ public final class IntentWriter: Sendable {
     /// is `.quotaExceeded`; a store that keeps no quotas ignores it.
     public func submit(_ intent: UploadIntent, reserving: QuotaRequest? = nil, completion: @escaping Completion) {
         let now = MonotonicClock.nanoseconds()
-        let (outcome, wake) = monitor.withLock { state -> (EnqueueOutcome, Bool) in
+        let (outcome, wake, ring) = monitor.withLock { state -> (EnqueueOutcome, Bool, Bool) in
             let outcome = Self.admit(&state, maxPending: maxPending)
-            guard case .queued = outcome else { return (outcome, false) }
+            guard case .queued = outcome else { return (outcome, false, false) }
             if reserving != nil || !state.reservations.isEmpty {
                 // The first reservation of this queue: the intents before it asked for none.
                 if state.reservations.isEmpty { state.reservations = Array(repeating: nil, count: state.queue.count) }
@@ -157,11 +170,14 @@ public final class IntentWriter: Sendable {
             }
             append(&state, intent, completion, now: now)
             state.waiting += 1
-            // Wake the writer when the queue became non-empty (a commit is due at once), the deadline
-            // thread for its first waiter.
-            return (.queued, state.queue.count == 1 || state.waiting == 1)
+            // Wake the writer when the queue became non-empty (a commit is due: at the end of this
+            // event-loop turn, or at once off a loop), the deadline thread when it idles.
+            let ring = state.deadlineIdle
+            if ring { state.deadlineIdle = false }
+            return (.queued, state.queue.count == 1, ring)
         }
-        if wake { monitor.broadcast() }
+        if wake { LoopTurn.atTurnEnd(wakeWriter) }
+        if ring { deadlineBell.signal() }
         if let error = report(outcome, imageKey: intent.imageKey) {
             monitor.withLock { state in state.refused += 1 }
             completion(.refused(error))

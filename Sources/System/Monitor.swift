@@ -76,6 +76,43 @@ public final class Monitor<State>: @unchecked Sendable {
 
     /// A waiter on this monitor's mutex and condition.
     private var waiter: MonitorWaiter { MonitorWaiter(mutex: mutex, condition: condition) }
+
+    /// Runs `body` holding the lock, its waiter waiting on `other` (a second condition of this monitor's
+    /// lock, for a thread that must not be woken by every `broadcast`).
+    public func withLock<R, E: Error>(
+        waitingOn other: MonitorCondition, _ body: (LockedState<State>, MonitorWaiter) throws(E) -> R
+    ) throws(E) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(LockedState(pointer: state), MonitorWaiter(mutex: mutex, condition: other.condition))
+    }
+}
+
+/// A further condition variable for a `Monitor`'s lock (`Monitor.withLock(waitingOn:_:)`): its waiters
+/// are woken only by its own `signal` and `broadcast`. Uses the monotonic clock, as the monitor does.
+public final class MonitorCondition: @unchecked Sendable {
+    let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    /// A new condition.
+    public init() {
+        condition = .allocate(capacity: 1)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        precondition(pthread_cond_init(condition, &attributes) == 0, "pthread_cond_init failed")
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deallocate()
+    }
+
+    /// Wakes one waiter.
+    public func signal() { pthread_cond_signal(condition) }
+
+    /// Wakes every waiter.
+    public func broadcast() { pthread_cond_broadcast(condition) }
 }
 
 extension Monitor where State == Void {
