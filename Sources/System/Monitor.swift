@@ -21,12 +21,7 @@ public final class Monitor<State>: @unchecked Sendable {
     public init(_ initial: State) {
         mutex = .allocate(capacity: 1)
         precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-        condition = .allocate(capacity: 1)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        precondition(pthread_cond_init(condition, &attributes) == 0, "pthread_cond_init failed")
-        pthread_condattr_destroy(&attributes)
+        condition = MonitorCondition.makeMonotonic()
         state = .allocate(capacity: 1)
         state.initialize(to: initial)
     }
@@ -94,13 +89,17 @@ public final class MonitorCondition: @unchecked Sendable {
     let condition: UnsafeMutablePointer<pthread_cond_t>
 
     /// A new condition.
-    public init() {
-        condition = .allocate(capacity: 1)
+    public init() { condition = Self.makeMonotonic() }
+
+    /// A new condition variable on the monotonic clock (the monitor's own, and each further one).
+    static func makeMonotonic() -> UnsafeMutablePointer<pthread_cond_t> {
+        let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
         pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
         precondition(pthread_cond_init(condition, &attributes) == 0, "pthread_cond_init failed")
         pthread_condattr_destroy(&attributes)
+        return condition
     }
 
     deinit {
