@@ -103,6 +103,9 @@ sys.exit(1)
 PY
 }
 
+# Whether instance $1 is UP in HAProxy, or HAProxy is no longer running (nothing to wait for then).
+up_or_gone() { is_up "$1" || ! alive "$(pid_of haproxy)" "$D/haproxy.cfg"; }
+
 stop_pid() {
   local pid=$1 what=$2
   alive "$pid" "$what" || return 0
@@ -110,6 +113,16 @@ stop_pid() {
   wait_for_gone "$pid" "$what" || { kill -KILL "$pid" 2>/dev/null || true; wait_for_gone "$pid" "$what" || true; }
 }
 wait_for_gone() { local i; for i in $(seq 1 300); do alive "$1" "$2" || return 0; sleep 0.1; done; return 1; }
+
+# Stops HAProxy and every instance of $D (by their PIDs).
+stop_all() {
+  stop_pid "$(pid_of haproxy)" "$D/haproxy.cfg"
+  local f
+  for f in "$D"/[0-9]*.pid; do
+    [ -e "$f" ] || continue
+    stop_pid "$(cat "$f")" "$BIN"
+  done
+}
 
 cmd=${1:-}
 n=${2:-}
@@ -123,6 +136,9 @@ case "$cmd" in
     done
     mkdir -p "$D"
     touch "$D/.presignd-instances"
+    # A start that fails half-way stops what it had started: nothing is left running without a caller
+    # that knows of it.
+    trap 'log "start failed: stopping what was started"; stop_all' EXIT
     for i in $(seq 0 $((COUNT - 1))); do rm -f "$D/$i.port"; start_instance "$i"; done
     port=${HAPROXY_PORT:-$(free_port)}
     if [ "${HAPROXY_RETRIES:-3}" = 0 ]; then
@@ -167,18 +183,16 @@ CFG
     echo $! >"$D/haproxy.pid"
     echo "$port" >"$D/haproxy.port"
     for i in $(seq 0 $((COUNT - 1))); do
-      wait_for is_up "$i" || { tail -n 20 "$D/haproxy.log" >&2; die "HAProxy does not have instance $i UP"; }
+      wait_for up_or_gone "$i" || { tail -n 20 "$D/haproxy.log" >&2; die "HAProxy does not have instance $i UP"; }
+      alive "$(pid_of haproxy)" "$D/haproxy.cfg" || { tail -n 20 "$D/haproxy.log" >&2; die "HAProxy exited"; }
     done
+    trap - EXIT
     log "HAProxy: pid $(pid_of haproxy) on 127.0.0.1:$port, $COUNT instances UP"
     echo "export INSTANCES_PORT=$port INSTANCES_DIR=$D"
     ;;
   stop)
     [ -f "$D/.presignd-instances" ] || { log "nothing of ours in $D"; exit 0; }
-    stop_pid "$(pid_of haproxy)" "$D/haproxy.cfg"
-    for f in "$D"/[0-9]*.pid; do
-      [ -e "$f" ] || continue
-      stop_pid "$(cat "$f")" "$BIN"
-    done
+    stop_all
     log "stopped"
     ;;
   term)

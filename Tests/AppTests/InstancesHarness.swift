@@ -17,10 +17,11 @@ final class InstancesHarness: @unchecked Sendable {
     let recordsURL: String
     private let environment: [String: String]
 
-    /// Starts the instances with the test services and `extra` settings, then HAProxy.
-    init(extra: [String: String]) throws {
+    /// Starts the instances with the test services and `extra` settings, then HAProxy, with its state in
+    /// `dir`. A failed start stops whatever it had started before it throws.
+    init(extra: [String: String], dir: String = TestEnvironment.tempDir() + "/instances") throws {
         let s3 = try TestEnvironment.s3()
-        dir = TestEnvironment.tempDir() + "/instances"
+        self.dir = dir
         recordsURL = try Backend.postgres.recordsURL(dir: dir)
         var env: [String: String] = [
             "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "INSTANCES_DIR": dir, "PRESIGND_BINARY": ServerProcess.binary.path,
@@ -31,9 +32,20 @@ final class InstancesHarness: @unchecked Sendable {
         ]
         for (k, v) in extra { env[k] = v }
         environment = env
-        let out = try run(["start"])
+        let out: String
+        do {
+            out = try run(["start"])
+        } catch {
+            // The script stops what it started when it fails; if it was killed by the watchdog first,
+            // this stops the rest (nothing of a failed start is left running).
+            stop()
+            throw error
+        }
         guard let r = out.range(of: "INSTANCES_PORT="), let p = Int(out[r.upperBound...].prefix { $0.isNumber })
-        else { throw TestFailure("instances.sh start printed no port: \(out)") }
+        else {
+            stop()
+            throw TestFailure("instances.sh start printed no port: \(out)")
+        }
         port = p
     }
 

@@ -4,6 +4,10 @@ import Records
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Three instances on one PostgreSQL and RGW behind HAProxy (`scripts/instances.sh`): a rolling restart
 /// loses no request, kill -9 of one loses no acknowledged record, and one user's rate limit holds across
 /// the instances within the documented slack (docs/operations.md, "Running several instances").
@@ -18,6 +22,38 @@ struct InstancesHarnessTests {
     static func post(_ path: String, _ body: String, user: String) -> String {
         "POST \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    @Test("a start that fails half-way (HAProxy cannot bind its port) leaves no instance running")
+    func failedStartStopsWhatItStarted() throws {
+        // A port that is taken: the instances start, then HAProxy exits, and the start fails.
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(taken >= 0)
+        defer { close(taken) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(taken, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 && listen(taken, 1) == 0
+            }
+        }
+        try #require(bound)
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &len) }
+        }
+        let port = Int(UInt16(bigEndian: addr.sin_port))
+        let dir = TestEnvironment.tempDir() + "/instances"
+        #expect(throws: (any Error).self) { try InstancesHarness(extra: ["HAPROXY_PORT": "\(port)"], dir: dir) }
+        // Every instance it had started (a PID file each) is gone.
+        let pids = try (0..<3).map { n -> Int32 in
+            let text = try String(contentsOfFile: dir + "/\(n).pid", encoding: .utf8)
+            return try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        for pid in pids {
+            #expect(kill(pid, 0) != 0, "instance pid \(pid) is still running after the failed start")
+        }
     }
 
     @Test("rolling restart (SIGTERM each instance in turn, then start it again) under steady load: 0 failed requests")
@@ -54,8 +90,8 @@ struct InstancesHarnessTests {
     func killNineLosesNoAcknowledgedRecord() throws {
         let harness = try InstancesHarness(extra: ["PRESIGN_S3_VERIFY_UPLOADS": "false"])
         defer { harness.stop() }
-        // The intents first, all of them stored before the confirmations start (an intent reaches the
-        // store after its answer until the durable-promise work lands; this test is about records).
+        // The intents first, all of them stored before the confirmations start (this test is about
+        // records).
         let keys = (0..<240).map { _ in UUID().uuidString.lowercased() }
         let c = try RawClient(port: harness.port, timeoutMs: 15_000)
         for (i, key) in keys.enumerated() {
