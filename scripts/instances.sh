@@ -51,6 +51,15 @@ alive() {
   [ "$state" != Z ] || return 1
   tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$what"
 }
+# A process that exists and is not a zombie, whatever it runs: right after `cmd &` the PID is still the
+# forked shell until it has exec'd the command, so a check of the command line there would find the
+# process "gone" (it made a start that had worked fail, and left the instance running).
+running() {
+  local state
+  [ -n "$1" ] && [ -d "/proc/$1" ] || return 1
+  state=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null || true)
+  [ -n "$state" ] && [ "$state" != Z ]
+}
 pid_of() { cat "$D/$1.pid" 2>/dev/null || true; }
 # Waits up to 30 s for "$@" to succeed.
 wait_for() {
@@ -73,7 +82,7 @@ start_instance() {
   for _ in $(seq 1 300); do
     line=$(grep -m1 '"msg":"listening"' "$D/$n.log" || true)
     [ -n "$line" ] && break
-    alive "$pid" "$BIN" || break
+    running "$pid" || break
     sleep 0.1
   done
   [ -n "$line" ] || { tail -n 20 "$D/$n.log" >&2; die "instance $n did not start listening"; }
@@ -104,7 +113,7 @@ PY
 }
 
 # Whether instance $1 is UP in HAProxy, or HAProxy is no longer running (nothing to wait for then).
-up_or_gone() { is_up "$1" || ! alive "$(pid_of haproxy)" "$D/haproxy.cfg"; }
+up_or_gone() { is_up "$1" || ! running "$(pid_of haproxy)"; }
 
 stop_pid() {
   local pid=$1 what=$2
@@ -184,7 +193,7 @@ CFG
     echo "$port" >"$D/haproxy.port"
     for i in $(seq 0 $((COUNT - 1))); do
       wait_for up_or_gone "$i" || { tail -n 20 "$D/haproxy.log" >&2; die "HAProxy does not have instance $i UP"; }
-      alive "$(pid_of haproxy)" "$D/haproxy.cfg" || { tail -n 20 "$D/haproxy.log" >&2; die "HAProxy exited"; }
+      running "$(pid_of haproxy)" || { tail -n 20 "$D/haproxy.log" >&2; die "HAProxy exited"; }
     done
     trap - EXIT
     log "HAProxy: pid $(pid_of haproxy) on 127.0.0.1:$port, $COUNT instances UP"
