@@ -1,11 +1,13 @@
 /// The events of the request cycle: reading, parsing, bodies, handlers, writing, the peer's close.
 extension ConnectionStateMachine {
-    /// The socket is readable (or hung up): `.read`, `.close` while a handler runs (the client left;
-    /// its response will be dropped), `.none` once closed.
-    mutating func readable() -> Action {
+    /// The socket is readable, or `hungUp` (an error or both directions closed): `.read`; while a
+    /// handler runs `.pauseInput` (input stays armed while a request is parked and pauses only when
+    /// more of it arrives, which saves two `epoll_ctl` calls per parked request), or `.close` when hung
+    /// up (the client left; its response will be dropped); `.none` once closed.
+    mutating func readable(hungUp: Bool = false) -> Action {
         switch state {
         case .closed: return .none
-        case .waitingForHandler: return .close
+        case .waitingForHandler: return hungUp ? .close : .pauseInput
         default: return .read
         }
     }
@@ -74,7 +76,7 @@ extension ConnectionStateMachine {
     }
 
     /// The handler's answer comes later (a worker, or a deferred `Responder`): `.pauseInput` (keeps
-    /// pipelined answers in order).
+    /// pipelined answers in order; the loop pauses lazily, when input arrives, see `readable`).
     mutating func handlerBlocked() -> Action {
         state = .waitingForHandler
         return .pauseInput

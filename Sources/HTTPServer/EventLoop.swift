@@ -160,7 +160,7 @@ final class EventLoop: @unchecked Sendable {
                     if flags & (presignd_EPOLLIN() | presignd_EPOLLERR() | presignd_EPOLLHUP() | presignd_EPOLLRDHUP())
                         != 0
                     {
-                        onReadable(c)
+                        onReadable(c, hungUp: flags & (presignd_EPOLLERR() | presignd_EPOLLHUP()) != 0)
                     }
                 }
             }
@@ -247,10 +247,15 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: - Reading and processing
 
-    /// The socket is readable (or hung up).
-    func onReadable(_ c: Connection) {
-        switch c.machine.readable() {
+    /// The socket is readable, or `hungUp` (an error, or both directions closed).
+    func onReadable(_ c: Connection, hungUp: Bool = false) {
+        switch c.machine.readable(hungUp: hungUp) {
         case .read: break
+        case .pauseInput:
+            // Input arrived while the request before it is parked: stop reading until its answer is
+            // written (pipelined answers stay in order); `flush` arms input again after the answer.
+            setInterest(c, 0)
+            return
         case .close:
             close(c)
             return
@@ -355,7 +360,11 @@ final class EventLoop: @unchecked Sendable {
         switch c.machine.writeFinished(nowMs: clock.monoMs, hasBufferedInput: !c.inbox.isEmpty, draining: draining) {
         case .close: close(c)
         case .linger: startLingering(c)
-        case .pauseInput: setInterest(c, 0)
+        case .pauseInput:
+            // A request is parked: input stays armed (without EPOLLOUT), so its answer's write finds
+            // the interest it needs and changes nothing; input arriving meanwhile pauses it
+            // (`onReadable`).
+            setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP())
         case .resumeInput:
             setInterest(c, presignd_EPOLLIN() | presignd_EPOLLRDHUP())
             if c.tls != nil { queueTLSBufferedInput(c) }

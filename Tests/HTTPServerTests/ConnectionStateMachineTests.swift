@@ -138,7 +138,7 @@ import Testing
         #expect(m.nextHead(hasInput: true) == .parse)
     }
 
-    @Test("a blocking handler pauses input; a hang-up meanwhile closes; its late response is dropped")
+    @Test("a blocking handler pauses input (when more arrives); a hang-up meanwhile closes; its late response is dropped")
     func blockingHandler() {
         var m = Self.accepted()
         m.headParsed()
@@ -151,7 +151,8 @@ import Testing
         var n = Self.accepted()
         n.headParsed()
         _ = n.handlerBlocked()
-        #expect(n.readable() == .close)
+        #expect(n.readable() == .pauseInput, "more input while parked pauses reading; it is not read")
+        #expect(n.readable(hungUp: true) == .close)
         let first = n.closed()
         #expect(first)
         #expect(n.handlerFinished() == .none)
