@@ -138,7 +138,7 @@ import Testing
         #expect(m.nextHead(hasInput: true) == .parse)
     }
 
-    @Test("a blocking handler pauses input (when more arrives); a hang-up meanwhile closes; its late response is dropped")
+    @Test("a blocking handler pauses input (once more arrives); a hang-up meanwhile closes; its late answer is dropped")
     func blockingHandler() {
         var m = Self.accepted()
         m.headParsed()
