@@ -32,6 +32,10 @@ public final class SQLiteRecordStore: RecordStore {
     /// Checkpoints the WAL off the writer's commits.
     let checkpointer: SQLiteCheckpointer
 
+    // The checkpoint thread holds its checkpointer, not the store: it is stopped here, so a store let go
+    // (tests open many) leaves no thread or connection behind.
+    deinit { checkpointer.stop() }
+
     /// Opens (creating the file and its directory if missing) the database at `path`, with up to
     /// `readers` read connections beside the writer, each waiting up to `busyTimeoutMs` for a lock; the
     /// in-memory intent index holds at most `intentIndexCapacity` intents (beyond, they go to the per-row
