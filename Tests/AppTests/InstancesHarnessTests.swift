@@ -216,6 +216,8 @@ struct InstancesHarnessTests {
         let clients = try (0..<3).map { try RawClient(port: try harness.instancePort($0), timeoutMs: 15_000) }
         var allowed = 0
         var refusals: [RawClient.Response] = []
+        // All nine count against one UTC day's quota.
+        UTCDay.awayFromMidnight()
         // Round robin over the instances themselves: each sees a third of the requests.
         for n in 0..<9 {
             clients[n % 3].send(Self.issue(user))

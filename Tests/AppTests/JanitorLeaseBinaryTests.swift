@@ -143,6 +143,8 @@ struct JanitorLeaseBinaryTests {
             c.send(Self.issue(user))
             return try #require(c.readResponse())
         }
+        // The three issues below count against one UTC day's quota.
+        UTCDay.awayFromMidnight()
         #expect(try issue().status == 200)
         #expect(try issue().status == 200)
         let refused = try issue()
