@@ -49,7 +49,10 @@ let package = Package(
         // The blocking HTTP/1.1 client (pool, resolver, TLS, framing) the server's own calls go through.
         .target(name: "HTTPClient", dependencies: ["Crypto", "System", "COpenSSL", "CLinux"]),
         .target(name: "ObjectStore", dependencies: ["HTTPClient", "SigV4", "Crypto", "System"]),
-        .target(name: "Records", dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "Config", "Crypto", "System"]),
+        .target(
+            name: "Records",
+            dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "CLinux", "Config", "Crypto", "System"]
+        ),
         .target(
             name: "CloudCredentials", dependencies: ["HTTPClient", "ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
 

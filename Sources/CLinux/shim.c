@@ -1,6 +1,7 @@
 // Functions that need _GNU_SOURCE, compiled here so the header stays importable by Swift.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/socket.h>
@@ -32,4 +33,8 @@ int presignd_affinity_cpu_count(void) {
         if (error != EINVAL) return -1;
     }
     return -1;
+}
+
+int presignd_punch_hole(int fd, long long offset, long long length) {
+    return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)length);
 }

@@ -1,7 +1,9 @@
 import Synchronization
 
 /// SQLite's intents: batches appended to `intent_batches` (one row and one blob per batch) and found
-/// through an in-memory index, with the per-row `intents` table as the overflow when the index is full.
+/// through an in-memory index, with the entries beyond its capacity in a `SpilledIndex` (sorted runs on
+/// disk). The per-row `intents` table is only read (and emptied) for files that have rows in it: it was
+/// the overflow before the spill.
 ///
 /// Why: an intent inserted into an indexed table costs about 10 µs of the writer's CPU (each dirties a
 /// random index page, written to the WAL); one row per batch costs well under 1 µs per intent, which is
@@ -21,13 +23,47 @@ final class SQLiteIntentLog: Sendable {
         var lastSeenBatch: Int64 = 0
         /// The per-row `intents` table may hold rows (an overflow happened, or the file had some).
         var rowsMayExist = true
-        /// Intents written to the per-row table because the index was full.
+        /// Index entries beyond the in-memory capacity.
+        var spill: SpilledIndex
+        /// Entries that went to the spill because the in-memory index was full.
         var overflowed = 0
         /// The image key hash of the logged intent writing each object key that differs from its image key
         /// (a multipart upload's `key#uploadId`, a templated client key): how `lookup(objectKey:)` finds it.
         /// At most one entry per indexed intent; a stale one (its intent re-issued or removed) is dropped
         /// when a lookup meets it.
         var aliases: [IntentIndex.KeyHash: IntentIndex.KeyHash] = [:]
+
+        /// Where the intent with this hash is: the in-memory index, else the spill.
+        func location(_ hash: IntentIndex.KeyHash) throws(RecordsError) -> IntentIndex.Location? {
+            if let location = index.location(hash) { return location }
+            return spill.isEmpty ? nil : try spill.location(hash)
+        }
+
+        /// Points `hash` at `location` unless a newer place is known: in memory when the hash is there or
+        /// there is room (never an older place over a newer one in the spill), else in the spill. A hash
+        /// in memory is always newer than any place of it in the spill.
+        /// `newest`: nothing newer than `location` can be known (the caller's own batch, applied before any
+        /// later one was seen), so the spill need not be asked.
+        mutating func set(
+            _ hash: IntentIndex.KeyHash, _ location: IntentIndex.Location, capacity: Int, newest: Bool = false
+        ) {
+            if index.location(hash) == nil {
+                if !newest, !spill.isEmpty, let spilled = try? spill.location(hash), spilled > location { return }
+                if index.count >= capacity {
+                    spill.set(hash, location, newest: newest)
+                    overflowed += 1
+                    return
+                }
+            }
+            index.set(hash, location)
+        }
+
+        /// Points `hash` at `location` (its batch was rewritten) when it is in memory or there is room; a
+        /// spilled place keeps its old offset (readers look for the key in the batch it names).
+        mutating func move(_ hash: IntentIndex.KeyHash, _ location: IntentIndex.Location, capacity: Int) {
+            guard index.location(hash) != nil || index.count < capacity else { return }
+            index.move(hash, location)
+        }
     }
 
     /// One change to the index, applied after its transaction commits.
@@ -47,34 +83,43 @@ final class SQLiteIntentLog: Sendable {
     /// The most intents the index holds before new keys go to the per-row table.
     let capacity: Int
     /// The index and file state.
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// Where the spill's file goes, and its run size.
+    private let spillDirectory: String
+    private let spillRunSize: Int
     /// The most batches one `expired` call examines.
     static let maxBatchesPerScan = 64
 
-    /// A log whose index holds at most `capacity` intents.
-    init(capacity: Int) {
+    /// A log whose in-memory index holds at most `capacity` intents, the rest spilled to a file in
+    /// `spillDirectory` (the database's) in runs of `spillRunSize`.
+    init(capacity: Int, spillDirectory: String, spillRunSize: Int = 65_536) {
         precondition(capacity >= 0, "capacity must not be negative")
         self.capacity = capacity
+        self.spillDirectory = spillDirectory
+        self.spillRunSize = spillRunSize
+        state = Mutex(State(spill: SpilledIndex(directory: spillDirectory, runSize: spillRunSize)))
     }
 
-    /// How many intents the index holds.
+    /// How many intents the in-memory index holds.
     var indexedCount: Int { state.withLock { $0.index.count } }
 
-    /// How many intents `append` sent to the per-row table (the index was full) since this log was made.
+    /// How many index entries went to the spill (the in-memory index was full) since this log was made.
     var overflowCount: Int { state.withLock { $0.overflowed } }
+
+    /// Entries the spill holds (stale ones included, until their run is dropped), and its runs.
+    var spilled: (entries: Int, runs: Int) { state.withLock { ($0.spill.count, $0.spill.runs.count) } }
 
     // MARK: - Loading and catching up
 
     /// Rebuilds the index from every batch in the file.
     func load(_ c: SQLiteConnection) throws(RecordsError) {
-        var index = IntentIndex()
-        var aliases: [IntentIndex.KeyHash: IntentIndex.KeyHash] = [:]
+        var loaded = State(spill: SpilledIndex(directory: spillDirectory, runSize: spillRunSize))
         var last: Int64 = 0
         try forEachBatch(c, after: 0) { (id, blob) throws(RecordsError) in
             for (offset, intent) in try Self.entries(blob, id: id) {
                 let hash = IntentIndex.hash(intent.imageKey)
-                index.set(hash, IntentIndex.Location(batch: id, offset: offset))
-                if let alias = Self.alias(of: intent, hash) { aliases[alias.0] = alias.1 }
+                loaded.set(hash, IntentIndex.Location(batch: id, offset: offset), capacity: capacity)
+                if let alias = Self.alias(of: intent, hash) { loaded.aliases[alias.0] = alias.1 }
             }
             last = id
         }
@@ -83,8 +128,10 @@ final class SQLiteIntentLog: Sendable {
         // when the newest batches were deleted since.
         let issued = try c.query(SQLiteQueries.lastBatchIssued, []) { $0.int64(0) }.first ?? 0
         state.withLock { s in
-            s.index = index
-            s.aliases = aliases
+            s.index = loaded.index
+            s.aliases = loaded.aliases
+            s.spill = loaded.spill
+            s.overflowed += loaded.overflowed
             s.lastSeenBatch = max(last, issued)
             s.rowsMayExist = !rows.isEmpty
         }
@@ -117,29 +164,22 @@ final class SQLiteIntentLog: Sendable {
     var rowsMayExist: Bool { state.withLock { $0.rowsMayExist } }
 
     /// Appends `intents` as one batch (or a few, for very large ones) inside the caller's transaction on
-    /// the writer; returns the index changes and the intents that did not fit the index, for the per-row
-    /// table. A re-issued key whose image is recorded keeps its intent (the new one is skipped).
+    /// the writer; returns the index changes. A re-issued key whose image is recorded keeps its intent
+    /// (the new one is skipped).
     func append(_ intents: [UploadIntent], _ c: SQLiteConnection) throws(RecordsError) -> Appended {
         let hashes = intents.map { IntentIndex.hash($0.imageKey) }
-        let (known, room, rowsMayExist) = state.withLock { s in
-            (hashes.map { s.index.location($0) != nil }, capacity - s.index.count, s.rowsMayExist)
+        let (known, rowsMayExist) = try state.withLock { (s) throws(RecordsError) in
+            (try hashes.map { (h) throws(RecordsError) in try s.location(h) != nil }, s.rowsMayExist)
         }
-        // Usually every intent is new and fits: then the batch is logged as it came, with no per-key work.
-        let fits = room >= intents.count
+        // Usually every intent is new: then the batch is logged as it came, with no per-key work.
         var skipped = [Bool]()  // empty while nothing is skipped
-        var overflow: [UploadIntent] = []
-        var newInBatch = Set<IntentIndex.KeyHash>()
-        for i in intents.indices where known[i] || !fits || rowsMayExist {
+        for i in intents.indices where known[i] || rowsMayExist {
             var logIt = true
             if known[i] {
                 // A re-issue: it replaces the indexed intent unless that one was confirmed.
                 logIt = try !isRecorded(intents[i].imageKey, c)
             } else {
-                if !fits && newInBatch.insert(hashes[i]).inserted && newInBatch.count > room {
-                    overflow.append(intents[i])
-                    logIt = false
-                }
-                if logIt && rowsMayExist {
+                if rowsMayExist {
                     // The key may have a row from an overflow: the logged intent replaces it, and a recorded
                     // key gets no new intent (as in the per-row table).
                     let key = intents[i].imageKey
@@ -156,7 +196,7 @@ final class SQLiteIntentLog: Sendable {
         }
         let logged = skipped.isEmpty ? intents : intents.indices.filter { !skipped[$0] }.map { intents[$0] }
         let loggedHashes = skipped.isEmpty ? hashes : hashes.indices.filter { !skipped[$0] }.map { hashes[$0] }
-        guard !logged.isEmpty else { return Appended(changes: [], overflow: overflow, batches: nil) }
+        guard !logged.isEmpty else { return Appended(changes: [], batches: nil) }
         let (blobs, places) = try IntentBatchCodec.encode(logged)
         var ids: [Int64] = []
         for blob in blobs {
@@ -171,27 +211,29 @@ final class SQLiteIntentLog: Sendable {
             // Client P's and client B's default intents write their image key: no alias, no work.
             if let alias = Self.alias(of: logged[i], loggedHashes[i]) { changes.append(.alias(alias.0, alias.1)) }
         }
-        return Appended(changes: changes, overflow: overflow, batches: ids.first.map { $0...ids[ids.count - 1] })
+        return Appended(changes: changes, batches: ids.first.map { $0...ids[ids.count - 1] })
     }
 
     /// What `append` did.
     struct Appended {
         /// The index changes to apply after the commit.
         let changes: [Change]
-        /// The intents that did not fit the index, for the per-row table.
-        let overflow: [UploadIntent]
         /// The ids of the batches written, or nil.
         let batches: ClosedRange<Int64>?
     }
 
-    /// Applies changes from a committed transaction.
-    func apply(_ changes: [Change]) {
+    /// Applies changes from a committed transaction; `appended`: the batches that transaction wrote
+    /// (`append`'s changes).
+    func apply(_ changes: [Change], appended: ClosedRange<Int64>? = nil) {
         guard !changes.isEmpty else { return }
         state.withLock { s in
+            // Batches are indexed in id order (`catchUp`): if none at or after these was seen yet, nothing
+            // newer than their places is known.
+            let newest = appended.map { $0.lowerBound > s.lastSeenBatch } ?? false
             for change in changes {
                 switch change {
-                case .set(let hash, let location): s.index.set(hash, location)
-                case .move(let hash, let location): s.index.move(hash, location)
+                case .set(let hash, let location): s.set(hash, location, capacity: capacity, newest: newest)
+                case .move(let hash, let location): s.move(hash, location, capacity: capacity)
                 case .remove(let hash, let location): s.index.remove(hash, ifAt: location)
                 case .alias(let object, let image): s.aliases[object] = image
                 case .unalias(let object, let image): if s.aliases[object] == image { s.aliases[object] = nil }
@@ -208,14 +250,6 @@ final class SQLiteIntentLog: Sendable {
         }
     }
 
-    /// Notes that `count` intents were written to the per-row table.
-    func noteRows(_ count: Int) {
-        state.withLock { s in
-            s.rowsMayExist = true
-            s.overflowed += count
-        }
-    }
-
     /// Notes that the per-row table was found empty.
     func noteNoRows() {
         state.withLock { $0.rowsMayExist = false }
@@ -229,7 +263,9 @@ final class SQLiteIntentLog: Sendable {
     func lookup(_ imageKey: String, _ c: SQLiteConnection) throws(RecordsError) -> UploadIntent? {
         try catchUp(c)
         let hash = IntentIndex.hash(imageKey)
-        guard let location = state.withLock({ $0.index.location(hash) }) else { return nil }
+        guard let location = try state.withLock({ (s) throws(RecordsError) in try s.location(hash) }) else {
+            return nil
+        }
         let found = try c.query(SQLiteQueries.batchData, [.int(location.batch)]) {
             (row) throws(RecordsError) -> UploadIntent? in
             try row.withBlob(0) { (blob) throws(RecordsError) -> UploadIntent? in
@@ -272,8 +308,9 @@ final class SQLiteIntentLog: Sendable {
         try catchUp(c)
         let objectHash = IntentIndex.hash(objectKey)
         guard
-            let (imageHash, location) = state.withLock({ s -> (IntentIndex.KeyHash, IntentIndex.Location)? in
-                guard let image = s.aliases[objectHash], let location = s.index.location(image) else { return nil }
+            let (imageHash, location) = try state.withLock({
+                (s) throws(RecordsError) -> (IntentIndex.KeyHash, IntentIndex.Location)? in
+                guard let image = s.aliases[objectHash], let location = try s.location(image) else { return nil }
                 return (image, location)
             })
         else { return nil }
@@ -298,9 +335,9 @@ final class SQLiteIntentLog: Sendable {
     /// the caller's transaction on the writer; returns the index changes.
     func delete(_ imageKeys: [String], _ c: SQLiteConnection) throws(RecordsError) -> [Change] {
         var byBatch: [Int64: Set<[UInt8]>] = [:]
-        state.withLock { s in
+        try state.withLock { (s) throws(RecordsError) in
             for key in imageKeys {
-                if let location = s.index.location(IntentIndex.hash(key)) {
+                if let location = try s.location(IntentIndex.hash(key)) {
                     byBatch[location.batch, default: []].insert(Array(key.utf8))
                 }
             }
@@ -333,7 +370,7 @@ final class SQLiteIntentLog: Sendable {
         for (batch, storedNext) in batches {
             lastBatch = batch
             let entries = try batchEntries(batch, c)
-            let current = currentEntries(entries, batch: batch)
+            let current = try currentEntries(entries, batch: batch)
             var confirmed = Set<[UInt8]>()
             var due: [UploadIntent] = []
             for entry in current where entry.intent.expiresAtMs <= nowMs {
@@ -354,19 +391,41 @@ final class SQLiteIntentLog: Sendable {
         found.sort(by: Self.expiryOrder)
         // Fewer due batches than asked for: none is left after these.
         let more = batches.count == Self.maxBatchesPerScan || found.count >= limit
+        if !more { try dropSpilledRuns(c) }
         return (Array(found.prefix(limit)), changes, more ? lastBatch : nil)
     }
 
-    /// The entries of a batch that the index points at (the others were superseded or deleted).
-    private func currentEntries(_ entries: [(offset: Int, intent: UploadIntent)], batch: Int64) -> [(
-        offset: Int, intent: UploadIntent
-    )] {
-        state.withLock { s in
-            entries.filter {
-                s.index.location(IntentIndex.hash($0.intent.imageKey))
-                    == IntentIndex.Location(batch: batch, offset: $0.offset)
+    /// The entries of a batch that the index points at (the others were superseded or deleted). A place
+    /// in the spill names its batch but maybe an old offset (the batch was rewritten since): there the
+    /// key's last entry in the batch is the current one.
+    private func currentEntries(_ entries: [(offset: Int, intent: UploadIntent)], batch: Int64) throws(RecordsError)
+        -> [(offset: Int, intent: UploadIntent)]
+    {
+        let hashes = entries.map { IntentIndex.hash($0.intent.imageKey) }
+        var last: [IntentIndex.KeyHash: Int] = [:]
+        for (i, hash) in hashes.enumerated() { last[hash] = i }
+        return try state.withLock { (s) throws(RecordsError) in
+            var current: [(offset: Int, intent: UploadIntent)] = []
+            for i in entries.indices {
+                if let location = s.index.location(hashes[i]) {
+                    if location == IntentIndex.Location(batch: batch, offset: entries[i].offset) {
+                        current.append(entries[i])
+                    }
+                } else if !s.spill.isEmpty, let spilled = try s.spill.location(hashes[i]), spilled.batch == batch,
+                    last[hashes[i]] == i
+                {
+                    current.append(entries[i])
+                }
             }
+            return current
         }
+    }
+
+    /// Drops the spill's runs that point only into batches that are gone.
+    private func dropSpilledRuns(_ c: SQLiteConnection) throws(RecordsError) {
+        guard state.withLock({ !$0.spill.runs.isEmpty }) else { return }
+        let oldest = try c.query(SQLiteQueries.oldestBatch, []) { $0.optionalInt64(0) }.first ?? nil
+        state.withLock { $0.spill.dropRuns(before: oldest ?? Int64.max) }
     }
 
     /// Rewrites `batch` with its current entries that `keeping` accepts (deleting it when none is left)
@@ -375,7 +434,7 @@ final class SQLiteIntentLog: Sendable {
         _ batch: Int64, _ entries: [(offset: Int, intent: UploadIntent)], keeping: (UploadIntent) -> Bool,
         _ c: SQLiteConnection
     ) throws(RecordsError) -> [Change] {
-        let current = currentEntries(entries, batch: batch)
+        let current = try currentEntries(entries, batch: batch)
         let kept = current.filter { keeping($0.intent) }
         var changes: [Change] = []
         for entry in current where !keeping(entry.intent) {

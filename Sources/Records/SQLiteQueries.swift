@@ -63,6 +63,8 @@ enum SQLiteQueries {
 
     /// The newest batch id (0 when there is none).
     static let newestBatch = "SELECT COALESCE(MAX(id), 0) FROM intent_batches"
+    /// The oldest batch left (NULL when there is none).
+    static let oldestBatch = "SELECT MIN(id) FROM intent_batches"
 
     /// Batches after id ?1 whose next expiry has passed (?2 now), in id order, at most ?3. The `+`
     /// keeps SQLite on the rowid order (no index on the expiry: this runs once per janitor pass, and

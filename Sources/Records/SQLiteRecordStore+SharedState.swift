@@ -118,12 +118,10 @@ extension SQLiteRecordStore: LeaseStore, RateBucketStore, QuotaStore {
                     if outcome == .stored { accepted.append(intent) }
                 }
                 let appended = try intentLog.append(accepted, connection)
-                try Self.putRows(appended.overflow, connection)
                 return (outcomes, appended)
             }
-            intentLog.apply(appended.changes)
+            intentLog.apply(appended.changes, appended: appended.batches)
             if let batches = appended.batches { intentLog.committed(batches: batches.lowerBound, batches.upperBound) }
-            if !appended.overflow.isEmpty { intentLog.noteRows(appended.overflow.count) }
             return outcomes
         }
     }

@@ -27,7 +27,7 @@ public final class SQLiteRecordStore: RecordStore {
     private let readers: ConnectionPool<SQLiteConnection>
     /// Write transactions committed.
     private let commits = Atomic<Int>(0)
-    /// The intents: batches found through an in-memory index, the per-row table as overflow.
+    /// The intents: batches found through an in-memory index and its spill (the per-row table only read).
     let intentLog: SQLiteIntentLog
     /// Checkpoints the WAL off the writer's commits.
     let checkpointer: SQLiteCheckpointer
@@ -38,11 +38,13 @@ public final class SQLiteRecordStore: RecordStore {
 
     /// Opens (creating the file and its directory if missing) the database at `path`, with up to
     /// `readers` read connections beside the writer, each waiting up to `busyTimeoutMs` for a lock; the
-    /// in-memory intent index holds at most `intentIndexCapacity` intents (beyond, they go to the per-row
-    /// table, at about ten times the writer's cost per intent).
-    public init(path: String, readers: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000)
-        throws(RecordsError)
-    {
+    /// in-memory intent index holds at most `intentIndexCapacity` intents (beyond, their entries go to a
+    /// spill file in the database's directory: `SpilledIndex`).
+    /// `spillRunSize` is the spill's entries per run (small in tests, to make many runs).
+    public init(
+        path: String, readers: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000,
+        spillRunSize: Int = 65_536
+    ) throws(RecordsError) {
         guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
             throw .invalidURL("SQLite needs a file path, not '\(path)'")
         }
@@ -61,7 +63,10 @@ public final class SQLiteRecordStore: RecordStore {
         checkpointer.watch(first)
         self.checkpointer = checkpointer
         self.path = path
-        intentLog = SQLiteIntentLog(capacity: max(0, intentIndexCapacity))
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        intentLog = SQLiteIntentLog(
+            capacity: max(0, intentIndexCapacity), spillDirectory: directory.isEmpty ? "/" : directory,
+            spillRunSize: max(1, spillRunSize))
         let opened = Mutex<SQLiteConnection?>(first)
         writer = ConnectionPool(
             maxSize: 1,
@@ -135,28 +140,16 @@ public final class SQLiteRecordStore: RecordStore {
         }
     }
 
-    /// Upserts intents in one transaction; keys that already have a record are skipped. They go to the
-    /// intent log while its index has room, else to the per-row table.
+    /// Upserts intents in one transaction (appended to the intent log); keys that already have a record
+    /// are skipped.
     public func putIntents(_ intents: [UploadIntent]) throws(RecordsError) {
         guard !intents.isEmpty else { return }
         try writer.withConnection { (connection) throws(RecordsError) in
             let appended = try transaction(connection, durable: false) { () throws(RecordsError) in
-                let appended = try intentLog.append(intents, connection)
-                try Self.putRows(appended.overflow, connection)
-                return appended
+                try intentLog.append(intents, connection)
             }
-            intentLog.apply(appended.changes)
+            intentLog.apply(appended.changes, appended: appended.batches)
             if let batches = appended.batches { intentLog.committed(batches: batches.lowerBound, batches.upperBound) }
-            if !appended.overflow.isEmpty { intentLog.noteRows(appended.overflow.count) }
-        }
-    }
-
-    /// Upserts intents into the per-row table (the log's overflow).
-    static func putRows(_ intents: [UploadIntent], _ connection: SQLiteConnection) throws(RecordsError) {
-        for intent in intents {
-            let row = [.int(keyHash(intent.imageKey))] + (try Schema.values(of: intent))
-            try connection.run(SQLiteQueries.replaceIntentDelete, [row[0], row[1]])
-            try connection.run(SQLiteQueries.replaceIntentInsert, row)
         }
     }
 

@@ -4,8 +4,8 @@ import Testing
 
 @testable import Records
 
-/// SQLite's intent log: one row per batch, the in-memory index rebuilt on open, the per-row overflow when
-/// the index is full, two processes on one file, and the janitor's tidying of batches.
+/// SQLite's intent log: one row per batch, the in-memory index rebuilt on open, the spill when the index
+/// is full (and the per-row rows of older builds), two processes on one file, and the janitor's tidying.
 @Suite struct SQLiteIntentLogTests {
     /// A fresh store on a new file, with an index of `capacity`; also returns how to open it again.
     func makeStore(capacity: Int = 1_000_000) throws -> (
@@ -55,7 +55,7 @@ import Testing
         #expect(store.intentLog.indexedCount == 2)
     }
 
-    @Test func whenTheIndexIsFullNewKeysGoToRowsAndEverythingIsFound() throws {
+    @Test func whenTheIndexIsFullEntriesAreSpilledAndEverythingIsFound() throws {
         let (store, open, cleanup) = try makeStore(capacity: 3)
         defer { cleanup() }
         let intents = (0..<5).map { _ in Sample.intent(expiresAtMs: 1_000) }
@@ -63,43 +63,72 @@ import Testing
         #expect(store.intentLog.indexedCount == 3)
         #expect(store.intentIndexCount == 3)
         #expect(store.intentOverflowCount == 2)
-        #expect(try count("intents", in: store) == 2)
-        // A re-issue of a logged key does not grow the index, so it still goes to the log.
+        #expect(store.intentLog.spilled.entries == 2)
+        #expect(try count("intents", in: store) == 0, "nothing goes to the per-row table any more")
+        // A re-issue of an indexed key does not grow the index; one of a spilled key is spilled again.
         let reissued = Sample.intent(owner: "other", key: intents[0].imageKey, expiresAtMs: 1_500)
-        try store.putIntents([reissued])
-        #expect(try count("intents", in: store) == 2)
-        let expected = [reissued] + intents[1...]
+        let reissuedSpilled = Sample.intent(owner: "other", key: intents[4].imageKey, expiresAtMs: 1_600)
+        try store.putIntents([reissued, reissuedSpilled])
+        #expect(store.intentLog.indexedCount == 3)
+        let expected = [reissued] + intents[1...3] + [reissuedSpilled]
         for intent in expected { #expect(try store.intent(imageKey: intent.imageKey) == intent) }
         for intent in expected { #expect(try open().intent(imageKey: intent.imageKey) == intent) }
-        // The janitor sees both halves, soonest first, and deleting them makes room again.
+        // The janitor sees every intent, soonest first, and deleting them makes room again.
         let expired = try store.expiredIntents(nowMs: 2_000, limit: 10)
         #expect(Set(expired.map(\.imageKey)) == Set(expected.map(\.imageKey)))
-        #expect(expired.last == reissued)
+        #expect(expired.last == reissuedSpilled)
         try store.deleteIntents(imageKeys: expired.map(\.imageKey))
         #expect(try store.expiredIntents(nowMs: 2_000, limit: 10) == [])
+        for intent in expected { #expect(try store.intent(imageKey: intent.imageKey) == nil) }
         #expect(store.intentLog.indexedCount == 0)
-        #expect(try count("intents", in: store) == 0)
+        #expect(try count("intent_batches", in: store) == 0)
         let later = (0..<3).map { _ in Sample.intent() }
         try store.putIntents(later)
         #expect(store.intentLog.indexedCount == 3)
-        #expect(try count("intents", in: store) == 0)
+        #expect(store.intentOverflowCount == 3, "2, then the re-issued spilled key")
+    }
+
+    /// Writes `intent` to the per-row `intents` table, as builds before the spill did when the index was
+    /// full (a file that still has such rows).
+    func putRow(_ intent: UploadIntent, in store: SQLiteRecordStore) throws {
+        try store.write { (c) throws(RecordsError) in
+            let row = [.int(SQLiteRecordStore.keyHash(intent.imageKey))] + (try Schema.values(of: intent))
+            _ = try c.run(SQLiteQueries.replaceIntentDelete, [row[0], row[1]])
+            _ = try c.run(SQLiteQueries.replaceIntentInsert, row)
+        }
     }
 
     @Test func aKeyWithARowIsMovedToTheLogWhenReissued() throws {
         let (store, open, cleanup) = try makeStore(capacity: 1)
         defer { cleanup() }
-        let filler = Sample.intent()
         let rowOnly = Sample.intent(owner: "alice", expiresAtMs: 1_000)
-        try store.putIntents([filler, rowOnly])
-        #expect(try count("intents", in: store) == 1)
-        try store.deleteIntents(imageKeys: [filler.imageKey])
+        try putRow(rowOnly, in: store)
+        // Opened again, the store knows the table has rows, and reads them.
+        let reopened = try open()
+        #expect(try reopened.intent(imageKey: rowOnly.imageKey) == rowOnly)
+        #expect(try count("intents", in: reopened) == 1)
         let reissued = Sample.intent(owner: "bob", key: rowOnly.imageKey, expiresAtMs: 5_000)
-        try store.putIntents([reissued])
-        #expect(try count("intents", in: store) == 0)
-        #expect(try store.intent(imageKey: rowOnly.imageKey) == reissued)
+        try reopened.putIntents([reissued])
+        #expect(try count("intents", in: reopened) == 0)
+        #expect(try reopened.intent(imageKey: rowOnly.imageKey) == reissued)
         #expect(try open().intent(imageKey: rowOnly.imageKey) == reissued)
         // The old row's expiry passing does not hand the janitor the key (its object is bob's now).
-        #expect(try store.expiredIntents(nowMs: 2_000, limit: 10) == [])
+        #expect(try reopened.expiredIntents(nowMs: 2_000, limit: 10) == [])
+    }
+
+    @Test func rowsOfAnOlderBuildAreExpiredAndDeletedBesideTheLog() throws {
+        let (store, open, cleanup) = try makeStore(capacity: 1)
+        defer { cleanup() }
+        let row = Sample.intent(expiresAtMs: 1_000)
+        try putRow(row, in: store)
+        let reopened = try open()
+        let logged = Sample.intent(expiresAtMs: 1_100)
+        try reopened.putIntents([logged])
+        #expect(try reopened.expiredIntents(nowMs: 2_000, limit: 10) == [row, logged])
+        try reopened.deleteIntents(imageKeys: [row.imageKey, logged.imageKey])
+        #expect(try reopened.intent(imageKey: row.imageKey) == nil)
+        #expect(try count("intents", in: reopened) == 0)
+        #expect(try reopened.expiredIntents(nowMs: 2_000, limit: 10) == [])
     }
 
     @Test func theJanitorTidiesBatchesAndDeletionsSurviveReopening() throws {

@@ -6,10 +6,11 @@ import Testing
 
 /// The stores the conformance suite runs on.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    /// `sqliteRows` is SQLite with an intent index of capacity 0: every intent takes the per-row overflow.
+    /// `sqliteSpill` is SQLite with an in-memory intent index of capacity 0: every index entry is spilled
+    /// (`SpilledIndex`, runs of 3 entries, so most lookups read a run from its file).
     /// `pgbouncer` is PostgreSQL through PgBouncer in transaction mode (`scripts/start-pgbouncer.sh`), the
     /// store sending unnamed statements (`records.postgresStatements=unnamed`).
-    case inMemory, sqlite, sqliteRows, postgres, pgbouncer
+    case inMemory, sqlite, sqliteSpill, postgres, pgbouncer
 
     /// The name shown in test results.
     var testDescription: String { rawValue }
@@ -20,7 +21,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// PRESIGN_TEST_PGBOUNCER_URL, with a message saying how to start it).
     static var kinds: [StoreKind] {
         let environment = ProcessInfo.processInfo.environment
-        if environment["PRESIGN_SKIP_POSTGRES"] == "1" { return [.inMemory, .sqlite, .sqliteRows] }
+        if environment["PRESIGN_SKIP_POSTGRES"] == "1" { return [.inMemory, .sqlite, .sqliteSpill] }
         return environment["PRESIGN_SKIP_PGBOUNCER"] == "1" ? allCases.filter { $0 != .pgbouncer } : allCases
     }
 
@@ -73,12 +74,20 @@ final class TestStore: @unchecked Sendable {
         case .inMemory:
             let store = InMemoryRecordStore()
             made = TestStore(store: store, reopen: { store }, cleanup: {})
-        case .sqlite, .sqliteRows:
+        case .sqlite:
             let directory = NSTemporaryDirectory() + "records-test-\(UUID().uuidString)"
             let url = "sqlite:\(directory)/records.db"
-            let capacity = kind == .sqlite ? 1_000_000 : 0
             let open = {
-                try RecordStoreFactory.open(url: url, poolSize: 4, busyTimeoutMs: 5000, intentIndexCapacity: capacity)
+                try RecordStoreFactory.open(url: url, poolSize: 4, busyTimeoutMs: 5000, intentIndexCapacity: 1_000_000)
+            }
+            made = TestStore(
+                store: try open(), reopen: open, cleanup: { try? FileManager.default.removeItem(atPath: directory) })
+        case .sqliteSpill:
+            let directory = NSTemporaryDirectory() + "records-test-\(UUID().uuidString)"
+            let open = { () throws -> any RecordStore in
+                try SQLiteRecordStore(
+                    path: directory + "/records.db", readers: 4, busyTimeoutMs: 5000, intentIndexCapacity: 0,
+                    spillRunSize: 3)
             }
             made = TestStore(
                 store: try open(), reopen: open, cleanup: { try? FileManager.default.removeItem(atPath: directory) })

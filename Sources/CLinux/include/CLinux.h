@@ -32,6 +32,9 @@ static inline unsigned long presignd_epoll_event_size(void) { return sizeof(stru
 /* accept4(2) and pthread_setname_np(3) need _GNU_SOURCE: defined in shim.c. */
 int presignd_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 int presignd_set_thread_name(const char *name);
+/* Frees a file's blocks in [offset, offset + length) without changing its size (fallocate(2) with
+   FALLOC_FL_PUNCH_HOLE); 0, or -1 with errno (EOPNOTSUPP on a filesystem without it). */
+int presignd_punch_hole(int fd, long long offset, long long length);
 
 /* The number of CPUs in the calling thread's affinity mask (sched_getaffinity(2) and the CPU_COUNT
    macro, which Swift cannot import; needs _GNU_SOURCE: defined in shim.c), or -1 when it cannot be read. */

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+@testable import Records
+
+/// The intent index's entries beyond its in-memory capacity (`SpilledIndex`): sorted runs in a file of
+/// their own, read back by one block; and the SQLite store using them when its index is full.
+@Suite struct SpilledIndexTests {
+    /// A fresh directory for a spill file; removed by the returned closure.
+    static func directory() throws -> (String, () -> Void) {
+        let d = NSTemporaryDirectory() + "records-spill-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return (d, { try? FileManager.default.removeItem(atPath: d) })
+    }
+
+    static func hash(_ i: Int) -> IntentIndex.KeyHash { IntentIndex.hash("key-\(i)") }
+
+    @Test("entries in many runs and in waiting are found, the newest place wins, an older one is refused")
+    func findsEveryEntryNewestFirst() throws {
+        let (d, cleanup) = try Self.directory()
+        defer { cleanup() }
+        let spill = SpilledIndex(directory: d, runSize: 50)
+        // 1,030 entries: 20 full runs of 50 (more than one 128-entry block needs runs of 128+; see below)
+        // and 30 waiting.
+        for i in 0..<1030 { spill.set(Self.hash(i), IntentIndex.Location(batch: Int64(i / 10 + 1), offset: i % 10)) }
+        #expect(spill.runs.count == 20)
+        #expect(spill.count == 1030)
+        for i in 0..<1030 {
+            #expect(try spill.location(Self.hash(i)) == IntentIndex.Location(batch: Int64(i / 10 + 1), offset: i % 10))
+        }
+        for i in 1030..<1100 { #expect(try spill.location(Self.hash(i)) == nil) }
+        // A newer place of an entry in an old run wins; an older one than the newest is refused.
+        spill.set(Self.hash(7), IntentIndex.Location(batch: 500, offset: 3))
+        spill.set(Self.hash(7), IntentIndex.Location(batch: 2, offset: 0))
+        #expect(try spill.location(Self.hash(7)) == IntentIndex.Location(batch: 500, offset: 3))
+        for _ in 0..<60 { spill.set(Self.hash(Int.random(in: 2000..<1_000_000)), .init(batch: 600, offset: 0)) }
+        #expect(try spill.location(Self.hash(7)) == IntentIndex.Location(batch: 500, offset: 3), "now in a run")
+    }
+
+    @Test("runs of several blocks: every entry is found through its block's fences")
+    func findsEntriesInRunsOfManyBlocks() throws {
+        let (d, cleanup) = try Self.directory()
+        defer { cleanup() }
+        let spill = SpilledIndex(directory: d, runSize: 1000)
+        for i in 0..<3000 { spill.set(Self.hash(i), IntentIndex.Location(batch: Int64(i + 1), offset: 0)) }
+        #expect(spill.runs.count == 3)
+        #expect(spill.runs[0].fences.count == 8, "1,000 entries in blocks of 128")
+        for i in 0..<3000 {
+            #expect(try spill.location(Self.hash(i)) == IntentIndex.Location(batch: Int64(i + 1), offset: 0))
+        }
+        var misses = 0
+        for i in 3000..<13000 where try spill.location(Self.hash(i)) != nil { misses += 1 }
+        #expect(misses == 0)
+    }
+
+    @Test("a run is dropped once every batch it points into is gone; an empty spill empties its file")
+    func dropsRunsOfGoneBatches() throws {
+        let (d, cleanup) = try Self.directory()
+        defer { cleanup() }
+        let spill = SpilledIndex(directory: d, runSize: 10)
+        for i in 0..<40 { spill.set(Self.hash(i), IntentIndex.Location(batch: Int64(i + 1), offset: 0)) }
+        #expect(spill.runs.map(\.newestBatch) == [10, 20, 30, 40])
+        spill.dropRuns(before: 21)
+        #expect(spill.runs.map(\.newestBatch) == [30, 40])
+        #expect(try spill.location(Self.hash(5)) == nil)
+        #expect(try spill.location(Self.hash(35)) == IntentIndex.Location(batch: 36, offset: 0))
+        spill.dropRuns(before: 41)
+        #expect(spill.runs.isEmpty && spill.isEmpty)
+        // The file is unlinked: nothing of it is left in the directory.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d).isEmpty)
+        spill.set(Self.hash(1), IntentIndex.Location(batch: 50, offset: 1))
+        #expect(try spill.location(Self.hash(1)) == IntentIndex.Location(batch: 50, offset: 1))
+    }
+
+    // MARK: - The store with a full index
+
+    /// A SQLite store whose index holds `capacity` intents, its spill in runs of `runSize`.
+    static func store(capacity: Int, runSize: Int) throws -> (
+        SQLiteRecordStore, () throws -> SQLiteRecordStore, () -> Void
+    ) {
+        let (d, cleanup) = try directory()
+        let open = {
+            let s = try SQLiteRecordStore(
+                path: d + "/records.db", readers: 2, busyTimeoutMs: 5000, intentIndexCapacity: capacity,
+                spillRunSize: runSize)
+            try s.migrate()
+            return s
+        }
+        return (try open(), open, cleanup)
+    }
+
+    @Test("spilled intents whose batch was rewritten (offsets moved) stay found and are expired, not dropped")
+    func spilledIntentsSurviveTheirBatchBeingRewritten() throws {
+        let (store, open, cleanup) = try Self.store(capacity: 1, runSize: 2)
+        defer { cleanup() }
+        // One batch: the first fills the index, the other five are spilled (two runs and one waiting).
+        let intents = (0..<6).map { i in Sample.intent(expiresAtMs: 1_000 + Int64(i)) }
+        try store.putIntents(intents)
+        #expect(store.intentLog.indexedCount == 1)
+        #expect(store.intentLog.spilled.entries == 5)
+        // Deleting the first two rewrites the batch: every later entry moves to a new offset, while the
+        // spill keeps the old ones.
+        try store.deleteIntents(imageKeys: [intents[0].imageKey, intents[1].imageKey])
+        for intent in intents[2...] { #expect(try store.intent(imageKey: intent.imageKey) == intent) }
+        // A confirmation among them (a record): the janitor's tidy drops it, and keeps the others.
+        _ = try store.insertRecords([Sample.record(owner: intents[3].ownerId, key: intents[3].imageKey)])
+        #expect(try store.expiredIntents(nowMs: 1_500, limit: 10) == [intents[2], intents[4], intents[5]])
+        #expect(try store.expiredIntents(nowMs: 1_500, limit: 10) == [intents[2], intents[4], intents[5]])
+        for intent in [intents[2], intents[4], intents[5]] {
+            #expect(try store.intent(imageKey: intent.imageKey) == intent)
+            #expect(try open().intent(imageKey: intent.imageKey) == intent)
+        }
+        try store.deleteIntents(imageKeys: [intents[2].imageKey, intents[4].imageKey, intents[5].imageKey])
+        #expect(try store.expiredIntents(nowMs: 1_500, limit: 10) == [])
+        for intent in intents { #expect(try store.intent(imageKey: intent.imageKey) == nil) }
+        // Every batch is gone: the janitor's pass dropped the runs.
+        #expect(store.intentLog.spilled.runs == 0)
+    }
+
+    @Test("a re-issue of a spilled key wins over its spilled place, also after reopening (the spill rebuilt)")
+    func aReissueOfASpilledKeyWins() throws {
+        let (store, open, cleanup) = try Self.store(capacity: 2, runSize: 3)
+        defer { cleanup() }
+        let intents = (0..<20).map { _ in Sample.intent() }
+        for chunk in stride(from: 0, to: 20, by: 4) { try store.putIntents(Array(intents[chunk..<chunk + 4])) }
+        let again = Sample.intent(owner: "bob", key: intents[10].imageKey, expiresAtMs: 2_100_000_000_000)
+        try store.putIntents([again])
+        #expect(try store.intent(imageKey: intents[10].imageKey) == again)
+        let reopened = try open()
+        #expect(reopened.intentLog.indexedCount == 2)
+        #expect(reopened.intentLog.spilled.entries >= 18)
+        #expect(try reopened.intent(imageKey: intents[10].imageKey) == again)
+        for (i, intent) in intents.enumerated() where i != 10 {
+            #expect(try reopened.intent(imageKey: intent.imageKey) == intent)
+        }
+        // A recorded key is not given a new intent, spilled or not.
+        _ = try reopened.insertRecords([Sample.record(owner: intents[15].ownerId, key: intents[15].imageKey)])
+        try reopened.putIntents([Sample.intent(owner: "eve", key: intents[15].imageKey)])
+        #expect(try reopened.intent(imageKey: intents[15].imageKey) == intents[15])
+    }
+
+    @Test("two processes on one file, each with a full index: each finds the other's intents")
+    func twoProcessesWithFullIndexes() throws {
+        let (one, open, cleanup) = try Self.store(capacity: 0, runSize: 3)
+        defer { cleanup() }
+        let two = try open()
+        let first = (0..<10).map { _ in Sample.intent() }
+        let second = (0..<10).map { _ in Sample.intent() }
+        try one.putIntents(first)
+        try two.putIntents(second)
+        for intent in first + second {
+            #expect(try one.intent(imageKey: intent.imageKey) == intent)
+            #expect(try two.intent(imageKey: intent.imageKey) == intent)
+        }
+        #expect(one.intentLog.indexedCount == 0 && two.intentLog.indexedCount == 0)
+    }
+}
