@@ -334,6 +334,8 @@ final class SQLiteIntentLog: Sendable {
     /// Removes the intents with these keys from their batches (rewriting or deleting each batch) inside
     /// the caller's transaction on the writer; returns the index changes.
     func delete(_ imageKeys: [String], _ c: SQLiteConnection) throws(RecordsError) -> [Change] {
+        // Batches of other processes first: a key this process has not indexed yet would be missed.
+        try catchUp(c)
         var byBatch: [Int64: Set<[UInt8]>] = [:]
         try state.withLock { (s) throws(RecordsError) in
             for key in imageKeys {
@@ -361,6 +363,9 @@ final class SQLiteIntentLog: Sendable {
     func expired(nowMs: Int64, limit: Int, after: Int64, _ c: SQLiteConnection) throws(RecordsError) -> (
         intents: [UploadIntent], changes: [Change], lastBatch: Int64?
     ) {
+        // Batches of other processes first: their entries are current, and a batch rewritten without
+        // them (taken for superseded) would lose them.
+        try catchUp(c)
         let batches = try c.query(
             SQLiteQueries.dueBatches, [.int(after), .int(nowMs), .int(Int64(Self.maxBatchesPerScan))]
         ) { row in (row.int64(0), row.int64(1)) }

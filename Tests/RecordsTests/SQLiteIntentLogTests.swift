@@ -244,6 +244,25 @@ import Testing
         #expect(Array(left.imageKey.utf8) == Array(nfd.imageKey.utf8))
     }
 
+    @Test func theJanitorOfAnotherProcessExpiresAndDeletesIntentsItNeverLookedUp() throws {
+        // Process two has not read a thing before its janitor runs: it must index process one's batches
+        // before it tidies them, not take their intents for superseded and drop them.
+        let (one, open, cleanup) = try makeStore()
+        defer { cleanup() }
+        let two = try open()
+        let due = (0..<5).map { i in Sample.intent(expiresAtMs: 1_000 + Int64(i)) }
+        let later = Sample.intent(expiresAtMs: 9_000)
+        try one.putIntents(due + [later])
+        #expect(try two.expiredIntents(nowMs: 2_000, limit: 10) == due)
+        #expect(try one.intent(imageKey: later.imageKey) == later)
+        // Deleting through a process that has not seen the key either.
+        let three = try open()
+        try three.deleteIntents(imageKeys: due.map(\.imageKey))
+        for intent in due { #expect(try one.intent(imageKey: intent.imageKey) == nil) }
+        #expect(try one.intent(imageKey: later.imageKey) == later)
+        #expect(try two.expiredIntents(nowMs: 2_000, limit: 10) == [])
+    }
+
     @Test func twoProcessesOnOneFileFindEachOthersIntents() throws {
         let (first, open, cleanup) = try makeStore()
         defer { cleanup() }
