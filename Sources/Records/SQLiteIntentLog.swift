@@ -400,9 +400,11 @@ final class SQLiteIntentLog: Sendable {
         return (Array(found.prefix(limit)), changes, more ? lastBatch : nil)
     }
 
-    /// The entries of a batch that the index points at (the others were superseded or deleted). A place
-    /// in the spill names its batch but maybe an old offset (the batch was rewritten since): there the
-    /// key's last entry in the batch is the current one.
+    /// The entries of a batch that the index points at (the others were superseded or deleted): the key's
+    /// last entry in the batch the index names. Not the exact offset: another process may have rewritten
+    /// the batch since (its entries moved; this index learns of it at a lookup, `heal`), and a place in
+    /// the spill keeps the offset it had when it was spilled. The caller has caught up with every batch,
+    /// so the batch the index names is the newest that held the key.
     private func currentEntries(_ entries: [(offset: Int, intent: UploadIntent)], batch: Int64) throws(RecordsError)
         -> [(offset: Int, intent: UploadIntent)]
     {
@@ -411,16 +413,8 @@ final class SQLiteIntentLog: Sendable {
         for (i, hash) in hashes.enumerated() { last[hash] = i }
         return try state.withLock { (s) throws(RecordsError) in
             var current: [(offset: Int, intent: UploadIntent)] = []
-            for i in entries.indices {
-                if let location = s.index.location(hashes[i]) {
-                    if location == IntentIndex.Location(batch: batch, offset: entries[i].offset) {
-                        current.append(entries[i])
-                    }
-                } else if !s.spill.isEmpty, let spilled = try s.spill.location(hashes[i]), spilled.batch == batch,
-                    last[hashes[i]] == i
-                {
-                    current.append(entries[i])
-                }
+            for i in entries.indices where last[hashes[i]] == i {
+                if try s.location(hashes[i])?.batch == batch { current.append(entries[i]) }
             }
             return current
         }

@@ -263,6 +263,25 @@ import Testing
         #expect(try two.expiredIntents(nowMs: 2_000, limit: 10) == [])
     }
 
+    @Test func aJanitorKeepsIntentsWhoseBatchAnotherProcessRewrote() throws {
+        // Process two has indexed the batch; process one then rewrites it (a deletion moves the other
+        // entries to new offsets). Two's janitor must take the moved entries for current, not drop them.
+        let (one, open, cleanup) = try makeStore()
+        defer { cleanup() }
+        let intents = (0..<4).map { i in Sample.intent(expiresAtMs: 1_000 + Int64(i)) }
+        try one.putIntents(intents)
+        let two = try open()
+        try one.deleteIntents(imageKeys: [intents[0].imageKey])
+        #expect(try two.expiredIntents(nowMs: 2_000, limit: 10) == Array(intents[1...]))
+        for intent in intents[1...] {
+            #expect(try one.intent(imageKey: intent.imageKey) == intent)
+            #expect(try two.intent(imageKey: intent.imageKey) == intent)
+        }
+        // And a deletion through two of keys whose offsets moved.
+        try two.deleteIntents(imageKeys: [intents[2].imageKey])
+        #expect(try one.expiredIntents(nowMs: 2_000, limit: 10) == [intents[1], intents[3]])
+    }
+
     @Test func twoProcessesOnOneFileFindEachOthersIntents() throws {
         let (first, open, cleanup) = try makeStore()
         defer { cleanup() }
