@@ -9,7 +9,8 @@ import CLinux
 /// Why: a key beyond the capacity used to go to the per-row `intents` table, whose index takes a random
 /// page per intent (the issue route fell from 47k to 29k req/s in a 60 s run on one core once the
 /// million entries were reached; docs/benchmarks.md). Here such an entry costs 24 bytes written once, in
-/// order, and about 1.4 bytes of memory (a Bloom filter and one fence key per 128 entries).
+/// order, and about 2.7 bytes of memory (Bloom filters: the run's and its generation's; one fence key
+/// per 128 entries).
 ///
 /// How: new entries wait in `pending` (at most `runSize`); a full `pending` is sorted by hash and
 /// appended to a file of this process (created in the database's directory and unlinked at once, so it
@@ -33,6 +34,16 @@ final class SpilledIndex: @unchecked Sendable {
         let bloom: [UInt64]
         /// The newest batch any entry points into.
         let newestBatch: Int64
+        /// The generation it belongs to (`runsPerGeneration` runs in a row share one).
+        let generation: Int
+    }
+
+    /// One filter over the entries of up to `runsPerGeneration` runs written one after the other: a hash
+    /// it does not hold is in none of them, which a lookup learns with one cache miss instead of one per
+    /// run (every new intent is looked for, to find re-issues).
+    struct Generation {
+        let number: Int
+        var bloom: [UInt64]
     }
 
     /// Entries per block read by one lookup.
@@ -41,6 +52,8 @@ final class SpilledIndex: @unchecked Sendable {
     static let entryBytes = 24
     /// Filter probes per hash (with 10 bits per entry in 512-bit blocks: about 1 % false positives).
     static let bloomHashes = 7
+    /// Runs per generation filter.
+    static let runsPerGeneration = 16
 
     /// Entries per run.
     let runSize: Int
@@ -49,6 +62,8 @@ final class SpilledIndex: @unchecked Sendable {
     private var end = 0
     private var pending: [IntentIndex.KeyHash: UInt64] = [:]
     private(set) var runs: [Run] = []
+    private(set) var generations: [Generation] = []
+    private var nextRun = 0
     /// Entries written to runs since this index was made (stale ones included).
     private(set) var written = 0
 
@@ -72,8 +87,10 @@ final class SpilledIndex: @unchecked Sendable {
     /// The newest place recorded for `hash`, or nil.
     func location(_ hash: IntentIndex.KeyHash) throws(RecordsError) -> IntentIndex.Location? {
         if let packed = pending[hash] { return IntentIndex.Location(packed: packed) }
-        for run in runs.reversed() where Self.mayHold(run, hash) {
-            if let packed = try find(hash, in: run) { return IntentIndex.Location(packed: packed) }
+        for generation in generations.reversed() where Self.mayHold(generation.bloom, hash) {
+            for run in runs.reversed() where run.generation == generation.number && Self.mayHold(run.bloom, hash) {
+                if let packed = try find(hash, in: run) { return IntentIndex.Location(packed: packed) }
+            }
         }
         return nil
     }
@@ -93,6 +110,9 @@ final class SpilledIndex: @unchecked Sendable {
         pending = pending.filter { IntentIndex.Location(packed: $0.value).batch >= batch }
         while let first = runs.first, first.newestBatch < batch {
             runs.removeFirst()
+            if generations.first.map({ $0.number < (runs.first?.generation ?? Int.max) }) == true {
+                generations.removeFirst()
+            }
             // Its blocks go back to the filesystem (where it cannot, they stay until the file is emptied).
             _ = presignd_punch_hole(fd, Int64(first.offset), Int64(first.count * Self.entryBytes))
         }
@@ -106,6 +126,7 @@ final class SpilledIndex: @unchecked Sendable {
     func removeAll() {
         pending = [:]
         runs = []
+        generations = []
         if fd >= 0 { _ = ftruncate(fd, 0) }
         end = 0
     }
@@ -122,7 +143,14 @@ final class SpilledIndex: @unchecked Sendable {
         bytes.reserveCapacity(entries.count * Self.entryBytes)
         var fences: [(UInt64, UInt64)] = []
         fences.reserveCapacity(entries.count / Self.blockSize + 1)
-        var bloom = [UInt64](repeating: 0, count: 8 * max(1, (entries.count * 10 + 511) / 512))
+        var bloom = [UInt64](repeating: 0, count: Self.bloomWords(entries: entries.count))
+        let generation = nextRun / Self.runsPerGeneration
+        if generations.last?.number != generation {
+            generations.append(
+                Generation(
+                    number: generation,
+                    bloom: [UInt64](repeating: 0, count: Self.bloomWords(entries: Self.runsPerGeneration * runSize))))
+        }
         var newest: Int64 = 0
         for (i, e) in entries.enumerated() {
             if i % Self.blockSize == 0 { fences.append((e.low, e.high)) }
@@ -130,6 +158,7 @@ final class SpilledIndex: @unchecked Sendable {
                 withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
             }
             Self.bloomInsert(&bloom, e.low, e.high)
+            Self.bloomInsert(&generations[generations.count - 1].bloom, e.low, e.high)
             newest = max(newest, IntentIndex.Location(packed: e.packed).batch)
         }
         var done = 0
@@ -139,7 +168,11 @@ final class SpilledIndex: @unchecked Sendable {
             guard n > 0 else { throw .unavailable("cannot write the intent index spill: \(Self.describe(errno))") }
             done += n
         }
-        runs.append(Run(offset: end, count: entries.count, fences: fences, bloom: bloom, newestBatch: newest))
+        runs.append(
+            Run(
+                offset: end, count: entries.count, fences: fences, bloom: bloom, newestBatch: newest,
+                generation: generation))
+        nextRun += 1
         end += bytes.count
         written += entries.count
         pending = [:]
@@ -198,9 +231,12 @@ final class SpilledIndex: @unchecked Sendable {
 
     // MARK: - The filter
 
-    /// Whether `run` may hold `hash` (its filter has every probe's bit).
-    private static func mayHold(_ run: Run, _ hash: IntentIndex.KeyHash) -> Bool {
-        run.bloom.withUnsafeBufferPointer { words in
+    /// Words of a filter for `entries` entries: 10 bits each, in whole 512-bit blocks.
+    private static func bloomWords(entries: Int) -> Int { 8 * max(1, (entries * 10 + 511) / 512) }
+
+    /// Whether the filter `bloom` may hold `hash` (it has every probe's bit).
+    private static func mayHold(_ bloom: [UInt64], _ hash: IntentIndex.KeyHash) -> Bool {
+        bloom.withUnsafeBufferPointer { words in
             let block = Int(hash.low % UInt64(words.count / 8)) * 8
             var bits = hash.high
             for _ in 0..<bloomHashes {

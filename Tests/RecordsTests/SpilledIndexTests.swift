@@ -24,6 +24,7 @@ import Testing
         // and 30 waiting.
         for i in 0..<1030 { spill.set(Self.hash(i), IntentIndex.Location(batch: Int64(i / 10 + 1), offset: i % 10)) }
         #expect(spill.runs.count == 20)
+        #expect(spill.generations.map(\.number) == [0, 1], "16 runs share a generation's filter")
         #expect(spill.count == 1030)
         for i in 0..<1030 {
             #expect(try spill.location(Self.hash(i)) == IntentIndex.Location(batch: Int64(i / 10 + 1), offset: i % 10))
@@ -65,11 +66,32 @@ import Testing
         #expect(try spill.location(Self.hash(5)) == nil)
         #expect(try spill.location(Self.hash(35)) == IntentIndex.Location(batch: 36, offset: 0))
         spill.dropRuns(before: 41)
-        #expect(spill.runs.isEmpty && spill.isEmpty)
+        #expect(spill.runs.isEmpty && spill.isEmpty && spill.generations.isEmpty)
         // The file is unlinked: nothing of it is left in the directory.
         #expect(try FileManager.default.contentsOfDirectory(atPath: d).isEmpty)
         spill.set(Self.hash(1), IntentIndex.Location(batch: 50, offset: 1))
         #expect(try spill.location(Self.hash(1)) == IntentIndex.Location(batch: 50, offset: 1))
+    }
+
+    @Test("generations: a generation's filter goes once its last run is dropped; lookups cross generations")
+    func generationsComeAndGo() throws {
+        let (d, cleanup) = try Self.directory()
+        defer { cleanup() }
+        let spill = SpilledIndex(directory: d, runSize: 2)
+        // 40 runs of 2: generations 0 (runs 0–15), 1 (16–31), 2 (32–39).
+        for i in 0..<80 { spill.set(Self.hash(i), IntentIndex.Location(batch: Int64(i + 1), offset: 0)) }
+        #expect(spill.generations.map(\.number) == [0, 1, 2])
+        for i in 0..<80 {
+            #expect(try spill.location(Self.hash(i)) == IntentIndex.Location(batch: Int64(i + 1), offset: 0))
+        }
+        // Runs 0–16 point into batches 1–34: dropping before 35 empties generation 0 and starts on 1.
+        spill.dropRuns(before: 35)
+        #expect(spill.generations.map(\.number) == [1, 2])
+        #expect(spill.runs.first?.generation == 1)
+        #expect(try spill.location(Self.hash(10)) == nil)
+        for i in 34..<80 {
+            #expect(try spill.location(Self.hash(i)) == IntentIndex.Location(batch: Int64(i + 1), offset: 0))
+        }
     }
 
     // MARK: - The store with a full index
