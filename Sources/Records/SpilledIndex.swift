@@ -64,8 +64,6 @@ final class SpilledIndex: @unchecked Sendable {
     private(set) var runs: [Run] = []
     private(set) var generations: [Generation] = []
     private var nextRun = 0
-    /// Entries written to runs since this index was made (stale ones included).
-    private(set) var written = 0
 
     /// An empty spill whose file, made at the first run, goes in `directory`.
     init(directory: String, runSize: Int = 65_536) {
@@ -174,7 +172,6 @@ final class SpilledIndex: @unchecked Sendable {
                 generation: generation))
         nextRun += 1
         end += bytes.count
-        written += entries.count
         pending = [:]
     }
 
