@@ -80,7 +80,7 @@ final class SQLiteIntentLog: Sendable {
         case unalias(IntentIndex.KeyHash, IntentIndex.KeyHash)
     }
 
-    /// The most intents the index holds before new keys go to the per-row table.
+    /// The most intents the in-memory index holds before new entries go to the spill.
     let capacity: Int
     /// The index and file state.
     private let state: Mutex<State>

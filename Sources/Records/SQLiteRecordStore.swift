@@ -95,7 +95,8 @@ public final class SQLiteRecordStore: RecordStore {
     /// How many intents the in-memory intent index holds now.
     public var intentIndexCount: Int { intentLog.indexedCount }
 
-    /// How many intents went to the per-row table because the index was full, since this store opened.
+    /// How many index entries went to the spill because the in-memory index was full, since this store
+    /// opened (the metric presignd_intent_index_overflow_total).
     public var intentOverflowCount: Int { intentLog.overflowCount }
 
     /// Applies the missing migrations in one `BEGIN IMMEDIATE` transaction.

@@ -347,7 +347,7 @@ public final class Application: Sendable {
             metrics.register(
                 name: "presignd_intent_index_overflow_total",
                 help:
-                    "Intents stored one row each because the intent index was full (raise records.intentIndexCapacity)."
+                    "Intent index entries spilled to disk because the in-memory index was full (records.intentIndexCapacity)."
             ) { sqlite.intentOverflowCount }
         }
         metrics.register(
