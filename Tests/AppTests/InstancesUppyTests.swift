@@ -26,18 +26,8 @@ struct InstancesUppyTests {
     static func call(_ port: Int, _ method: String, _ path: String, user: String, body: String? = nil) throws
         -> RawClient.Response
     {
-        let c = try RawClient(port: port, timeoutMs: 30_000)
-        var req = "\(method) \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n"
-        if let body {
-            req += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        } else {
-            req += "\r\n"
-        }
-        c.send(req)
-        return try #require(c.readResponse())
+        try UppyFlowTests.call(port: port, method, path, user: user, body: body)
     }
-
-    static func json(_ r: RawClient.Response) throws -> JSONValue { try JSONValue(parsing: r.body) }
 
     /// Storage's status and `Content-Length` of `key`: a HEAD with a URL presigned by the test itself.
     static func head(_ s3: TestEnvironment.S3, key: String) throws -> (status: Int, size: Int?) {
@@ -103,7 +93,7 @@ struct InstancesUppyTests {
             port, "POST", "/s3/multipart", user: user,
             body: #"{"filename":"Across.jpg","type":"image/jpeg","metadata":{"name":"Across.jpg"}}"#)
         try #require(r.status == 200, "create: \(r.status) \(r.text)")
-        let j = try json(r)
+        let j = try UppyFlowTests.json(r)
         return (try #require(j["key"]?.stringValue), try #require(j["uploadId"]?.stringValue))
     }
 
@@ -112,7 +102,7 @@ struct InstancesUppyTests {
         let q = UppyFlowTests.q
         let r = try call(port, "GET", "/s3/multipart/\(q(uploadId))/\(number)?key=\(q(key))", user: user)
         try #require(r.status == 200, "sign part \(number): \(r.status) \(r.text)")
-        return try #require(try json(r)["url"]?.stringValue)
+        return try #require(try UppyFlowTests.json(r)["url"]?.stringValue)
     }
 
     /// PUTs part `number` (1-based) of `bytes` to `url`; the part's entry for the completion.
@@ -133,7 +123,7 @@ struct InstancesUppyTests {
             port, "POST", "/s3/multipart/\(q(uploadId))/complete?key=\(q(key))", user: user,
             body: #"{"parts":[\#(parts.joined(separator: ","))]}"#)
         try #require(r.status == 200, "complete: \(r.status) \(r.text)")
-        return try json(r)
+        return try UppyFlowTests.json(r)
     }
 
     @Test("created on instance 1, part 1 signed on 2 and part 2 on 3, listed on 2, completed on 3: recorded")
@@ -157,7 +147,7 @@ struct InstancesUppyTests {
         let q = UppyFlowTests.q
         let list = try Self.call(ports[1], "GET", "/s3/multipart/\(q(uploadId))?key=\(q(key))", user: user)
         #expect(list.status == 200, "\(list.text)")
-        let listed = try #require(try Self.json(list).arrayValue)
+        let listed = try #require(try UppyFlowTests.json(list).arrayValue)
         #expect(listed.map { $0["PartNumber"]?.intValue } == [1, 2])
         #expect(listed.map { $0["Size"]?.intValue } == Self.partSizes)
         let listedParts = listed.map {
@@ -181,8 +171,8 @@ struct InstancesUppyTests {
         for n in [0, 1] {
             let rec = try Self.call(ports[n], "GET", "/images/\(id)", user: user)
             #expect(rec.status == 200, "instance \(n): \(rec.text)")
-            #expect(try Self.json(rec)["key"]?.stringValue == finalKey, "instance \(n)")
-            #expect(try Self.json(rec)["size"]?.intValue == bytes.count, "instance \(n)")
+            #expect(try UppyFlowTests.json(rec)["key"]?.stringValue == finalKey, "instance \(n)")
+            #expect(try UppyFlowTests.json(rec)["size"]?.intValue == bytes.count, "instance \(n)")
         }
         // In the shared store it is under the upload's pair key `key#uploadId`, the intent's key.
         let store = try RecordStoreFactory.open(url: harness.recordsURL, poolSize: 1, busyTimeoutMs: 5000)
@@ -247,7 +237,7 @@ struct InstancesUppyTests {
         let user = "uppy-\(UUID().uuidString.prefix(8).lowercased())"
         let r = try Self.call(ports[0], "GET", "/s3/params?filename=dog.jpg&type=image%2Fjpeg", user: user)
         try #require(r.status == 200, "\(r.text)")
-        let j = try Self.json(r)
+        let j = try UppyFlowTests.json(r)
         #expect(j["method"]?.stringValue == "PUT")
         let key = try #require(j["key"]?.stringValue)
         let jpeg = try ImageFixture.bytes("jpeg-baseline-64x48.jpg")
@@ -256,16 +246,16 @@ struct InstancesUppyTests {
         #expect(status == 200)
         let confirmed = try Self.call(ports[1], "POST", "/images", user: user, body: #"{"imageKey":"\#(key)"}"#)
         #expect(confirmed.status == 201, "\(confirmed.text)")
-        let c = try Self.json(confirmed)
+        let c = try UppyFlowTests.json(confirmed)
         let id = try #require(c["id"]?.stringValue)
         let recordKey = try #require(c["key"]?.stringValue)
         // Confirmed again on a third instance: the same record (200).
         let again = try Self.call(ports[2], "POST", "/images", user: user, body: #"{"imageKey":"\#(key)"}"#)
         #expect(again.status == 200, "\(again.text)")
-        #expect(try Self.json(again)["id"]?.stringValue == id)
+        #expect(try UppyFlowTests.json(again)["id"]?.stringValue == id)
         let rec = try Self.call(ports[2], "GET", "/images/\(id)", user: user)
         #expect(rec.status == 200, "\(rec.text)")
-        #expect(try Self.json(rec)["key"]?.stringValue == recordKey)
+        #expect(try UppyFlowTests.json(rec)["key"]?.stringValue == recordKey)
         let found = try Self.head(s3, key: recordKey)
         #expect(found.status == 200 && found.size == jpeg.count, "\(found)")
     }

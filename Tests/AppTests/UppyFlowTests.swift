@@ -24,7 +24,14 @@ struct UppyFlowTests {
         _ server: ServerProcess, _ method: String, _ path: String, user: String = "42", body: String? = nil,
         headers: String = ""
     ) throws -> RawClient.Response {
-        let c = try RawClient(port: server.port, timeoutMs: 30_000)
+        try call(port: server.port, method, path, user: user, body: body, headers: headers)
+    }
+
+    /// One request as `user` on a new connection to `port` (a server's, or a balancer's in front of several).
+    static func call(
+        port: Int, _ method: String, _ path: String, user: String = "42", body: String? = nil, headers: String = ""
+    ) throws -> RawClient.Response {
+        let c = try RawClient(port: port, timeoutMs: 30_000)
         var req = "\(method) \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n" + headers
         if let body {
             req += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
