@@ -22,7 +22,10 @@
     X(char *, PQgetvalue, (const PGresult *res, int tup_num, int field_num), (res, tup_num, field_num)) \
     X(int, PQgetlength, (const PGresult *res, int tup_num, int field_num), (res, tup_num, field_num)) \
     X(int, PQgetisnull, (const PGresult *res, int tup_num, int field_num), (res, tup_num, field_num)) \
-    X(PQconninfoOption *, PQconninfoParse, (const char *conninfo, char **errmsg), (conninfo, errmsg))
+    X(PQconninfoOption *, PQconninfoParse, (const char *conninfo, char **errmsg), (conninfo, errmsg)) \
+    X(int, PQputCopyData, (PGconn *conn, const char *buffer, int nbytes), (conn, buffer, nbytes)) \
+    X(int, PQputCopyEnd, (PGconn *conn, const char *errormsg), (conn, errormsg)) \
+    X(PGresult *, PQgetResult, (PGconn *conn), (conn))
 
 #define DECLARE_POINTER(ret, name, params, args) static ret (*p_##name) params;
 PQ_FUNCTIONS(DECLARE_POINTER)
@@ -50,7 +53,8 @@ static void load(void) {
     *(void **)(&p_PQfreemem) = dlsym(handle, "PQfreemem");
     *(void **)(&p_PQconninfoFree) = dlsym(handle, "PQconninfoFree");
     if (!p_PQconnectdbParams || !p_PQstatus || !p_PQfinish || !p_PQclear || !p_PQfreemem || !p_PQconninfoFree ||
-        !p_PQexecParams || !p_PQprepare || !p_PQexecPrepared || !p_PQconninfoParse || !p_PQgetvalue) {
+        !p_PQexecParams || !p_PQprepare || !p_PQexecPrepared || !p_PQconninfoParse || !p_PQgetvalue ||
+        !p_PQputCopyData || !p_PQputCopyEnd || !p_PQgetResult) {
         load_error = "libpq.so.5 lacks a function presignd needs";
         handle = NULL;
     }

@@ -91,6 +91,38 @@ final class PostgresConnection: @unchecked Sendable {
         return try check(result, context: "execute")
     }
 
+    /// Runs `sql`, a `COPY … FROM STDIN` in the text format, with `rows` as its input; returns the rows
+    /// the server says it copied. The connection is usable afterwards whatever happened (every result
+    /// is read); an error is thrown as `check` would.
+    @discardableResult
+    func copyIn(_ sql: String, _ rows: [UInt8]) throws(RecordsError) -> Int {
+        guard let start = PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0) else {
+            throw .unavailable("PostgreSQL copy: \(url.scrub(String(cString: PQerrorMessage(handle))))")
+        }
+        guard PQresultStatus(start) == PGRES_COPY_IN else {
+            _ = try check(start, context: "copy")
+            throw .unavailable("PostgreSQL copy: the server did not ask for the rows")
+        }
+        PQclear(start)
+        let sent = rows.withUnsafeBufferPointer { buffer -> Bool in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                chars.isEmpty || PQputCopyData(handle, chars.baseAddress, Int32(chars.count)) == 1
+            }
+        }
+        // Ending the copy with an error message makes the server abandon it (nothing is stored).
+        let ended = PQputCopyEnd(handle, sent ? nil : "presignd could not send the rows") == 1
+        // Every result must be read before the connection takes another command.
+        var first: OpaquePointer?
+        while let next = PQgetResult(handle) {
+            if first == nil { first = next } else { PQclear(next) }
+        }
+        guard sent, ended else {
+            if let first { PQclear(first) }
+            throw .unavailable("PostgreSQL copy: \(url.scrub(String(cString: PQerrorMessage(handle))))")
+        }
+        return try check(first, context: "copy").affectedRows
+    }
+
     /// Runs `body` between `BEGIN` and `COMMIT`, rolling back if it throws.
     func transaction<R>(_ body: () throws(RecordsError) -> R) throws(RecordsError) -> R {
         try execute("BEGIN")

@@ -45,6 +45,10 @@ enum PostgresQueries {
             metadata = excluded.metadata
         """
 
+    /// Copies intents in, in the text format (`PostgresCopyRows`, `Schema.intentColumns` order): for keys
+    /// no intent or record can have yet (a taken key fails the whole copy: the caller upserts instead).
+    static let copyIntents = "COPY intents (\(Schema.intentColumns)) FROM STDIN"
+
     /// Inserts `rows` records, skipping taken keys, and returns the keys it inserted.
     static func insertRecords(rows: Int) -> String {
         """

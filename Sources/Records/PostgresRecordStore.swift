@@ -16,6 +16,8 @@ public final class PostgresRecordStore: RecordStore {
     private let pool: ConnectionPool<PostgresConnection>
     /// Write transactions committed.
     let commits = Atomic<Int>(0)
+    /// Intents stored by `COPY` (fresh keys), for tests and metrics.
+    let copied = Atomic<Int>(0)
 
     /// A store for `url` with at most `poolSize` connections, once libpq has accepted the URL; no
     /// connection is opened until the first call.
@@ -39,6 +41,9 @@ public final class PostgresRecordStore: RecordStore {
 
     /// Write transactions committed so far.
     public var committedTransactions: Int { commits.load(ordering: .relaxed) }
+
+    /// Intents stored by `COPY` so far (their keys were fresh, `UploadIntent.freshKey`).
+    public var copiedIntents: Int { copied.load(ordering: .relaxed) }
 
     /// Applies the missing migrations in one transaction, under an advisory lock so that instances starting
     /// together migrate one after another.
@@ -80,22 +85,71 @@ public final class PostgresRecordStore: RecordStore {
         try run { (connection) throws(RecordsError) in _ = try connection.executePrepared("SELECT 1", []) }
     }
 
-    /// Upserts intents in one transaction (one statement when they fit in one).
+    /// Stores intents in one transaction: those with a fresh key (`UploadIntent.freshKey`) copied in
+    /// (`COPY`: no planner, no array parsing, no conflict check), the others upserted (skipping keys
+    /// that have a record). When the copy meets a taken key, or an intent the server refuses, the whole
+    /// batch goes through the upsert instead, which stores it or refuses it as it always did.
     public func putIntents(_ intents: [UploadIntent]) throws(RecordsError) {
-        guard let values = try Self.upsertValues(intents) else { return }
+        let unique = Self.lastOfEachKey(intents)
+        guard !unique.isEmpty else { return }
+        if unique.contains(where: \.freshKey) {
+            do throws(RecordsError) {
+                let rows = try Self.copyRows(unique.filter(\.freshKey))
+                let others = try Self.upsertValues(unique.filter { !$0.freshKey })
+                _ = try run { (connection) throws(RecordsError) in
+                    guard let others else { return try connection.copyIn(PostgresQueries.copyIntents, rows.bytes) }
+                    return try connection.transaction { () throws(RecordsError) in
+                        try connection.executePrepared(PostgresQueries.upsertIntents, others)
+                        return try connection.copyIn(PostgresQueries.copyIntents, rows.bytes)
+                    }
+                }
+                copied.add(rows.rowCount, ordering: .relaxed)
+                commits.add(1, ordering: .relaxed)
+                return
+            } catch .constraint {
+                // A "fresh" key that was taken (a UUID source that repeats) or a field the server
+                // refused: the upsert below decides, as for any other batch.
+            }
+        }
+        guard let values = try Self.upsertValues(unique) else { return }
         _ = try run { (connection) throws(RecordsError) in
             try connection.executePrepared(PostgresQueries.upsertIntents, values)
         }
         commits.add(1, ordering: .relaxed)
     }
 
-    /// The parameters of `PostgresQueries.upsertIntents` for `intents` (the last of each key), or nil when
-    /// there are none.
-    static func upsertValues(_ intents: [UploadIntent]) throws(RecordsError) -> [SQLValue]? {
-        // One statement may not touch a row twice: keep the last intent of each key.
+    /// The last intent of each key, in order (one statement may not touch a row twice).
+    static func lastOfEachKey(_ intents: [UploadIntent]) -> [UploadIntent] {
         var lastIndex: [String: Int] = [:]
+        lastIndex.reserveCapacity(intents.count)
         for (index, intent) in intents.enumerated() { lastIndex[intent.imageKey] = index }
-        let unique = intents.enumerated().filter { lastIndex[$0.element.imageKey] == $0.offset }.map(\.element)
+        guard lastIndex.count < intents.count else { return intents }
+        return intents.enumerated().filter { lastIndex[$0.element.imageKey] == $0.offset }.map(\.element)
+    }
+
+    /// The rows of `PostgresQueries.copyIntents` for `intents`, in `Schema.intentColumns` order.
+    static func copyRows(_ intents: [UploadIntent]) throws(RecordsError) -> PostgresCopyRows {
+        var rows = PostgresCopyRows(capacity: intents.count * 200)
+        for intent in intents {
+            try rows.append(intent.imageKey)
+            try rows.append(intent.ownerId)
+            try rows.append(intent.objectKey)
+            try rows.append(intent.permanentKey)
+            try rows.append(intent.type)
+            try rows.append(intent.contentType)
+            try rows.append(AllowedContentTypes.encode(intent.allowedContentTypes))
+            rows.append(intent.maxBytes)
+            rows.append(intent.createdAtMs)
+            rows.append(intent.expiresAtMs)
+            try rows.append(intent.metadataJSON)
+            rows.endRow()
+        }
+        return rows
+    }
+
+    /// The parameters of `PostgresQueries.upsertIntents` for `unique` (intents of distinct keys), or
+    /// nil when there are none.
+    static func upsertValues(_ unique: [UploadIntent]) throws(RecordsError) -> [SQLValue]? {
         guard !unique.isEmpty else { return nil }
         // One array per column, one statement, one round trip (docs/records.md, "PostgreSQL's write path").
         var columns = (0..<11).map { _ in PostgresArray(capacity: unique.count * 40) }

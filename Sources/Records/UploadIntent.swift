@@ -27,12 +27,17 @@ public struct UploadIntent: Sendable, Equatable {
     /// The metadata the record made from this intent keeps when its confirmation brings none: a JSON
     /// object, serialised (Uppy's file metadata, given when the upload was created); nil for none.
     public var metadataJSON: String?
+    /// A hint to the store's writer, neither stored nor compared (`==` leaves it out): true when the
+    /// image key holds a UUID this server has just drawn, so that no intent and no record can have it
+    /// yet. The PostgreSQL store then copies such intents in (`COPY`) without looking for an earlier
+    /// one (and falls back to its upsert if the key was taken after all); the other stores ignore it.
+    public var freshKey: Bool
 
     /// Creates an intent from its fields.
     public init(
         ownerId: String, imageKey: String, objectKey: String, permanentKey: String?, type: String,
         contentType: String?, allowedContentTypes: [String], maxBytes: Int64, createdAtMs: Int64, expiresAtMs: Int64,
-        metadataJSON: String? = nil
+        metadataJSON: String? = nil, freshKey: Bool = false
     ) {
         self.ownerId = ownerId
         self.imageKey = imageKey
@@ -45,5 +50,15 @@ public struct UploadIntent: Sendable, Equatable {
         self.createdAtMs = createdAtMs
         self.expiresAtMs = expiresAtMs
         self.metadataJSON = metadataJSON
+        self.freshKey = freshKey
+    }
+
+    /// Equal when every stored field is (`freshKey`, a hint to the writer, is left out).
+    public static func == (lhs: UploadIntent, rhs: UploadIntent) -> Bool {
+        lhs.ownerId == rhs.ownerId && lhs.imageKey == rhs.imageKey && lhs.objectKey == rhs.objectKey
+            && lhs.permanentKey == rhs.permanentKey && lhs.type == rhs.type && lhs.contentType == rhs.contentType
+            && lhs.allowedContentTypes == rhs.allowedContentTypes && lhs.maxBytes == rhs.maxBytes
+            && lhs.createdAtMs == rhs.createdAtMs && lhs.expiresAtMs == rhs.expiresAtMs
+            && lhs.metadataJSON == rhs.metadataJSON
     }
 }

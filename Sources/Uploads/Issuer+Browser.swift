@@ -15,6 +15,9 @@ public struct PlannedObject: Sendable {
     public let contentType: String
     /// What the record keeps of the request's metadata, carried by the intent.
     public let metadataJSON: String?
+    /// Whether `key` holds the UUID just drawn for it (`Issuer.makesFreshKey`): no intent or record can
+    /// have it yet, nor a key made from it.
+    public var freshKey = false
 }
 
 /// The form of a single-request browser upload.
@@ -47,7 +50,7 @@ extension Issuer {
         let (key, permanent) = try type.keys(values)
         return PlannedObject(
             type: type, key: key, permanentKey: permanent, contentType: request.mediaType,
-            metadataJSON: request.metadataJSON)
+            metadataJSON: request.metadataJSON, freshKey: Self.makesFreshKey(type, uuid: uuid))
     }
 
     /// The lifetime of a browser upload's URL: `expires`, or the type's when shorter.
@@ -97,7 +100,7 @@ extension Issuer {
             ownerId: owner, imageKey: imageKey, objectKey: object.key, permanentKey: object.permanentKey,
             type: object.type.config.name, contentType: object.contentType, allowedContentTypes: [object.contentType],
             maxBytes: object.type.config.maxBytes, createdAtMs: nowMs, expiresAtMs: nowMs + lifetimeMs,
-            metadataJSON: object.metadataJSON)
+            metadataJSON: object.metadataJSON, freshKey: object.freshKey && imageKey.utf8.starts(with: object.key.utf8))
     }
 
     /// Stores a multipart upload's intent and waits for it (`MultipartUploads.create`, on a worker): the

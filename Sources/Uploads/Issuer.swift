@@ -62,8 +62,9 @@ public final class Issuer: Sendable {
     ) throws(UploadError) -> Pending<IssuedURL> {
         let type = upload.type
         let now = env.nowMillis()
+        let uuid = env.newUUID()
         let values = KeyTemplate.Values(
-            userId: owner, uuid: env.newUUID(), epochMillis: now, ext: upload.ext,
+            userId: owner, uuid: uuid, epochMillis: now, ext: upload.ext,
             chatroomId: type.chatroomId(sent: upload.chatroomId, env: env))
         let (key, permanent) = try type.keys(values)
         let presigned = try presignPut(
@@ -76,7 +77,7 @@ public final class Issuer: Sendable {
             intent: UploadIntent(
                 ownerId: owner, imageKey: key, objectKey: key, permanentKey: permanent, type: type.config.name,
                 contentType: nil, allowedContentTypes: type.config.contentTypes, maxBytes: type.config.maxBytes,
-                createdAtMs: now, expiresAtMs: issued.expiresAtMs),
+                createdAtMs: now, expiresAtMs: issued.expiresAtMs, freshKey: Self.makesFreshKey(type, uuid: uuid)),
             keeper: intents)
     }
 
@@ -112,6 +113,15 @@ public final class Issuer: Sendable {
                 type: type.config.name, contentType: upload.contentType, allowedContentTypes: [upload.contentType],
                 maxBytes: upload.size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: issued.expiresAtMs),
             keeper: intents)
+    }
+
+    /// Whether the keys `type` renders with `uuid`, a UUID just drawn from the server's random source,
+    /// are fresh (`UploadIntent.freshKey`: no intent or record can have them yet, since 122 random bits
+    /// do not repeat): the type's template puts the UUID in every key, and the UUID is a whole one (at
+    /// least 32 characters, so that a short stand-in of a test's UUID source never counts). Decided
+    /// from the template, without searching the key (the issue route's hot path).
+    static func makesFreshKey(_ type: UploadType, uuid: String) -> Bool {
+        type.makesFreshKeys && uuid.utf8.count >= 32
     }
 
     /// A presigned PUT of `key` with `signer`'s current credentials, `signedHeaders` signed in, valid

@@ -12,6 +12,10 @@ public final class UploadType: Sendable {
     /// Whether a request without `chatroomId` gets a server-made UUID in that segment (the rule is
     /// `server-made` and a template uses `{chatroomId}`).
     public let makesChatroomId: Bool
+    /// Whether every upload key holds the UUID drawn for it (the key template uses `{uuid}`, or
+    /// `{imageKey}` where the server sets the image key to that UUID): such keys are fresh
+    /// (`UploadIntent.freshKey`). A template without either (one key per user, say) repeats keys.
+    public let makesFreshKeys: Bool
 
     /// A type from its configuration; nil names the template that does not parse.
     init(config: UploadTypeConfig) throws(UploadError) {
@@ -30,6 +34,7 @@ public final class UploadType: Sendable {
         self.permanentKey = permanent
         self.makesChatroomId =
             config.chatroomId == .serverMade && (key.uses(.chatroomId) || permanent?.uses(.chatroomId) == true)
+        self.makesFreshKeys = key.uses(.uuid) || key.uses(.imageKey)
     }
 
     /// The type's name.

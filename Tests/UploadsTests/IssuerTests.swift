@@ -26,6 +26,7 @@ import UploadsTestSupport
         #expect(intent.imageKey == issued.key && intent.objectKey == issued.key && intent.ownerId == "7")
         #expect(intent.permanentKey == "profile/7/origin/\(uuid)_\(LifecycleHarness.now).jpg")
         #expect(intent.allowedContentTypes == ["image/jpeg", "image/png"] && intent.expiresAtMs == issued.expiresAtMs)
+        #expect(intent.freshKey, "the key holds the UUID just drawn")
         // A HEAD answers no URL: no intent.
         let head = try h.issuer.issue(upload, owner: "7", signing: .pathStyle, recordsIntent: false)
         #expect(head.isKept)
@@ -67,6 +68,7 @@ import UploadsTestSupport
         #expect(issued.key == key && issued.imageKey == key)
         #expect(issued.presigned.headers.map(\.name) == ["Content-Length", "Content-Type"])
         #expect(sink.intents.first?.maxBytes == 99 && sink.intents.first?.contentType == "image/png")
+        #expect(sink.intents.first?.freshKey == false, "a client-chosen key may have been issued or recorded")
         // Another owner's unexpired stored intent holds the key.
         try h.store.putIntents([try #require(sink.intents.first)])
         #expect(throws: UploadError.keyInUse) { try h.issuer.issue(keyed, owner: "8") }
