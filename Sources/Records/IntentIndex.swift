@@ -4,8 +4,11 @@
 /// 128 bits of two keyed SipHash passes (Swift's `Hasher`, seeded randomly per process) make two keys
 /// sharing an entry practically impossible, and an attacker cannot choose keys that do; lookups still
 /// compare the full key of the intent they read. The table is open addressing with linear probing over
-/// 24-byte slots, at most three-quarters full: 32–64 bytes per entry, so a million intents take 48 MB
-/// (2^21 slots).
+/// 24-byte slots, at most three-quarters full. It doubles as it fills, but never beyond what `limit`
+/// entries need (the log's capacity: it never holds more): a million intents take 32 MB (1,333,334
+/// slots), not the 48 MB of the next power of two, and the last growth holds 56 MB at once, not 72.
+/// Any table length works: the home slot is the hash's low half scaled to the length (a multiply and
+/// a shift), not its low bits masked.
 struct IntentIndex {
     /// The hash of one image key.
     struct KeyHash: Hashable {
@@ -50,11 +53,23 @@ struct IntentIndex {
         static let empty = Slot(high: 0, low: 0, packed: 0)
     }
 
-    /// The table, a power of two long, at most three-quarters full; linear probing from the hash's low
-    /// bits (already uniformly random, so no second hashing as a `Dictionary` would do).
-    private var slots = [Slot](repeating: .empty, count: 1024)
+    /// The table, at most three-quarters full; linear probing from the home slot the hash's low half
+    /// picks (already uniformly random, so no second hashing as a `Dictionary` would do).
+    private var slots: [Slot]
     /// How many slots hold an entry.
     private(set) var count = 0
+    /// The most slots the table grows to: enough for `limit` entries at three-quarters full.
+    let maxSlots: Int
+
+    /// An empty index that will hold at most `limit` entries (its table never grows beyond their need).
+    init(limit: Int = Int.max / 2) {
+        precondition(limit >= 0, "limit must not be negative")
+        maxSlots = max(16, limit.multipliedReportingOverflow(by: 4).overflow ? Int.max / 2 : (limit * 4 + 2) / 3 + 1)
+        slots = [Slot](repeating: .empty, count: min(1024, maxSlots))
+    }
+
+    /// The table's length (for tests and memory figures).
+    var slotCount: Int { slots.count }
 
     /// The hash of `imageKey`.
     static func hash(_ imageKey: String) -> KeyHash {
@@ -105,41 +120,45 @@ struct IntentIndex {
 
     /// Forgets everything.
     mutating func removeAll() {
-        slots = [Slot](repeating: .empty, count: 1024)
+        slots = [Slot](repeating: .empty, count: min(1024, maxSlots))
         count = 0
     }
 
     /// The slot holding `hash`, or the empty slot where it would go.
     private func find(_ hash: KeyHash) -> (index: Int, found: Bool) {
-        let mask = slots.count - 1
-        var index = Int(truncatingIfNeeded: hash.low) & mask
+        let n = slots.count
+        var index = Self.home(hash.low, n)
         while true {
             let slot = slots[index]
             if slot.packed == 0 { return (index, false) }
             if slot.low == hash.low && slot.high == hash.high { return (index, true) }
-            index = (index + 1) & mask
+            index = index + 1 == n ? 0 : index + 1
         }
     }
+
+    /// The home slot of a hash whose low half is `low` in a table of `n` slots: `low` scaled to `n`.
+    private static func home(_ low: UInt64, _ n: Int) -> Int { Int(low.multipliedFullWidth(by: UInt64(n)).high) }
 
     /// Writes an entry into slot `index` (found: replacing it), growing the table when it gets full.
     private mutating func store(_ hash: KeyHash, _ location: Location, at index: Int, found: Bool) {
         slots[index] = Slot(high: hash.high, low: hash.low, packed: location.packed)
         guard !found else { return }
         count += 1
-        if count * 4 > slots.count * 3 { grow() }
+        // Beyond `maxSlots` only when nearly full (a caller that held more than its limit): never full.
+        if count * 4 > slots.count * 3 && (slots.count < maxSlots || count * 8 > slots.count * 7) { grow() }
     }
 
     /// Empties slot `index`, shifting later entries of its probe run back so every entry stays reachable
     /// from its home slot (deletion without tombstones).
     private mutating func vacate(_ index: Int) {
-        let mask = slots.count - 1
+        let n = slots.count
         var hole = index
         var next = index
         while true {
-            next = (next + 1) & mask
+            next = next + 1 == n ? 0 : next + 1
             let slot = slots[next]
             if slot.packed == 0 { break }
-            let home = Int(truncatingIfNeeded: slot.low) & mask
+            let home = Self.home(slot.low, n)
             // Move the entry into the hole unless its home lies cyclically in (hole, next].
             let homeAfterHole = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
             if !homeAfterHole {
@@ -151,14 +170,15 @@ struct IntentIndex {
         count -= 1
     }
 
-    /// Doubles the table and re-inserts every entry.
+    /// Doubles the table (up to `maxSlots`) and re-inserts every entry.
     private mutating func grow() {
         let old = slots
-        slots = [Slot](repeating: .empty, count: old.count * 2)
-        let mask = slots.count - 1
+        slots = []  // the old table's only reference is `old`: no copy on write below
+        slots = [Slot](repeating: .empty, count: old.count < maxSlots ? min(old.count * 2, maxSlots) : old.count * 2)
+        let n = slots.count
         for slot in old where slot.packed != 0 {
-            var index = Int(truncatingIfNeeded: slot.low) & mask
-            while slots[index].packed != 0 { index = (index + 1) & mask }
+            var index = Self.home(slot.low, n)
+            while slots[index].packed != 0 { index = index + 1 == n ? 0 : index + 1 }
             slots[index] = slot
         }
     }

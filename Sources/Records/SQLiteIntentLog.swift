@@ -18,7 +18,7 @@ final class SQLiteIntentLog: Sendable {
     /// The index and what this process knows of the file.
     struct State {
         /// Where each logged intent is.
-        var index = IntentIndex()
+        var index: IntentIndex
         /// Every batch with an id up to this one is in the index.
         var lastSeenBatch: Int64 = 0
         /// The per-row `intents` table may hold rows (an overflow happened, or the file had some).
@@ -97,7 +97,10 @@ final class SQLiteIntentLog: Sendable {
         self.capacity = capacity
         self.spillDirectory = spillDirectory
         self.spillRunSize = spillRunSize
-        state = Mutex(State(spill: SpilledIndex(directory: spillDirectory, runSize: spillRunSize)))
+        state = Mutex(
+            State(
+                index: IntentIndex(limit: capacity),
+                spill: SpilledIndex(directory: spillDirectory, runSize: spillRunSize)))
     }
 
     /// How many intents the in-memory index holds.
@@ -113,7 +116,8 @@ final class SQLiteIntentLog: Sendable {
 
     /// Rebuilds the index from every batch in the file.
     func load(_ c: SQLiteConnection) throws(RecordsError) {
-        var loaded = State(spill: SpilledIndex(directory: spillDirectory, runSize: spillRunSize))
+        var loaded = State(
+            index: IntentIndex(limit: capacity), spill: SpilledIndex(directory: spillDirectory, runSize: spillRunSize))
         var last: Int64 = 0
         try forEachBatch(c, after: 0) { (id, blob) throws(RecordsError) in
             for (offset, intent) in try Self.entries(blob, id: id) {

@@ -10,16 +10,19 @@ import Testing
     typealias Location = IntentIndex.Location
 
     @Test(arguments: [
-        // (seed, how many distinct low halves: few means long probe runs and many shifted deletions)
-        (UInt64(1), 8), (2, 64), (3, 100_000), (4, 3),
+        // (seed, how many distinct low halves: few means long probe runs and many shifted deletions,
+        // the limit: 1,000 makes a table of 1,335 slots, not a power of two)
+        (UInt64(1), 8, Int.max / 2), (2, 64, Int.max / 2), (3, 100_000, Int.max / 2), (4, 3, Int.max / 2),
+        (5, 8, 1_000), (6, 100_000, 1_000),
     ])
-    func agreesWithADictionaryThroughInsertsMovesAndRemovals(seed: UInt64, lows: Int) {
+    func agreesWithADictionaryThroughInsertsMovesAndRemovals(seed: UInt64, lows: Int, limit: Int) {
         var random = SplitMix64(seed: seed)
-        var index = IntentIndex()
+        var index = IntentIndex(limit: limit)
         var model: [KeyHash: Location] = [:]
-        // Low halves near the table's end wrap around to its start.
+        // Low halves near the top of their range have their home in the table's last slot: their probe
+        // runs wrap around to its start.
         let keys = (0..<1_000).map { i in
-            KeyHash(high: UInt64(i), low: UInt64.random(in: 0..<UInt64(lows), using: &random) &+ 1_020)
+            KeyHash(high: UInt64(i), low: UInt64.max - UInt64.random(in: 0..<UInt64(lows), using: &random))
         }
         for step in 0..<40_000 {
             let key = keys.randomElement(using: &random)!
@@ -55,6 +58,25 @@ import Testing
                 }
             }
         }
+    }
+
+    /// The table grows to what its limit needs and no further (a million entries: 1,333,335 slots, 32
+    /// MB, not 2^21 and 48 MB); a caller holding more than the limit still never fills it.
+    @Test func aBoundedTableStopsAtItsLimitsNeed() {
+        var random = SplitMix64(seed: 7)
+        var index = IntentIndex(limit: 100_000)
+        #expect(IntentIndex(limit: 1_000_000).maxSlots == 1_333_335)
+        let keys = (0..<120_000).map { _ in KeyHash(high: random.next(), low: random.next()) }
+        for (i, key) in keys.prefix(100_000).enumerated() { index.set(key, Location(batch: 1, offset: i)) }
+        #expect(index.slotCount == 133_335 && index.maxSlots == 133_335)
+        #expect(keys.prefix(100_000).enumerated().allSatisfy { index.location($1) == Location(batch: 1, offset: $0) })
+        for key in keys.prefix(50_000) { index.remove(key) }
+        #expect(index.count == 50_000 && keys.prefix(50_000).allSatisfy { index.location($0) == nil })
+        for (i, key) in keys.enumerated().dropFirst(50_000) { index.set(key, Location(batch: 2, offset: i)) }
+        #expect(index.count == 70_000 && index.slotCount == 133_335)
+        for (i, key) in keys.enumerated().prefix(50_000) { index.set(key, Location(batch: 3, offset: i)) }
+        #expect(index.count == 120_000 && index.slotCount > 133_335, "past the limit it grows before it fills")
+        #expect(keys.enumerated().allSatisfy { index.location($1) != nil })
     }
 
     @Test func locationsPackAndOrder() {
