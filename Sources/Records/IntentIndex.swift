@@ -5,7 +5,7 @@
 /// sharing an entry practically impossible, and an attacker cannot choose keys that do; lookups still
 /// compare the full key of the intent they read. The table is open addressing with linear probing over
 /// 24-byte slots, at most three-quarters full. It doubles as it fills, but never beyond what `limit`
-/// entries need (the log's capacity: it never holds more): a million intents take 32 MB (1,333,334
+/// entries need (the log's capacity: it never holds more): a million intents take 32 MB (1,333,335
 /// slots), not the 48 MB of the next power of two, and the last growth holds 56 MB at once, not 72.
 /// Any table length works: the home slot is the hash's low half scaled to the length (a multiply and
 /// a shift), not its low bits masked.
