@@ -17,6 +17,7 @@ was not issued and would flatter the rate.
 PostgreSQL: BENCH_POSTGRES_URL, else PRESIGN_TEST_POSTGRES_URL (scripts/start-postgres.sh); each run
 gets a fresh schema, dropped afterwards. Loopback only; every load is bounded in time; the servers
 started here are stopped here. Prints one JSON object. Smoke test: BENCH_SECONDS=3 BENCH_CONNS=64.
+BENCH_PRESIGND_ENV ("NAME=value ...") adds settings to presignd's environment, for an A/B of one setting.
 """
 import json
 import os
@@ -82,7 +83,9 @@ def stop(process):
 
 def run_store(store, tmp, failures):
     """The runs of one store; appends what failed to `failures`."""
-    overrides = {}
+    # BENCH_PRESIGND_ENV: "NAME=value ..." settings added to the default configuration (an A/B of one
+    # setting, e.g. PRESIGN_RECORDS_INTENT_WRITER_LANES=1).
+    overrides = dict(item.split("=", 1) for item in os.environ.get("BENCH_PRESIGND_ENV", "").split())
     schema = None
     base = None
     if store == "postgres":

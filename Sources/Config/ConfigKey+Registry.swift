@@ -111,6 +111,7 @@ extension ConfigKey {
             ConfigKey(section: "records", name: "leaseTtlMs", kind: .int(\.records.leaseTtlMs)),
             ConfigKey(section: "records", name: "intentIndexCapacity", kind: .int(\.records.intentIndexCapacity)),
             ConfigKey(section: "records", name: "intentQueueLimit", kind: .int(\.records.intentQueueLimit)),
+            ConfigKey(section: "records", name: "intentWriterLanes", kind: .int(\.records.intentWriterLanes)),
             ConfigKey(section: "records", name: "intentCommitTimeoutMs", kind: .int(\.records.intentCommitTimeoutMs)),
             ConfigKey(
                 section: "records", name: "deleteUnconfirmedObjects", kind: .bool(\.records.deleteUnconfirmedObjects)),

@@ -151,6 +151,7 @@ struct ConfigValidator {
         check("records.intentIndexCapacity", records.intentIndexCapacity, in: 0...100_000_000)
         check("records.busyTimeoutMs", records.busyTimeoutMs, in: 0...600_000)
         check("records.intentQueueLimit", records.intentQueueLimit, in: 1...10_000_000)
+        check("records.intentWriterLanes", records.intentWriterLanes, in: 0...8)
         check("records.claimLeaseSeconds", records.claimLeaseSeconds, in: 1...86_400)
         check("records.claimRetentionSeconds", records.claimRetentionSeconds, in: 60...365 * 86_400)
         check("records.intentCommitTimeoutMs", records.intentCommitTimeoutMs, in: 10...60_000)

@@ -5,7 +5,7 @@ extension RecordsConfig: CustomStringConvertible, CustomReflectable {
             + "groupCommitMaxBatch: \(groupCommitMaxBatch), poolSize: \(poolSize), "
             + "janitorIntervalMs: \(janitorIntervalMs), janitorBatchSize: \(janitorBatchSize), "
             + "intentIndexCapacity: \(intentIndexCapacity), intentQueueLimit: \(intentQueueLimit), "
-            + "intentCommitTimeoutMs: \(intentCommitTimeoutMs), "
+            + "intentCommitTimeoutMs: \(intentCommitTimeoutMs), intentWriterLanes: \(intentWriterLanes), "
             + "deleteUnconfirmedObjects: \(deleteUnconfirmedObjects), busyTimeoutMs: \(busyTimeoutMs))"
     }
 
@@ -18,7 +18,7 @@ extension RecordsConfig: CustomStringConvertible, CustomReflectable {
                 "groupCommitMaxBatch": groupCommitMaxBatch, "poolSize": poolSize,
                 "janitorIntervalMs": janitorIntervalMs, "janitorBatchSize": janitorBatchSize,
                 "intentIndexCapacity": intentIndexCapacity, "intentQueueLimit": intentQueueLimit,
-                "intentCommitTimeoutMs": intentCommitTimeoutMs,
+                "intentCommitTimeoutMs": intentCommitTimeoutMs, "intentWriterLanes": intentWriterLanes,
                 "deleteUnconfirmedObjects": deleteUnconfirmedObjects, "busyTimeoutMs": busyTimeoutMs,
             ], displayStyle: .struct)
     }

@@ -27,6 +27,9 @@ public struct RecordsConfig: Sendable, Equatable {
     /// Longest an issue request waits for its intent's commit, in milliseconds; then 503 with
     /// `Retry-After` and no URL.
     public var intentCommitTimeoutMs: Int
+    /// How many intent transactions are in flight at once (`IntentWriter`'s lanes); 0: the store's
+    /// choice (1 on SQLite, 2 on PostgreSQL with a pool of at least 4).
+    public var intentWriterLanes: Int = 0
     /// How long a claim on an intent holds (a confirmation, the janitor, a store event): longer than the
     /// slowest step its holder takes (a copy of the largest object); after it, another claimant takes over.
     public var claimLeaseSeconds: Int = 60

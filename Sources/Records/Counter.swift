@@ -11,6 +11,9 @@ final class Counter: Sendable {
     /// Adds `amount`.
     func add(_ amount: Int = 1) { value.add(amount, ordering: .relaxed) }
 
+    /// Sets the count to `amount`.
+    func set(_ amount: Int) { value.store(amount, ordering: .relaxed) }
+
     /// The current count.
     var count: Int { value.load(ordering: .relaxed) }
 }

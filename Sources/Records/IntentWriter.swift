@@ -1,103 +1,27 @@
-import System
-
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// Commits upload intents to the store in batches from its own thread, and tells each caller when its
-/// intent is stored, so a URL is answered only once its intent is durable.
+/// Commits upload intents to the store in batches, and tells each caller when its intent is stored, so
+/// a URL is answered only once its intent is durable.
 ///
-/// `submit(_:completion:)` appends under a mutex and returns at once (callable from an event loop);
-/// the completion is called exactly once: `.stored` after the commit holding the intent, `.refused`
-/// (the queue is full, the writer is shut down, or the store refused the intent as bad), or
-/// `.timedOut` when it was not stored within `maxWaitMs` (a store down, stalled or far behind).
+/// The work is done by one or more lanes (`IntentLane`): each has its own queue, writer thread and
+/// deadline thread, and commits its batches back to back (no timer). Every intent whose key may have
+/// been issued before goes to the first lane, so a re-issued key is never written by two commits at
+/// once and the newest always lands last; an intent with a fresh key goes there too until that lane's
+/// queue is long, then to the lane with the shortest queue (`lane(for:queued:count:)`). One lane
+/// (SQLite, whose writes are serialized by its one writer connection anyway) is the writer as it
+/// always was; a store that commits faster with several transactions in flight says so
+/// (`RecordStore.intentWriteLanes`: PostgreSQL's commits wait for round trips and a WAL flush, during
+/// which a second lane's commit proceeds on another connection).
 ///
-/// A commit starts as soon as the previous one ended, with everything queued up to `batchSize`: no
-/// timer, so an intent alone is committed at once, and under load the batch grows while the previous
-/// commit runs; the wait is about one commit, the throughput the batch over the commit time. A batch
-/// the store refuses as bad is split so that one bad intent is refused alone. A database outage
-/// (`.unavailable`) is retried with back-off (20 ms doubling to `maxRetryDelayMs`); intents whose
-/// callers have timed out meanwhile are left out of the retries (no URL names them). At most
-/// `maxPending` intents are queued or being written: beyond, `submit` refuses at once. A separate
-/// deadline thread ends the waits at `maxWaitMs` even while the writer is held inside a stalled store
-/// call.
+/// `submit(_:reserving:completion:)` returns at once (callable from an event loop); the completion is
+/// called exactly once: `.stored` after the commit holding the intent, `.refused` (the queue is full,
+/// the writer is shut down, or the store refused the intent as bad), `.quotaExceeded`, or `.timedOut`
+/// when it was not stored within `maxWaitMs` (a store down, stalled or far behind). At most
+/// `maxPending` intents are queued or being written in all (each lane takes its share).
 public final class IntentWriter: Sendable {
-    /// A caller's completion: called once, from the writer thread, the deadline thread or `submit`.
+    /// A caller's completion: called once, from a writer thread, a deadline thread or `submit`.
     public typealias Completion = @Sendable (IntentOutcome) -> Void
-
-    /// Who waits for a queued intent.
-    enum Waiter {
-        /// A caller, to be told the outcome.
-        case waiting(Completion)
-        /// A caller told `.timedOut`: the intent need not be written any more.
-        case timedOut
-    }
-
-    /// The queue shared by callers, the writer thread and the deadline thread.
-    struct State {
-        /// Intents waiting to be written, oldest first. The one queued last has `nextSequence - 1`.
-        /// A batch is handed to the store as this very array, without copies, unless waits ended.
-        var queue: [UploadIntent] = []
-        /// Who waits for each queued intent (parallel to `queue`).
-        var waiters: [Waiter] = []
-        /// When each queued intent was enqueued (parallel to `queue`), for its deadline.
-        var enqueuedAtNanos: [UInt64] = []
-        /// The quota reservation each queued intent asks for (parallel to `queue`); empty while none of
-        /// the queued intents asks for one (quotas off: nothing per intent).
-        var reservations: [QuotaRequest?] = []
-        /// The batch being written (sequences `doneSequence + 1` on), visible until it has committed.
-        var inFlight: [UploadIntent] = []
-        /// Who waits for each intent of the batch being written.
-        var inFlightWaiters: [Waiter] = []
-        /// When each intent of the batch being written was enqueued.
-        var inFlightEnqueuedAtNanos: [UInt64] = []
-        /// The quota reservations of the batch being written (empty: none asks for one).
-        var inFlightReservations: [QuotaRequest?] = []
-        /// How many intents are queued or being written.
-        var unwritten = 0
-        /// Callers waiting for an outcome (entries `.waiting`).
-        var waiting = 0
-        /// The sequence number the next intent gets.
-        var nextSequence: UInt64 = 1
-        /// Every intent with a sequence number up to this one has been written or dropped.
-        var doneSequence: UInt64 = 0
-        /// Every intent up to this sequence number was checked by the deadline thread.
-        var expiredThrough: UInt64 = 0
-        /// Set by `shutdown`: no new intents; the writer drains the queue and exits.
-        var stopping = false
-        /// Set by the writer thread as it exits.
-        var exited = false
-        /// Set by the deadline thread as it exits.
-        var deadlineExited = false
-        /// Set while the deadline thread waits with no waiter to time: the first `submit` signals it.
-        var deadlineIdle = false
-        /// Intents refused because `maxPending` were already waiting.
-        var dropped = 0
-        /// Outcomes so far, for metrics and tests.
-        var stored = 0
-        /// Waits ended by the deadline.
-        var timedOut = 0
-        /// Intents refused (full queue, shut down, or a bad intent).
-        var refused = 0
-        /// Intents not stored because their owner's daily quota was reached.
-        var quotaExceeded = 0
-    }
 
     /// The store intents are written to.
     public let store: any RecordStore
-    /// The queue and the condition the threads wait on.
-    private let monitor: Monitor<State>
-    /// The deadline thread's own condition: woken when a first waiter comes while it is idle and when
-    /// the writer exits, not by every commit (a wake-up per commit cost a context switch each).
-    private let deadlineBell: MonitorCondition
-    /// Wakes the writer: at the end of the calling event loop's turn (`LoopTurn`), so that one commit
-    /// takes everything the turn queued; at once on any other thread.
-    private let wakeWriter: TurnEndAction
-    /// The largest batch.
-    private let batchSize: Int
-    /// Called (from the writer thread, or from `submit` when refusing) when intents are refused, and
-    /// at the start of an outage.
-    private let onError: @Sendable (RecordsError) -> Void
     /// The most intents queued or being written at once; beyond it `submit` refuses at once.
     public let maxPending: Int
     /// The longest a `submit` caller waits for its outcome, in milliseconds: then `.timedOut`.
@@ -106,172 +30,101 @@ public final class IntentWriter: Sendable {
     public let maxRetryDelayMs: Int
     /// How long a shutdown keeps retrying a batch during an outage before it drops it, in milliseconds.
     public let shutdownRetryMs: Int
+    /// The lanes; an intent's is picked by its image key.
+    private let lanes: [IntentLane]
 
-    /// Starts the writer and deadline threads for `store`: batches of up to `batchSize`, at most
-    /// `maxPending` intents waiting (`records.intentQueueLimit`), each `submit` answered within
-    /// `maxWaitMs` (`records.intentCommitTimeoutMs`).
+    /// Starts the lanes for `store` (`lanes`, else as many as the store asks for): batches of up to
+    /// `batchSize`, at most `maxPending` intents waiting in all (`records.intentQueueLimit`), each
+    /// `submit` answered within `maxWaitMs` (`records.intentCommitTimeoutMs`).
     public init(
         store: any RecordStore, batchSize: Int, maxPending: Int = 100_000, maxWaitMs: Int = 2_000,
-        maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000, onError: @escaping @Sendable (RecordsError) -> Void
+        maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000, lanes: Int? = nil,
+        onError: @escaping @Sendable (RecordsError) -> Void
     ) {
         precondition(batchSize >= 1, "batchSize must be at least 1")
         precondition(maxPending >= batchSize, "maxPending must be at least batchSize")
-        precondition(maxWaitMs >= 1, "maxWaitMs must be positive")
-        precondition(maxRetryDelayMs >= 1 && shutdownRetryMs >= 0, "retry times must be positive")
+        let count = max(1, lanes ?? store.intentWriteLanes)
         self.store = store
         self.maxPending = maxPending
         self.maxWaitMs = maxWaitMs
         self.maxRetryDelayMs = maxRetryDelayMs
         self.shutdownRetryMs = shutdownRetryMs
-        self.batchSize = batchSize
-        self.onError = onError
-        let monitor = Monitor(State())
-        self.monitor = monitor
-        let deadlineBell = MonitorCondition()
-        self.deadlineBell = deadlineBell
-        wakeWriter = TurnEndAction { monitor.broadcast() }
-        let retry = Retry(maxDelayMs: maxRetryDelayMs, shutdownMs: shutdownRetryMs)
-        PThread.detach(name: "presignd-intent-writer") { [store, monitor, batchSize, onError] in
-            Self.run(
-                store: store, monitor: monitor, deadlineBell: deadlineBell, batchSize: batchSize, retry: retry,
-                onError: onError)
+        // Each lane's share of the bound, never below one batch (the first lanes take the remainder).
+        self.lanes = (0..<count).map { index in
+            let share = maxPending / count + (index < maxPending % count ? 1 : 0)
+            return IntentLane(
+                store: store, batchSize: batchSize, maxPending: max(batchSize, share), maxWaitMs: maxWaitMs,
+                maxRetryDelayMs: maxRetryDelayMs, shutdownRetryMs: shutdownRetryMs, onError: onError)
         }
-        let waitNanos = UInt64(maxWaitMs) * 1_000_000
-        PThread.detach(name: "presignd-intent-deadline") { [monitor] in
-            Self.expire(monitor: monitor, bell: deadlineBell, waitNanos: waitNanos)
-        }
-    }
-
-    /// The writer's outage retry settings.
-    struct Retry: Sendable {
-        /// The longest wait between attempts.
-        var maxDelayMs: Int
-        /// How long attempts go on once a shutdown began.
-        var shutdownMs: Int
     }
 
     deinit { shutdown() }
 
-    /// Queues `intent` for the next commit and returns at once (never blocks on the database);
-    /// `completion` is called exactly once with the outcome (`.stored` only after the commit). A full
-    /// queue or a shut-down writer is `.refused` at once, on this thread. The completion must not block:
-    /// it runs on the writer's or the deadline thread. With `reserving`, the intent is stored only with
-    /// that daily quota reservation, in the same commit (`QuotaStore.putIntents(_:reserving:)`), else it
-    /// is `.quotaExceeded`; a store that keeps no quotas ignores it.
+    /// How many lanes commit at once.
+    public var laneCount: Int { lanes.count }
+
+    /// How many intents a lane's queue holds before fresh intents go to another lane: below it, the
+    /// second lane's commits would be small, and a small commit costs PostgreSQL more per intent (its
+    /// backend: about 34 µs per intent in commits of 16, 20 µs in commits of 33, 13.5 µs in 256;
+    /// docs/benchmarks.md), which cost more throughput than the overlap gained at 64 connections.
+    static let spillAt = 64
+
+    /// The lane for `intent` among `queued` (each lane's queue length): lane 0 for every intent whose
+    /// key may have been issued before (one lane writes a key's intents, in order); an intent with a
+    /// fresh key (`UploadIntent.freshKey`) also goes to lane 0 until its queue holds `spillAt`, then to
+    /// the lane with the shortest queue. A fresh key may go anywhere: nobody knows it before its URL
+    /// is answered, which is after its commit, so no other intent of it can be in flight.
+    static func lane(for intent: UploadIntent, queued: (Int) -> Int, count: Int) -> Int {
+        guard count > 1, intent.freshKey else { return 0 }
+        var best = 0
+        var shortest = queued(0)
+        guard shortest >= spillAt else { return 0 }
+        for index in 1..<count {
+            let length = queued(index)
+            if length < shortest { (best, shortest) = (index, length) }
+        }
+        return best
+    }
+
+    /// Queues `intent` for the next commit of its lane and returns at once (never blocks on the
+    /// database); `completion` is called exactly once with the outcome (`.stored` only after the
+    /// commit). A full lane or a shut-down writer is `.refused` at once, on this thread. The completion
+    /// must not block: it runs on a writer or deadline thread. With `reserving`, the intent is stored
+    /// only with that daily quota reservation, in the same commit (`QuotaStore.putIntents(_:reserving:)`),
+    /// else it is `.quotaExceeded`; a store that keeps no quotas ignores it.
     public func submit(_ intent: UploadIntent, reserving: QuotaRequest? = nil, completion: @escaping Completion) {
-        let now = MonotonicClock.nanoseconds()
-        let (outcome, wake, ring) = monitor.withLock { state -> (EnqueueOutcome, Bool, Bool) in
-            let outcome = Self.admit(&state, maxPending: maxPending)
-            guard case .queued = outcome else { return (outcome, false, false) }
-            if reserving != nil || !state.reservations.isEmpty {
-                // The first reservation of this queue: the intents before it asked for none.
-                if state.reservations.isEmpty { state.reservations = Array(repeating: nil, count: state.queue.count) }
-                state.reservations.append(reserving)
-            }
-            append(&state, intent, completion, now: now)
-            state.waiting += 1
-            // Wake the writer when the queue became non-empty (a commit is due: at the end of this
-            // event-loop turn, or at once off a loop), the deadline thread when it idles.
-            let ring = state.deadlineIdle
-            if ring { state.deadlineIdle = false }
-            return (.queued, state.queue.count == 1, ring)
-        }
-        if wake { LoopTurn.atTurnEnd(wakeWriter) }
-        if ring { deadlineBell.signal() }
-        if let error = report(outcome, imageKey: intent.imageKey) {
-            monitor.withLock { state in state.refused += 1 }
-            completion(.refused(error))
-        }
+        let lanes = self.lanes
+        lanes[Self.lane(for: intent, queued: { lanes[$0].queuedHint.count }, count: lanes.count)].submit(
+            intent, reserving: reserving, completion: completion)
     }
 
-    /// Whether one more intent may be queued (counting a refusal under the lock).
-    private static func admit(_ state: inout State, maxPending: Int) -> EnqueueOutcome {
-        guard !state.stopping else { return .shutDown }
-        guard state.unwritten < maxPending else {
-            state.dropped += 1
-            // Report the first drop and every 10,000th after it, not one line per request.
-            return state.dropped % 10_000 == 1 ? .full(state.dropped) : .fullQuiet
-        }
-        return .queued
-    }
+    /// True while a lane is full: `submit` refuses the intents routed to it until the database takes
+    /// the backlog (the first lane takes every intent whose key is not fresh).
+    public var isFull: Bool { lanes.contains { $0.isFull } }
 
-    /// Appends one intent to the queue (under the lock).
-    private func append(_ state: inout State, _ intent: UploadIntent, _ completion: @escaping Completion, now: UInt64) {
-        state.nextSequence += 1
-        if state.queue.capacity == 0 {
-            state.queue.reserveCapacity(batchSize)
-            state.waiters.reserveCapacity(batchSize)
-            state.enqueuedAtNanos.reserveCapacity(batchSize)
-        }
-        state.queue.append(intent)
-        state.waiters.append(.waiting(completion))
-        state.enqueuedAtNanos.append(now)
-        state.unwritten += 1
-    }
-
-    /// Reports a refusal to `onError` (outside the lock); the error, or nil when the intent was queued.
-    private func report(_ outcome: EnqueueOutcome, imageKey: String) -> RecordsError? {
-        switch outcome {
-        case .queued: return nil
-        case .fullQuiet:
-            return .unavailable("\(maxPending) intents are waiting for the database")
-        case .shutDown:
-            let error = RecordsError.unavailable("the intent writer is shut down; intent \(imageKey) dropped")
-            onError(error)
-            return error
-        case .full(let count):
-            let error = RecordsError.unavailable(
-                "\(maxPending) intents are waiting for the database; \(count) dropped so far")
-            onError(error)
-            return error
-        }
-    }
-
-    /// True while the queue is full: `submit` refuses until the database takes the backlog.
-    public var isFull: Bool {
-        monitor.withLock { state in state.unwritten >= maxPending }
-    }
-
-    /// What `submit` did with an intent.
-    private enum EnqueueOutcome {
-        /// Queued for writing.
-        case queued
-        /// Dropped: the writer is shut down.
-        case shutDown
-        /// Dropped: the queue is full; report it (with the count so far).
-        case full(Int)
-        /// Dropped: the queue is full; already reported.
-        case fullQuiet
-    }
-
-    /// Intents dropped so far because the queue was full.
-    public var droppedCount: Int {
-        monitor.withLock { state in state.dropped }
-    }
+    /// Intents dropped so far because their lane was full.
+    public var droppedCount: Int { lanes.reduce(0) { $0 + $1.droppedCount } }
 
     /// Outcomes given to `submit` callers so far: stored, timed out, refused (a full queue or a shut-down
     /// writer counts here too).
     public var outcomeCounts: (stored: Int, timedOut: Int, refused: Int) {
-        monitor.withLock { state in (state.stored, state.timedOut, state.refused) }
+        lanes.reduce((0, 0, 0)) { sum, lane in
+            let counts = lane.outcomeCounts
+            return (sum.0 + counts.stored, sum.1 + counts.timedOut, sum.2 + counts.refused)
+        }
     }
 
     /// Intents not stored so far because their owner's daily quota was reached.
-    public var quotaExceededCount: Int {
-        monitor.withLock { state in state.quotaExceeded }
-    }
+    public var quotaExceededCount: Int { lanes.reduce(0) { $0 + $1.quotaExceededCount } }
 
     /// How many intents are queued or being written.
-    public var pendingCount: Int {
-        monitor.withLock { state in state.unwritten }
-    }
+    public var pendingCount: Int { lanes.reduce(0) { $0 + $1.pendingCount } }
 
-    /// Writes everything queued, then stops both threads; later intents are refused and reported.
-    /// Every waiting caller has its outcome when this returns. Safe to call more than once.
+    /// Writes everything queued, then stops every lane's threads; later intents are refused and
+    /// reported. Every waiting caller has its outcome when this returns. Safe to call more than once.
     public func shutdown() {
-        monitor.withLock { state in state.stopping = true }
-        monitor.broadcast()
-        monitor.withLock { state, waiter in
-            while !state.exited || !state.deadlineExited { waiter.wait() }
-        }
+        // All lanes begin to drain at once (each one's drain waits for its own batches only).
+        for lane in lanes { lane.beginShutdown() }
+        for lane in lanes { lane.shutdown() }
     }
 }

@@ -39,6 +39,11 @@ public final class PostgresRecordStore: RecordStore {
     /// The URL with its password redacted.
     public var redactedURL: String { url.redacted }
 
+    /// Two intent transactions in flight (docs/records.md, "PostgreSQL's write path"): a commit waits for
+    /// round trips and the WAL flush, while the other lane's proceeds on a second connection; the rest
+    /// of the pool stays free for confirmations and the janitor.
+    public var intentWriteLanes: Int { pool.maxSize >= 4 ? 2 : 1 }
+
     /// Write transactions committed so far.
     public var committedTransactions: Int { commits.load(ordering: .relaxed) }
 

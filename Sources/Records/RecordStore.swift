@@ -16,6 +16,10 @@ public protocol RecordStore: Sendable {
     /// same key twice, the later one wins.
     func putIntents(_ intents: [UploadIntent]) throws(RecordsError)
 
+    /// How many `putIntents` transactions the intent writer keeps in flight at once (its lanes, each
+    /// with its own keys: `IntentWriter`). 1 unless the store commits faster with several at once.
+    var intentWriteLanes: Int { get }
+
     /// The intent stored for `imageKey`, or nil.
     func intent(imageKey: String) throws(RecordsError) -> UploadIntent?
 
@@ -70,4 +74,9 @@ public protocol RecordStore: Sendable {
     /// How many write transactions this store object has committed (intents, records, deletes): lets
     /// tests and benchmarks see that group commit really groups.
     var committedTransactions: Int { get }
+}
+
+extension RecordStore {
+    /// One transaction at a time: the store serializes its writes (SQLite), or is in memory.
+    public var intentWriteLanes: Int { 1 }
 }

@@ -227,12 +227,13 @@ public final class Application: Sendable {
     }
 
     /// Step 4: the writer that commits issued URLs' intents in batches before they are answered (at most
-    /// `records.intentQueueLimit` waiting, each within `records.intentCommitTimeoutMs`); a failed batch
-    /// is logged.
+    /// `records.intentQueueLimit` waiting, each within `records.intentCommitTimeoutMs`, in
+    /// `records.intentWriterLanes` lanes or the store's choice); a failed batch is logged.
     static func makeIntentWriter(_ records: RecordsConfig, store: any RecordStore, log: LogSink) -> IntentWriter {
         IntentWriter(
             store: store, batchSize: records.intentBatchSize, maxPending: records.intentQueueLimit,
             maxWaitMs: records.intentCommitTimeoutMs,
+            lanes: records.intentWriterLanes > 0 ? records.intentWriterLanes : nil,
             onError: { error in log.error("intent batch not stored", ["error": "\(error)"]) })
     }
 

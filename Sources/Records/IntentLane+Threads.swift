@@ -1,13 +1,14 @@
 import System
 
-/// The intent writer's two threads: the writer, which commits batches back to back, and the deadline
+/// An intent lane's two threads: the writer, which commits batches back to back, and the deadline
 /// thread, which ends the waits that outlast `maxWaitMs`.
-extension IntentWriter {
+extension IntentLane {
     /// The writer thread: take everything queued (up to `batchSize`) as soon as the previous commit
     /// ended, commit it, then tell its callers; until stopped and drained.
+    /// `queued` is kept at the queue's length as batches are taken (`IntentWriter` reads it to pick a lane).
     static func run(
         store: any RecordStore, monitor: Monitor<State>, deadlineBell: MonitorCondition, batchSize: Int, retry: Retry,
-        onError: @Sendable (RecordsError) -> Void
+        queued: Counter, onError: @Sendable (RecordsError) -> Void
     ) {
         while true {
             let taken = monitor.withLock { state, waiter -> Bool in
@@ -37,6 +38,7 @@ extension IntentWriter {
                     state.enqueuedAtNanos.removeFirst(count)
                     if !state.reservations.isEmpty { state.reservations.removeFirst(count) }
                 }
+                queued.set(state.queue.count)
                 return true
             }
             guard taken else { break }
