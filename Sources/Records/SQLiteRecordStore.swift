@@ -309,9 +309,9 @@ public final class SQLiteRecordStore: RecordStore {
     {
         // Intents need no fsync before the answer (reliability.md: losing the last few on a crash only
         // means a new URL): their batches commit with synchronous=NORMAL, which in WAL mode skips the
-        // fsync; the next durable commit (a record) syncs the WAL, theirs included.
-        if !durable { try connection.run("PRAGMA synchronous = NORMAL", []) }
-        defer { if !durable { _ = try? connection.run("PRAGMA synchronous = FULL", []) } }
+        // fsync; the next durable commit (a record) syncs the WAL, theirs included. Every transaction
+        // sets the mode it needs before it begins, so the connection stays in the last one used.
+        try connection.setSynchronous(full: durable)
         let result = try connection.transaction(body)
         commits.add(1, ordering: .relaxed)
         return result

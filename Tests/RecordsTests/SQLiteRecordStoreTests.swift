@@ -46,6 +46,30 @@ import Testing
             ])
     }
 
+    /// Intent batches commit with synchronous=NORMAL, everything else with FULL; the writer switches
+    /// only when the kind of transaction changes (a PRAGMA per commit cost two parses each).
+    @Test func theWriterIsFullForDurableWritesAndNormalForIntentsSwitchingOnlyOnAChange() throws {
+        let (directory, path) = freshPath()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteRecordStore(path: path, readers: 1, busyTimeoutMs: 1000)
+        try store.migrate()
+        func mode() throws -> String? {
+            try store.writer.withConnection { (c) throws(RecordsError) in try c.scalarText("PRAGMA synchronous") }
+        }
+        #expect(try mode() == "2")
+        try store.putIntents([Sample.intent()])
+        #expect(try mode() == "1", "NORMAL after an intent batch")
+        try store.putIntents([Sample.intent()])
+        #expect(try mode() == "1")
+        let intent = Sample.intent()
+        try store.putIntents([intent])
+        _ = try store.insertRecords([Sample.record(owner: intent.ownerId, key: intent.imageKey)])
+        #expect(try mode() == "2", "FULL for a record, and until the next intent batch")
+        #expect(try store.record(imageKey: intent.imageKey) != nil)
+        try store.putIntents([Sample.intent()])
+        #expect(try mode() == "1")
+    }
+
     @Test func schemaVersionIsRecordedOnce() throws {
         let (directory, path) = freshPath()
         defer { try? FileManager.default.removeItem(atPath: directory) }
