@@ -14,6 +14,18 @@ final class Counter: Sendable {
     /// Sets the count to `amount`.
     func set(_ amount: Int) { value.store(amount, ordering: .relaxed) }
 
+    /// Adds one if the count is below `limit`; whether it did (exact under concurrent callers).
+    func incrementIfBelow(_ limit: Int) -> Bool {
+        var current = value.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, found) = value.compareExchange(
+                expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = found
+        }
+        return false
+    }
+
     /// The current count.
     var count: Int { value.load(ordering: .relaxed) }
 }

@@ -8,7 +8,7 @@ extension IntentLane {
     /// `queued` is kept at the queue's length as batches are taken (`IntentWriter` reads it to pick a lane).
     static func run(
         store: any RecordStore, monitor: Monitor<State>, deadlineBell: MonitorCondition, batchSize: Int, retry: Retry,
-        queued: Counter, onError: @Sendable (RecordsError) -> Void
+        queued: Counter, unwrittenTotal: Counter, onError: @Sendable (RecordsError) -> Void
     ) {
         while true {
             let taken = monitor.withLock { state, waiter -> Bool in
@@ -59,6 +59,7 @@ extension IntentLane {
                 state.waiting -= calls.count
                 state.doneSequence += UInt64(state.inFlight.count)
                 state.unwritten -= state.inFlight.count
+                unwrittenTotal.add(-state.inFlight.count)
                 state.inFlight = []
                 state.inFlightWaiters = []
                 state.inFlightEnqueuedAtNanos = []

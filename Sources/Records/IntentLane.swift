@@ -101,8 +101,11 @@ final class IntentLane: Sendable {
     /// Called (from the writer thread, or from `submit` when refusing) when intents are refused, and
     /// at the start of an outage.
     private let onError: @Sendable (RecordsError) -> Void
-    /// The most intents queued or being written at once; beyond it `submit` refuses at once.
+    /// The most intents queued or being written at once, counted in `unwrittenTotal` (the lanes of one
+    /// writer share both); beyond it `submit` refuses at once.
     let maxPending: Int
+    /// Intents queued or being written, in this lane and every lane sharing this counter.
+    let unwrittenTotal: Counter
     /// The longest a `submit` caller waits for its outcome, in milliseconds: then `.timedOut`.
     let maxWaitMs: Int
     /// The longest wait between two attempts at a batch during an outage, in milliseconds.
@@ -111,11 +114,13 @@ final class IntentLane: Sendable {
     let shutdownRetryMs: Int
 
     /// Starts the writer and deadline threads for `store`: batches of up to `batchSize`, at most
-    /// `maxPending` intents waiting (`records.intentQueueLimit`), each `submit` answered within
-    /// `maxWaitMs` (`records.intentCommitTimeoutMs`).
+    /// `maxPending` intents waiting (`records.intentQueueLimit`) as counted by `unwrittenTotal` (shared
+    /// with the other lanes of one writer), each `submit` answered within `maxWaitMs`
+    /// (`records.intentCommitTimeoutMs`).
     init(
         store: any RecordStore, batchSize: Int, maxPending: Int = 100_000, maxWaitMs: Int = 2_000,
-        maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000, onError: @escaping @Sendable (RecordsError) -> Void
+        maxRetryDelayMs: Int = 2_000, shutdownRetryMs: Int = 5_000, unwrittenTotal: Counter = Counter(),
+        onError: @escaping @Sendable (RecordsError) -> Void
     ) {
         precondition(batchSize >= 1, "batchSize must be at least 1")
         precondition(maxPending >= batchSize, "maxPending must be at least batchSize")
@@ -123,6 +128,7 @@ final class IntentLane: Sendable {
         precondition(maxRetryDelayMs >= 1 && shutdownRetryMs >= 0, "retry times must be positive")
         self.store = store
         self.maxPending = maxPending
+        self.unwrittenTotal = unwrittenTotal
         self.maxWaitMs = maxWaitMs
         self.maxRetryDelayMs = maxRetryDelayMs
         self.shutdownRetryMs = shutdownRetryMs
@@ -134,10 +140,11 @@ final class IntentLane: Sendable {
         self.deadlineBell = deadlineBell
         wakeWriter = TurnEndAction { monitor.broadcast() }
         let retry = Retry(maxDelayMs: maxRetryDelayMs, shutdownMs: shutdownRetryMs)
-        PThread.detach(name: "presignd-intent-writer") { [store, monitor, batchSize, onError, queuedHint] in
+        PThread.detach(name: "presignd-intent-writer") {
+            [store, monitor, batchSize, onError, queuedHint, unwrittenTotal] in
             Self.run(
                 store: store, monitor: monitor, deadlineBell: deadlineBell, batchSize: batchSize, retry: retry,
-                queued: queuedHint, onError: onError)
+                queued: queuedHint, unwrittenTotal: unwrittenTotal, onError: onError)
         }
         let waitNanos = UInt64(maxWaitMs) * 1_000_000
         PThread.detach(name: "presignd-intent-deadline") { [monitor] in
@@ -164,7 +171,7 @@ final class IntentLane: Sendable {
     func submit(_ intent: UploadIntent, reserving: QuotaRequest? = nil, completion: @escaping Completion) {
         let now = MonotonicClock.nanoseconds()
         let (outcome, wake, ring) = monitor.withLock { state -> (EnqueueOutcome, Bool, Bool) in
-            let outcome = Self.admit(&state, maxPending: maxPending)
+            let outcome = Self.admit(&state, maxPending: maxPending, unwrittenTotal: unwrittenTotal)
             guard case .queued = outcome else { return (outcome, false, false) }
             if reserving != nil || !state.reservations.isEmpty {
                 // The first reservation of this queue: the intents before it asked for none.
@@ -188,10 +195,11 @@ final class IntentLane: Sendable {
         }
     }
 
-    /// Whether one more intent may be queued (counting a refusal under the lock).
-    private static func admit(_ state: inout State, maxPending: Int) -> EnqueueOutcome {
+    /// Whether one more intent may be queued (counting a refusal under the lock); a queued one is
+    /// counted in `unwrittenTotal`.
+    private static func admit(_ state: inout State, maxPending: Int, unwrittenTotal: Counter) -> EnqueueOutcome {
         guard !state.stopping else { return .shutDown }
-        guard state.unwritten < maxPending else {
+        guard unwrittenTotal.incrementIfBelow(maxPending) else {
             state.dropped += 1
             // Report the first drop and every 10,000th after it, not one line per request.
             return state.dropped % 10_000 == 1 ? .full(state.dropped) : .fullQuiet
@@ -231,10 +239,9 @@ final class IntentLane: Sendable {
         }
     }
 
-    /// True while the queue is full: `submit` refuses until the database takes the backlog.
-    var isFull: Bool {
-        monitor.withLock { state in state.unwritten >= maxPending }
-    }
+    /// True while the queue is full (with the lanes sharing its bound): `submit` refuses until the
+    /// database takes the backlog.
+    var isFull: Bool { unwrittenTotal.count >= maxPending }
 
     /// What `submit` did with an intent.
     private enum EnqueueOutcome {

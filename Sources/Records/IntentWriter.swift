@@ -15,7 +15,7 @@
 /// called exactly once: `.stored` after the commit holding the intent, `.refused` (the queue is full,
 /// the writer is shut down, or the store refused the intent as bad), `.quotaExceeded`, or `.timedOut`
 /// when it was not stored within `maxWaitMs` (a store down, stalled or far behind). At most
-/// `maxPending` intents are queued or being written in all (each lane takes its share).
+/// `maxPending` intents are queued or being written in all lanes together.
 public final class IntentWriter: Sendable {
     /// A caller's completion: called once, from a writer thread, a deadline thread or `submit`.
     public typealias Completion = @Sendable (IntentOutcome) -> Void
@@ -49,12 +49,14 @@ public final class IntentWriter: Sendable {
         self.maxWaitMs = maxWaitMs
         self.maxRetryDelayMs = maxRetryDelayMs
         self.shutdownRetryMs = shutdownRetryMs
-        // Each lane's share of the bound, never below one batch (the first lanes take the remainder).
-        self.lanes = (0..<count).map { index in
-            let share = maxPending / count + (index < maxPending % count ? 1 : 0)
-            return IntentLane(
-                store: store, batchSize: batchSize, maxPending: max(batchSize, share), maxWaitMs: maxWaitMs,
-                maxRetryDelayMs: maxRetryDelayMs, shutdownRetryMs: shutdownRetryMs, onError: onError)
+        // One bound for all lanes: the first lane, which takes every key that is not fresh, may fill it
+        // alone, as the one writer did.
+        let unwrittenTotal = Counter()
+        self.lanes = (0..<count).map { _ in
+            IntentLane(
+                store: store, batchSize: batchSize, maxPending: maxPending, maxWaitMs: maxWaitMs,
+                maxRetryDelayMs: maxRetryDelayMs, shutdownRetryMs: shutdownRetryMs, unwrittenTotal: unwrittenTotal,
+                onError: onError)
         }
     }
 
@@ -98,9 +100,9 @@ public final class IntentWriter: Sendable {
             intent, reserving: reserving, completion: completion)
     }
 
-    /// True while a lane is full: `submit` refuses the intents routed to it until the database takes
-    /// the backlog (the first lane takes every intent whose key is not fresh).
-    public var isFull: Bool { lanes.contains { $0.isFull } }
+    /// True while `maxPending` intents are queued or being written: `submit` refuses until the
+    /// database takes the backlog.
+    public var isFull: Bool { lanes[0].isFull }
 
     /// Intents dropped so far because their lane was full.
     public var droppedCount: Int { lanes.reduce(0) { $0 + $1.droppedCount } }

@@ -93,6 +93,37 @@ import Testing
         #expect(writer.outcomeCounts.stored == intents.count)
     }
 
+    /// `maxPending` bounds all lanes together: keys that are not fresh (all on the first lane) may fill
+    /// the whole bound, and fresh keys spread over both lanes never exceed it.
+    @Test(arguments: [false, true])
+    func theQueueBoundIsSharedByTheLanes(freshKeys: Bool) throws {
+        let gated = GatedStore(InMemoryRecordStore(), closed: true)
+        let bound = IntentWriter.spillAt * 4
+        let writer = IntentWriter(
+            store: gated, batchSize: 16, maxPending: bound, maxWaitMs: 60_000, lanes: 2
+        ) { _ in }
+        defer { writer.shutdown() }
+        let log = OutcomeLog()
+        let intents = (0..<(bound + 10)).map { _ in freshKeys ? Self.fresh() : Sample.intent() }
+        for intent in intents { writer.submit(intent, completion: log.completion(for: intent.imageKey)) }
+        // The ten beyond the bound are refused at once, whichever lane they were routed to.
+        #expect(log.count == 10)
+        for intent in intents.suffix(10) {
+            guard case .refused = log.of(intent.imageKey).first else {
+                Issue.record("\(intent.imageKey) beyond the bound was not refused: \(log.of(intent.imageKey))")
+                continue
+            }
+        }
+        #expect(writer.pendingCount == bound)
+        #expect(writer.isFull)
+        #expect(Self.until { gated.waiting == (freshKeys ? 2 : 1) })
+        gated.open()
+        #expect(log.wait(for: intents.count))
+        for intent in intents.prefix(bound) { #expect(log.of(intent.imageKey) == [.stored]) }
+        #expect(writer.pendingCount == 0)
+        #expect(!writer.isFull)
+    }
+
     /// A key re-issued over and over while fresh intents keep both lanes busy: what is stored is the
     /// newest, on every store (PostgreSQL runs two lanes by itself).
     @Test(arguments: StoreKind.kinds)
