@@ -12,9 +12,10 @@ import CLinux
 /// order, and about 2.7 bytes of memory (Bloom filters: the run's and its generation's; one fence key
 /// per 128 entries).
 ///
-/// How: new entries wait in `pending` (at most `runSize`); a full `pending` is sorted by hash and
-/// appended to a file of this process (created in the database's directory and unlinked at once, so it
-/// goes with the process), as a run with its filter and fences kept in memory. A lookup reads `pending`,
+/// How: new entries wait in `pending` (at most `runSize`), each put into its generation's filter as it
+/// arrives; a full `pending` is sorted by hash and appended to a file of this process (created in the
+/// database's directory and unlinked at once, so it goes with the process), as a run with its filter
+/// and fences kept in memory. A lookup reads `pending`,
 /// then the runs newest first: the filter says whether the run may hold the hash, the fences which
 /// 128-entry block, and one `pread` reads it. Entries are never changed in place: a newer place of a hash
 /// is written again (the newest wins), and a removed intent's entry stays until its run is dropped; every
@@ -99,6 +100,17 @@ final class SpilledIndex: @unchecked Sendable {
     func set(_ hash: IntentIndex.KeyHash, _ location: IntentIndex.Location, newest: Bool = false) {
         if !newest, let known = try? self.location(hash), known > location { return }
         pending[hash] = location.packed
+        // Into its generation's filter now, one entry at a time, rather than all at once when its run is
+        // written: that filter spans 16 runs (1.3 MB), and 65,536 inserts in a row, a cache miss each, were
+        // two thirds of a run's write after its sort was made fast.
+        let generation = nextRun / Self.runsPerGeneration
+        if generations.last?.number != generation {
+            generations.append(
+                Generation(
+                    number: generation,
+                    bloom: [UInt64](repeating: 0, count: Self.bloomWords(entries: Self.runsPerGeneration * runSize))))
+        }
+        Self.bloomInsert(&generations[generations.count - 1].bloom, hash.low, hash.high)
         if pending.count >= runSize { try? writeRun() }
     }
 
@@ -108,12 +120,13 @@ final class SpilledIndex: @unchecked Sendable {
         pending = pending.filter { IntentIndex.Location(packed: $0.value).batch >= batch }
         while let first = runs.first, first.newestBatch < batch {
             runs.removeFirst()
-            if generations.first.map({ $0.number < (runs.first?.generation ?? Int.max) }) == true {
-                generations.removeFirst()
-            }
             // Its blocks go back to the filesystem (where it cannot, they stay until the file is emptied).
             _ = presignd_punch_hole(fd, Int64(first.offset), Int64(first.count * Self.entryBytes))
         }
+        // A generation's filter goes with its last run, unless the waiting entries (already in it) still
+        // belong to it.
+        let oldestKept = runs.first?.generation ?? (pending.isEmpty ? Int.max : nextRun / Self.runsPerGeneration)
+        while let first = generations.first, first.number < oldestKept { generations.removeFirst() }
         if runs.isEmpty && fd >= 0 {
             _ = ftruncate(fd, 0)
             end = 0
@@ -131,32 +144,43 @@ final class SpilledIndex: @unchecked Sendable {
 
     // MARK: - Runs
 
+    /// One entry of a run: the hash's halves and the packed place.
+    struct Entry {
+        var low: UInt64
+        var high: UInt64
+        var packed: UInt64
+    }
+
     /// Sorts `pending` into a new run at the end of the file.
+    ///
+    /// On the commit path (the writer holds the log's lock), so it is kept short: a run of 65,536 took
+    /// about 13 ms with the standard library's sort (stable, comparing tuples through a closure), a small
+    /// array made per entry to encode it, and the generation filter's inserts (`perf`,
+    /// docs/benchmarks.md); now one bucket pass, the bytes written in place, and the generation's filter
+    /// filled as entries arrive (`set`).
     private func writeRun() throws(RecordsError) {
         try openFile()
-        let entries = pending.map { (low: $0.key.low, high: $0.key.high, packed: $0.value) }.sorted {
-            ($0.low, $0.high) < ($1.low, $1.high)
+        let entries = Self.sortedEntries(pending)
+        let byteCount = entries.count * Self.entryBytes
+        let bytes = [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            for (i, e) in entries.enumerated() {
+                let base = i * Self.entryBytes
+                raw.storeBytes(of: e.low.littleEndian, toByteOffset: base, as: UInt64.self)
+                raw.storeBytes(of: e.high.littleEndian, toByteOffset: base + 8, as: UInt64.self)
+                raw.storeBytes(of: e.packed.littleEndian, toByteOffset: base + 16, as: UInt64.self)
+            }
+            initialized = byteCount
         }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(entries.count * Self.entryBytes)
         var fences: [(UInt64, UInt64)] = []
         fences.reserveCapacity(entries.count / Self.blockSize + 1)
         var bloom = [UInt64](repeating: 0, count: Self.bloomWords(entries: entries.count))
+        // Its generation's filter holds its entries already (`set`).
         let generation = nextRun / Self.runsPerGeneration
-        if generations.last?.number != generation {
-            generations.append(
-                Generation(
-                    number: generation,
-                    bloom: [UInt64](repeating: 0, count: Self.bloomWords(entries: Self.runsPerGeneration * runSize))))
-        }
         var newest: Int64 = 0
         for (i, e) in entries.enumerated() {
             if i % Self.blockSize == 0 { fences.append((e.low, e.high)) }
-            for word in [e.low, e.high, e.packed] {
-                withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
-            }
             Self.bloomInsert(&bloom, e.low, e.high)
-            Self.bloomInsert(&generations[generations.count - 1].bloom, e.low, e.high)
             newest = max(newest, IntentIndex.Location(packed: e.packed).batch)
         }
         var done = 0
@@ -173,6 +197,41 @@ final class SpilledIndex: @unchecked Sendable {
         nextRun += 1
         end += bytes.count
         pending = [:]
+    }
+
+    /// The entries of `pending` sorted by hash (low half, then high half).
+    ///
+    /// How: the hashes are SipHash under the process's random seed (`IntentIndex.hash`), so they are
+    /// spread evenly and nobody can aim at one part of the range: one counting pass on the top bits of the
+    /// low half puts the entries in about as many buckets as there are entries, in bucket order, and an
+    /// insertion sort finishes each bucket (its elements never cross a bucket's edge, so it costs about one
+    /// comparison per entry).
+    static func sortedEntries(_ pending: [IntentIndex.KeyHash: UInt64]) -> [Entry] {
+        let count = pending.count
+        guard count > 1 else { return pending.map { Entry(low: $0.key.low, high: $0.key.high, packed: $0.value) } }
+        let bits = min(24, Int.bitWidth - (count - 1).leadingZeroBitCount)
+        let shift = UInt64(UInt64.bitWidth - bits)
+        var starts = [Int](repeating: 0, count: (1 << bits) + 1)
+        for key in pending.keys { starts[Int(key.low >> shift) + 1] += 1 }
+        for bucket in 1..<starts.count { starts[bucket] += starts[bucket - 1] }
+        var entries = [Entry](repeating: Entry(low: 0, high: 0, packed: 0), count: count)
+        for (key, packed) in pending {
+            let bucket = Int(key.low >> shift)
+            entries[starts[bucket]] = Entry(low: key.low, high: key.high, packed: packed)
+            starts[bucket] += 1
+        }
+        entries.withUnsafeMutableBufferPointer { e in
+            for i in 1..<e.count {
+                let item = e[i]
+                var j = i
+                while j > 0, (e[j - 1].low, e[j - 1].high) > (item.low, item.high) {
+                    e[j] = e[j - 1]
+                    j -= 1
+                }
+                e[j] = item
+            }
+        }
+        return entries
     }
 
     /// Opens the spill file on first use: made in `directory` and unlinked at once.

@@ -38,6 +38,32 @@ import Testing
         #expect(try spill.location(Self.hash(7)) == IntentIndex.Location(batch: 500, offset: 3), "now in a run")
     }
 
+    @Test("a run's entries are sorted by hash: low half, then high half, whatever the bucket sizes")
+    func sortsEntriesByHash() {
+        func sorted(_ pending: [IntentIndex.KeyHash: UInt64]) -> [[UInt64]] {
+            SpilledIndex.sortedEntries(pending).map { [$0.low, $0.high, $0.packed] }
+        }
+        func expected(_ pending: [IntentIndex.KeyHash: UInt64]) -> [[UInt64]] {
+            pending.map { [$0.key.low, $0.key.high, $0.value] }.sorted { ($0[0], $0[1]) < ($1[0], $1[1]) }
+        }
+        #expect(sorted([:]).isEmpty)
+        let one = [Self.hash(1): UInt64(9)]
+        #expect(sorted(one) == expected(one))
+        for count in [2, 3, 127, 1000, 65_536] {
+            var pending: [IntentIndex.KeyHash: UInt64] = [:]
+            for i in 0..<count { pending[Self.hash(i)] = UInt64(i) }
+            #expect(sorted(pending) == expected(pending), "\(count) hashed keys")
+        }
+        // Hashes that share their top bits, or their whole low half (one crowded bucket), still come out in
+        // order, the high half breaking ties.
+        var crowded: [IntentIndex.KeyHash: UInt64] = [:]
+        for i in 0..<300 {
+            crowded[IntentIndex.KeyHash(high: UInt64.random(in: 0...UInt64.max), low: UInt64(i % 7))] = UInt64(i)
+            crowded[IntentIndex.KeyHash(high: UInt64(i), low: UInt64.max - UInt64(i % 3))] = UInt64(i)
+        }
+        #expect(sorted(crowded) == expected(crowded))
+    }
+
     @Test("runs of several blocks: every entry is found through its block's fences")
     func findsEntriesInRunsOfManyBlocks() throws {
         let (d, cleanup) = try Self.directory()
@@ -92,6 +118,26 @@ import Testing
         for i in 34..<80 {
             #expect(try spill.location(Self.hash(i)) == IntentIndex.Location(batch: Int64(i + 1), offset: 0))
         }
+    }
+
+    @Test("waiting entries are in their generation's filter from the start, and keep it when every run is dropped")
+    func waitingEntriesKeepTheirGeneration() throws {
+        let (d, cleanup) = try Self.directory()
+        defer { cleanup() }
+        let spill = SpilledIndex(directory: d, runSize: 2)
+        // 16 runs (generation 0) of batches 1–32, and one entry waiting (batch 33, generation 1's).
+        for i in 0..<33 { spill.set(Self.hash(i), IntentIndex.Location(batch: Int64(i + 1), offset: 0)) }
+        #expect(spill.runs.count == 16)
+        #expect(spill.generations.map(\.number) == [0, 1])
+        spill.dropRuns(before: 33)
+        #expect(spill.runs.isEmpty)
+        #expect(spill.generations.map(\.number) == [1], "the waiting entry's generation stays")
+        // The next entry fills the run: both are found through generation 1's filter.
+        spill.set(Self.hash(33), IntentIndex.Location(batch: 34, offset: 0))
+        #expect(spill.runs.count == 1 && spill.runs[0].generation == 1)
+        #expect(try spill.location(Self.hash(32)) == IntentIndex.Location(batch: 33, offset: 0))
+        #expect(try spill.location(Self.hash(33)) == IntentIndex.Location(batch: 34, offset: 0))
+        for i in 0..<32 { #expect(try spill.location(Self.hash(i)) == nil) }
     }
 
     // MARK: - The store with a full index
