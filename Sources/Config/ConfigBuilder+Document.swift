@@ -57,10 +57,10 @@ extension ConfigBuilder {
                 }
                 config[keyPath: property] = flag
             case .string(let property):
-                guard let text = string(value, key: key, path: path) else { continue }
+                guard let text = string(value, path: path) else { continue }
                 config[keyPath: property] = text
             case .optionalString(let property):
-                guard let text = string(value, key: key, path: path) else { continue }
+                guard let text = string(value, path: path) else { continue }
                 config[keyPath: property] = text.isEmpty ? nil : text
             case .choice(let choice):
                 guard let text = value.stringValue, choice.set(&config, text) else {
@@ -98,7 +98,7 @@ extension ConfigBuilder {
     }
 
     /// The text of a string member, or nil with the problem reported.
-    mutating func string(_ value: JSONValue, key: ConfigKey, path: String) -> String? {
+    mutating func string(_ value: JSONValue, path: String) -> String? {
         guard let text = value.stringValue else {
             report(path, "must be a string (got \(ConfigText.shown(value)))")
             return nil
