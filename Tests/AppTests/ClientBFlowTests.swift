@@ -10,12 +10,9 @@ struct ClientBFlowTests {
     static func post(_ server: ServerProcess, _ body: String, contentType: String? = "application/json") throws
         -> RawClient.Response
     {
-        let c = try RawClient(port: server.port)
-        var req = "POST /presigned-url HTTP/1.1\r\nHost: a\r\nX-User-Id: 9\r\n"
-        if let contentType { req += "Content-Type: \(contentType)\r\n" }
-        req += "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        c.send(req)
-        return try #require(c.readResponse())
+        try RawClient.exchange(
+            port: server.port, "POST", "/presigned-url", headers: "X-User-Id: 9\r\n", body: body,
+            contentType: contentType, timeoutMs: 5000)
     }
 
     @Test("the signed Content-Type uploads; another Content-Type is refused by RGW")

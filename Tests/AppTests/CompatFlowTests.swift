@@ -90,16 +90,10 @@ struct CompatFlowTests {
     static func send(
         _ server: ServerProcess, _ method: String, _ target: String, user: String?, body: String? = nil
     ) throws -> RawClient.Response {
-        let c = try RawClient(port: server.port, timeoutMs: 15_000)
-        var req = "\(method) \(target) HTTP/1.1\r\nHost: api.example.test\r\nAccept: application/json\r\n"
-        if let user { req += "Authorization: \(token(user))\r\n" }
-        if let body {
-            req += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        } else {
-            req += "\r\n"
-        }
-        c.send(req)
-        return try #require(c.readResponse())
+        let auth = user.map { "Authorization: \(token($0))\r\n" } ?? ""
+        return try RawClient.exchange(
+            port: server.port, method, target, host: "api.example.test",
+            headers: "Accept: application/json\r\n" + auth, body: body)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ r: RawClient.Response) throws -> T {
@@ -310,15 +304,9 @@ struct CompatFlowTests {
             extra: ["PRESIGN_AUTH_MODE": "dev", "PRESIGN_AUTH_DEV_USER_HEADER": "userId"])
         defer { server.stop() }
         func send(_ method: String, _ target: String, _ body: String?, userId: String) throws -> RawClient.Response {
-            let c = try RawClient(port: server.port, timeoutMs: 15_000)
-            var req = "\(method) \(target) HTTP/1.1\r\nHost: api.example.test\r\nuserId: \(userId)\r\n"
-            if let body {
-                req += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-            } else {
-                req += "\r\n"
-            }
-            c.send(req)
-            return try #require(c.readResponse())
+            try RawClient.exchange(
+                port: server.port, method, target, host: "api.example.test", headers: "userId: \(userId)\r\n",
+                body: body)
         }
         let uuid = UUID().uuidString
         let issued = try send(

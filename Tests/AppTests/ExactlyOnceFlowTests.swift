@@ -103,11 +103,7 @@ struct ExactlyOnceFlowTests {
 
     /// POSTs `body` to the server's `path` (no caller headers: the events routes authenticate the body).
     static func post(_ server: ServerProcess, _ path: String, _ body: String) throws -> RawClient.Response {
-        let c = try RawClient(port: server.port, timeoutMs: 15_000)
-        c.send(
-            "POST \(path) HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
-                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
-        return try #require(c.readResponse())
+        try RawClient.exchange(port: server.port, "POST", path, body: body)
     }
 
     @Test("the store's event and POST /images at once: one record, no 5xx", arguments: Backend.allCases)

@@ -13,15 +13,7 @@ struct ImagesFlowTests {
     static func request(
         _ server: ServerProcess, _ method: String, _ path: String, user: String, body: String? = nil
     ) throws -> RawClient.Response {
-        let c = try RawClient(port: server.port, timeoutMs: 15_000)
-        var req = "\(method) \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n"
-        if let body {
-            req += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        } else {
-            req += "\r\n"
-        }
-        c.send(req)
-        return try #require(c.readResponse(isHead: method == "HEAD"))
+        try RawClient.exchange(port: server.port, method, path, headers: "X-User-Id: \(user)\r\n", body: body)
     }
 
     static func start(_ backend: Backend, extra: [String: String] = [:]) throws -> (ServerProcess, TestEnvironment.S3) {

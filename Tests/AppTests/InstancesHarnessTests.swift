@@ -20,8 +20,7 @@ struct InstancesHarnessTests {
 
     /// One JSON POST as user `user`.
     static func post(_ path: String, _ body: String, user: String) -> String {
-        "POST \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\nContent-Type: application/json\r\n"
-            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        RawClient.request("POST", path, headers: "X-User-Id: \(user)\r\n", body: body)
     }
 
     @Test("a start that fails half-way (HAProxy cannot bind its port) leaves no instance running")

@@ -31,15 +31,8 @@ struct UppyFlowTests {
     static func call(
         port: Int, _ method: String, _ path: String, user: String = "42", body: String? = nil, headers: String = ""
     ) throws -> RawClient.Response {
-        let c = try RawClient(port: port, timeoutMs: 30_000)
-        var req = "\(method) \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n" + headers
-        if let body {
-            req += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        } else {
-            req += "\r\n"
-        }
-        c.send(req)
-        return try #require(c.readResponse())
+        try RawClient.exchange(
+            port: port, method, path, headers: "X-User-Id: \(user)\r\n" + headers, body: body, timeoutMs: 30_000)
     }
 
     static func json(_ r: RawClient.Response) throws -> JSONValue { try JSONValue(parsing: r.body) }

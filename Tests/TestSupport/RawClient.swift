@@ -50,6 +50,32 @@ public final class RawClient {
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
 
+    /// The text of one request: `headers` are whole header lines ("Name: value\r\n"); a `body` goes with
+    /// its length and, unless `contentType` is nil, that Content-Type.
+    public static func request(
+        _ method: String, _ target: String, host: String = "a", headers: String = "", body: String? = nil,
+        contentType: String? = "application/json"
+    ) -> String {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\n" + headers
+        guard let body else { return text + "\r\n" }
+        if let contentType { text += "Content-Type: \(contentType)\r\n" }
+        return text + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    /// Sends one `request(...)` on a new connection to `port` and reads its response (a HEAD's without a
+    /// body); throws when none comes within `timeoutMs`.
+    public static func exchange(
+        port: Int, _ method: String, _ target: String, host: String = "a", headers: String = "", body: String? = nil,
+        contentType: String? = "application/json", timeoutMs: Int = 15_000
+    ) throws -> Response {
+        let c = try RawClient(port: port, timeoutMs: timeoutMs)
+        c.send(request(method, target, host: host, headers: headers, body: body, contentType: contentType))
+        guard let response = c.readResponse(isHead: method == "HEAD") else {
+            throw TestFailure("no response to \(method) \(target) within \(timeoutMs) ms")
+        }
+        return response
+    }
+
     /// Sends `text` (as UTF-8) completely.
     public func send(_ text: String) { send(Array(text.utf8)) }
 
