@@ -91,8 +91,8 @@ final class PostgresConnection: @unchecked Sendable {
         return try check(result, context: "execute")
     }
 
-    /// Runs `sql`, a `COPY … FROM STDIN` in the text format, with `rows` as its input; returns the rows
-    /// the server says it copied. The connection is usable afterwards whatever happened (every result
+    /// Runs `sql`, a `COPY … FROM STDIN`, with `rows` (in the format `sql` names) as its input; returns
+    /// the rows the server says it copied. The connection is usable afterwards whatever happened (every result
     /// is read); an error is thrown as `check` would.
     @discardableResult
     func copyIn(_ sql: String, _ rows: [UInt8]) throws(RecordsError) -> Int {

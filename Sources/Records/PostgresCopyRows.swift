@@ -1,64 +1,82 @@
-/// Rows in the text format of `COPY … FROM STDIN`: fields separated by a tab, rows ended by a newline,
-/// NULL as `\N`, and a backslash, tab, newline or carriage return inside a field escaped by a backslash
-/// (PostgreSQL's COPY input takes every other byte as it is). What lets a batch of new intents reach
-/// the server as one stream that no planner, array parser or conflict check touches
-/// (docs/records.md, "PostgreSQL's write path").
+/// Rows in the binary format of `COPY … FROM STDIN (FORMAT binary)`: a signature, then each row as its
+/// number of fields (16 bits) and each field as its length (32 bits, -1 for NULL) and bytes, then a
+/// trailer of -1; integers big-endian, text as its UTF-8 bytes, a bigint as 8 bytes (PostgreSQL docs,
+/// "COPY", "Binary Format"). What lets a batch of new intents reach the server as one stream that no
+/// planner, array parser or conflict check touches (docs/records.md, "PostgreSQL's write path").
+///
+/// Why binary rather than text: the server reads a field by its length instead of scanning every byte
+/// for a tab, newline or backslash and parsing numbers from digits (a 200,000-row copy of the intents'
+/// shape cost the server 7.3–8.4 µs per row in binary against 9.0–9.5 in text, docs/benchmarks.md),
+/// and nothing here has to be escaped.
 struct PostgresCopyRows {
-    /// The rows so far.
-    private(set) var bytes: [UInt8] = []
-    /// Whether the current row has a field (a tab goes before the next one).
-    private var rowHasFields = false
+    /// The signature, the flags (none) and the length of the header extension (none).
+    static let header: [UInt8] = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [0, 0, 0, 0] + [0, 0, 0, 0]
+
+    /// The header and the rows so far.
+    private var buffer: [UInt8] = []
+    /// Where the current row's field count goes, once it has a field.
+    private var rowStart: Int?
+    /// The current row's fields.
+    private var fieldsInRow = 0
     /// The rows ended so far.
     private(set) var rowCount = 0
 
     /// No rows, with room for about `capacity` bytes.
-    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int = 0) {
+        buffer.reserveCapacity(Self.header.count + capacity + 2)
+        buffer += Self.header
+    }
+
+    /// The stream to send: the header, the rows ended so far and the trailer.
+    var bytes: [UInt8] { buffer + [0xFF, 0xFF] }
 
     /// Appends a text field (nil: NULL); a NUL byte, which PostgreSQL text cannot hold, is refused.
     mutating func append(_ text: String?) throws(RecordsError) {
-        separate()
+        startField()
         guard var text else {
-            bytes += [UInt8(ascii: "\\"), UInt8(ascii: "N")]
+            appendBigEndian(UInt32(bitPattern: -1))
             return
         }
-        let hasNul = text.withUTF8 { utf8 -> Bool in
-            // The usual field has nothing to escape: copy it whole.
-            guard utf8.contains(where: { $0 == 0 || $0 == UInt8(ascii: "\\") || $0 == 9 || $0 == 10 || $0 == 13 })
-            else {
-                bytes.append(contentsOf: utf8)
-                return false
-            }
-            for byte in utf8 {
-                switch byte {
-                case 0: return true
-                case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-                case 9: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-                case 10: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-                case 13: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-                default: bytes.append(byte)
-                }
-            }
-            return false
+        let fine = text.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(0) else { return false }
+            appendBigEndian(UInt32(utf8.count))
+            buffer.append(contentsOf: utf8)
+            return true
         }
-        if hasNul { throw .constraint("PostgreSQL text cannot hold a NUL byte") }
+        if !fine { throw .constraint("PostgreSQL text cannot hold a NUL byte") }
     }
 
-    /// Appends an integer field.
+    /// Appends a bigint field.
     mutating func append(_ number: Int64) {
-        separate()
-        bytes += String(number).utf8
+        startField()
+        appendBigEndian(UInt32(8))
+        appendBigEndian(UInt64(bitPattern: number))
     }
 
-    /// Ends the current row.
+    /// Ends the current row: its field count goes in front of it.
     mutating func endRow() {
-        bytes.append(10)
-        rowHasFields = false
+        let start = rowStart ?? reserveCount()
+        buffer[start] = UInt8(truncatingIfNeeded: fieldsInRow >> 8)
+        buffer[start + 1] = UInt8(truncatingIfNeeded: fieldsInRow)
+        rowStart = nil
+        fieldsInRow = 0
         rowCount += 1
     }
 
-    /// A tab before every field of a row but the first.
-    private mutating func separate() {
-        if rowHasFields { bytes.append(9) }
-        rowHasFields = true
+    /// Counts a field of the current row, making room for the row's field count before its first.
+    private mutating func startField() {
+        if rowStart == nil { rowStart = reserveCount() }
+        fieldsInRow += 1
+    }
+
+    /// Two bytes for a row's field count, filled in by `endRow`; where they are.
+    private mutating func reserveCount() -> Int {
+        buffer += [0, 0]
+        return buffer.count - 2
+    }
+
+    /// Appends `value`'s bytes, most significant first.
+    private mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
     }
 }

@@ -45,9 +45,9 @@ enum PostgresQueries {
             metadata = excluded.metadata
         """
 
-    /// Copies intents in, in the text format (`PostgresCopyRows`, `Schema.intentColumns` order): for keys
+    /// Copies intents in, in the binary format (`PostgresCopyRows`, `Schema.intentColumns` order): for keys
     /// no intent or record can have yet (a taken key fails the whole copy: the caller upserts instead).
-    static let copyIntents = "COPY intents (\(Schema.intentColumns)) FROM STDIN"
+    static let copyIntents = "COPY intents (\(Schema.intentColumns)) FROM STDIN (FORMAT binary)"
 
     /// Inserts `rows` records, skipping taken keys, and returns the keys it inserted.
     static func insertRecords(rows: Int) -> String {
