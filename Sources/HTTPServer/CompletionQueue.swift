@@ -24,11 +24,22 @@ final class CompletionQueue<Element: Sendable>: Sendable {
 
     /// Takes every queued answer, oldest first (the loop, after reading its eventfd).
     func takeAll() -> [Element] {
+        var taken: [Element] = []
+        takeAll(into: &taken)
+        return taken
+    }
+
+    /// Takes every queued answer into `taken`, which must come in empty: the two buffers swap, so the
+    /// queue goes on with the room `taken` had and nothing is allocated once both have grown. Why: the
+    /// copy-then-`removeAll(keepingCapacity:)` this replaced allocated a new buffer as large as the
+    /// largest drain at every drain (the old one was still referenced), and under load that malloc,
+    /// too large for glibc's small bins, set off a `malloc_consolidate` each time (0.38 % of the loop's
+    /// samples at 256 connections).
+    func takeAll(into taken: inout [Element]) {
+        precondition(taken.isEmpty, "takeAll(into:) needs an empty array")
         items.withLock { list in
-            guard !list.isEmpty else { return [] }
-            let taken = list
-            list.removeAll(keepingCapacity: true)
-            return taken
+            guard !list.isEmpty else { return }
+            swap(&list, &taken)
         }
     }
 }

@@ -56,6 +56,8 @@ final class EventLoop: @unchecked Sendable {
     var log: AccessLog
     /// Answers posted by workers and `Responder`s (one eventfd write per batch between two drains).
     private let completions = CompletionQueue<Completion>()
+    /// The answers of the current drain (kept between drains for its room: `CompletionQueue.takeAll(into:)`).
+    private var drained: [Completion] = []
     /// What this turn's handlers put off to its end (`LoopTurn`: the intent writer's wake-up).
     private let turnEnd = TurnEndQueue()
     var requestCounter: UInt64 = 0
@@ -184,10 +186,12 @@ final class EventLoop: @unchecked Sendable {
     private func drainWakeups() {
         var v: UInt64 = 0
         _ = Glibc.read(wakeFd, &v, 8)  // before taking the queue: a later post wakes the loop again
-        for item in completions.takeAll() {
+        completions.takeAll(into: &drained)
+        for item in drained {
             guard let c = connections[item.connectionId] else { continue }  // closed meanwhile
             finishAwaited(c, item.response)
         }
+        drained.removeAll(keepingCapacity: true)
         if shared.shuttingDown.load(ordering: .acquiring) && !draining { beginDrain() }
     }
 

@@ -19,15 +19,14 @@ extension IntentLane {
                 }
                 let count = min(batchSize, state.queue.count)
                 if count == state.queue.count {
-                    // The common case: hand the whole queue over without copying it.
-                    state.inFlight = state.queue
-                    state.inFlightWaiters = state.waiters
-                    state.inFlightEnqueuedAtNanos = state.enqueuedAtNanos
-                    state.inFlightReservations = state.reservations
-                    state.queue = []
-                    state.waiters = []
-                    state.enqueuedAtNanos = []
-                    state.reservations = []
+                    // The common case: hand the whole queue over without copying it, and queue the next
+                    // batch in the buffers the last one was written from (emptied with their room kept,
+                    // below): a new queue of `batchSize` intents was a malloc of tens of KiB per commit,
+                    // large enough to set off glibc's `malloc_consolidate` on the event loop.
+                    swap(&state.inFlight, &state.queue)
+                    swap(&state.inFlightWaiters, &state.waiters)
+                    swap(&state.inFlightEnqueuedAtNanos, &state.enqueuedAtNanos)
+                    swap(&state.inFlightReservations, &state.reservations)
                 } else {
                     state.inFlight = Array(state.queue.prefix(count))
                     state.inFlightWaiters = Array(state.waiters.prefix(count))
@@ -60,10 +59,10 @@ extension IntentLane {
                 state.doneSequence += UInt64(state.inFlight.count)
                 state.unwritten -= state.inFlight.count
                 unwrittenTotal.add(-state.inFlight.count)
-                state.inFlight = []
-                state.inFlightWaiters = []
-                state.inFlightEnqueuedAtNanos = []
-                state.inFlightReservations = []
+                state.inFlight.removeAll(keepingCapacity: true)
+                state.inFlightWaiters.removeAll(keepingCapacity: true)
+                state.inFlightEnqueuedAtNanos.removeAll(keepingCapacity: true)
+                state.inFlightReservations.removeAll(keepingCapacity: true)
                 return calls
             }
             monitor.broadcast()

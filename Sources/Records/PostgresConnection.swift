@@ -92,8 +92,8 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Runs `sql`, a `COPY … FROM STDIN`, with `rows` (in the format `sql` names) as its input; returns
-    /// the rows the server says it copied. The connection is usable afterwards whatever happened (every result
-    /// is read); an error is thrown as `check` would.
+    /// the rows the server says it copied. The connection is usable afterwards whatever happened (every
+    /// result is read); an error is thrown as `check` would.
     @discardableResult
     func copyIn(_ sql: String, _ rows: [UInt8]) throws(RecordsError) -> Int {
         guard let start = PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0) else {

@@ -15,13 +15,13 @@ import CLinux
 /// How: new entries wait in `pending` (at most `runSize`), each put into its generation's filter as it
 /// arrives; a full `pending` is sorted by hash and appended to a file of this process (created in the
 /// database's directory and unlinked at once, so it goes with the process), as a run with its filter
-/// and fences kept in memory. A lookup reads `pending`,
-/// then the runs newest first: the filter says whether the run may hold the hash, the fences which
-/// 128-entry block, and one `pread` reads it. Entries are never changed in place: a newer place of a hash
-/// is written again (the newest wins), and a removed intent's entry stays until its run is dropped; every
-/// reader checks the key at the place it is given, as for the in-memory index. A run is dropped when
-/// every batch it points into is gone (`dropRuns(before:)`). The file is a cache of what the batches
-/// say: opening the store builds it again. Not thread-safe: `SQLiteIntentLog` uses it under its lock only.
+/// and fences kept in memory. A lookup reads `pending`, then the runs newest first: the filter says
+/// whether the run may hold the hash, the fences which 128-entry block, and one `pread` reads it.
+/// Entries are never changed in place: a newer place of a hash is written again (the newest wins), and a
+/// removed intent's entry stays until its run is dropped; every reader checks the key at the place it is
+/// given, as for the in-memory index. A run is dropped when every batch it points into is gone
+/// (`dropRuns(before:)`). The file is a cache of what the batches say: opening the store builds it
+/// again. Not thread-safe: `SQLiteIntentLog` uses it under its lock only.
 final class SpilledIndex: @unchecked Sendable {
     /// One sorted run in the file.
     struct Run {
@@ -203,13 +203,14 @@ final class SpilledIndex: @unchecked Sendable {
     ///
     /// How: the hashes are SipHash under the process's random seed (`IntentIndex.hash`), so they are
     /// spread evenly and nobody can aim at one part of the range: one counting pass on the top bits of the
-    /// low half puts the entries in about as many buckets as there are entries, in bucket order, and an
-    /// insertion sort finishes each bucket (its elements never cross a bucket's edge, so it costs about one
+    /// low half puts the entries in about as many buckets as there are entries (at most 2^20, 8 MiB of
+    /// counts, should the spill's file refuse runs for a long time), in bucket order, and an insertion
+    /// sort finishes each bucket (its elements never cross a bucket's edge, so it costs about one
     /// comparison per entry).
     static func sortedEntries(_ pending: [IntentIndex.KeyHash: UInt64]) -> [Entry] {
         let count = pending.count
         guard count > 1 else { return pending.map { Entry(low: $0.key.low, high: $0.key.high, packed: $0.value) } }
-        let bits = min(24, Int.bitWidth - (count - 1).leadingZeroBitCount)
+        let bits = min(20, Int.bitWidth - (count - 1).leadingZeroBitCount)
         let shift = UInt64(UInt64.bitWidth - bits)
         var starts = [Int](repeating: 0, count: (1 << bits) + 1)
         for key in pending.keys { starts[Int(key.low >> shift) + 1] += 1 }

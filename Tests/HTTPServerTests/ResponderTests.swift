@@ -101,6 +101,16 @@ final class Answers: Sendable {
         #expect(queue.post(101))  // after a drain, the next answer wakes the loop again
         #expect(!queue.post(102))
         #expect(queue.takeAll() == [101, 102])
+        // Draining into a kept array: the queue and the array trade their buffers.
+        var drained: [Int] = []
+        drained.reserveCapacity(64)
+        for n in 200..<210 { _ = queue.post(n) }
+        queue.takeAll(into: &drained)
+        #expect(drained == Array(200..<210))
+        drained.removeAll(keepingCapacity: true)
+        queue.takeAll(into: &drained)
+        #expect(drained.isEmpty, "nothing was posted since")
+        #expect(queue.post(300))  // the queue was emptied: the next answer wakes the loop
     }
 
     /// Many posting threads: whatever the interleaving, every answer is taken by a drain that follows
