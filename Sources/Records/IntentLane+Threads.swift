@@ -59,10 +59,13 @@ extension IntentLane {
                 state.doneSequence += UInt64(state.inFlight.count)
                 state.unwritten -= state.inFlight.count
                 unwrittenTotal.add(-state.inFlight.count)
-                state.inFlight.removeAll(keepingCapacity: true)
-                state.inFlightWaiters.removeAll(keepingCapacity: true)
-                state.inFlightEnqueuedAtNanos.removeAll(keepingCapacity: true)
-                state.inFlightReservations.removeAll(keepingCapacity: true)
+                // Their room is kept for the next batch (above), up to twice a batch: a queue that grew in a
+                // burst gives its memory back.
+                let keep = 2 * batchSize
+                Self.empty(&state.inFlight, keepingUpTo: keep)
+                Self.empty(&state.inFlightWaiters, keepingUpTo: keep)
+                Self.empty(&state.inFlightEnqueuedAtNanos, keepingUpTo: keep)
+                Self.empty(&state.inFlightReservations, keepingUpTo: keep)
                 return calls
             }
             monitor.broadcast()
@@ -71,6 +74,11 @@ extension IntentLane {
         monitor.withLock { state in state.exited = true }
         monitor.broadcast()
         deadlineBell.broadcast()
+    }
+
+    /// Empties `array`, keeping its room unless it holds more than `limit` elements.
+    static func empty<T>(_ array: inout [T], keepingUpTo limit: Int) {
+        if array.capacity > limit { array = [] } else { array.removeAll(keepingCapacity: true) }
     }
 
     /// The intents of the batch in flight still to be written, with their positions in it when some

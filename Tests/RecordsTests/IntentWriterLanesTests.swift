@@ -13,6 +13,18 @@ import Testing
         return intent
     }
 
+    /// A lane queues its next batch in the emptied buffers of the last one, keeping their room up to a
+    /// limit: a queue that grew in a burst gives its memory back.
+    @Test func emptiedBuffersKeepTheirRoomUpToALimit() {
+        var small = Array(0..<100)
+        let room = small.capacity
+        IntentLane.empty(&small, keepingUpTo: 512)
+        #expect(small.isEmpty && small.capacity == room)
+        var large = Array(0..<10_000)
+        IntentLane.empty(&large, keepingUpTo: 512)
+        #expect(large.isEmpty && large.capacity < 512)
+    }
+
     @Test func theRoutingRule() {
         let plain = Sample.intent()
         let fresh = Self.fresh()
