@@ -6,6 +6,7 @@ import Synchronization
 /// The pool is refilled from `SecureRandom` (RAND_bytes); a byte is never handed out twice.
 public final class RandomPool: Sendable {
     private struct State {
+        /// Random bytes, those before `offset` already handed out (and zeroed).
         var buffer = [UInt8](repeating: 0, count: RandomPool.chunk)
         var offset = RandomPool.chunk
     }
@@ -22,7 +23,17 @@ public final class RandomPool: Sendable {
         var bytes: (UInt64, UInt64) = (0, 0)
         try state.withLock { (s) throws(CryptoError) in
             if s.offset + 16 > s.buffer.count {
-                s.buffer = try SecureRandom.bytes(count: RandomPool.chunk)
+                // Refilled in place: a new 4 KiB array at each refill was one of the large allocations that
+                // set off glibc's `malloc_consolidate` on the event loop.
+                let failure = s.buffer.withUnsafeMutableBytes { pool -> CryptoError? in
+                    do throws(CryptoError) {
+                        try SecureRandom.fill(pool)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                if let failure { throw failure }
                 s.offset = 0
             }
             let offset = s.offset
