@@ -61,26 +61,11 @@ struct CLIFirstHourTests {
     static func interrupt(
         _ signalNumber: Int32, server: ServerProcess, file: URL, stateDir: String, faults: RecordingProxy
     ) throws -> (CLIProcess, MultipartState) {
-        faults.inject { _, method in method == "PUT" ? .stall(milliseconds: 700) : nil }
-        defer { faults.inject { _, _ in nil } }
-        let cli = try CLIProcess(
+        let (cli, state) = try CLIProcess.interrupted(
             base(server) + [
                 "--multipart-threshold", "1", "--part-size", "5", "--concurrency", "1", "--state-dir", stateDir,
                 "--progress", "none", file.path,
-            ])
-        var state: MultipartState?
-        while cli.process.isRunning {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDir)) ?? []
-            if let name = names.first(where: { $0.hasSuffix(".json") }),
-                let s = MultipartState.load(URL(fileURLWithPath: stateDir + "/" + name)), !s.etags.isEmpty
-            {
-                state = s
-                break
-            }
-            usleep(5_000)
-        }
-        kill(cli.process.processIdentifier, signalNumber)
-        _ = cli.wait()
+            ], by: signalNumber, stateDir: stateDir, faults: faults)
         return (cli, try #require(state, "no part was recorded: \(cli.stderr)"))
     }
 
@@ -88,11 +73,11 @@ struct CLIFirstHourTests {
         "Ctrl-C hints at --resume; a bare rerun asks for --resume or --restart and keeps the upload; the resumed rate starts at 0"
     )
     func interruptRerunResume() async throws {
-        let s3 = try E2E.s3()
-        let faults = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
-        defer { faults.close() }
-        let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.uppy)
-        defer { server.stop() }
+        let (faults, server, dir) = try E2E.proxiedServer(extra: Self.uppy)
+        defer {
+            server.stop()
+            faults.close()
+        }
         let client = E2E.client(server)
         let (file, data) = try E2E.file(
             20 * Self.mib, in: dir, name: "clip.jpg", prefix: try E2E.fixture("jpeg-baseline-64x48.jpg"))
@@ -127,11 +112,11 @@ struct CLIFirstHourTests {
 
     @Test("--restart aborts the waiting upload and sends the file again")
     func restartAbortsTheOldUpload() async throws {
-        let s3 = try E2E.s3()
-        let faults = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
-        defer { faults.close() }
-        let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.uppy)
-        defer { server.stop() }
+        let (faults, server, dir) = try E2E.proxiedServer(extra: Self.uppy)
+        defer {
+            server.stop()
+            faults.close()
+        }
         let client = E2E.client(server)
         let (file, _) = try E2E.file(
             12 * Self.mib, in: dir, name: "again.jpg", prefix: try E2E.fixture("jpeg-baseline-64x48.jpg"))
@@ -151,11 +136,11 @@ struct CLIFirstHourTests {
 
     @Test("a file changed since the interruption: --resume aborts the old upload and sends the new bytes")
     func changedFileAbortsTheOldUpload() async throws {
-        let s3 = try E2E.s3()
-        let faults = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
-        defer { faults.close() }
-        let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.uppy)
-        defer { server.stop() }
+        let (faults, server, dir) = try E2E.proxiedServer(extra: Self.uppy)
+        defer {
+            server.stop()
+            faults.close()
+        }
         let client = E2E.client(server)
         let jpeg = try E2E.fixture("jpeg-baseline-64x48.jpg")
         let (file, _) = try E2E.file(12 * Self.mib, in: dir, name: "edited.jpg", prefix: jpeg)

@@ -53,6 +53,20 @@ enum E2E {
         return (try ServerProcess(environment: env), dir)
     }
 
+    /// The real server behind a recording proxy (which also injects faults) in front of RGW as its
+    /// public endpoint: the proxy, the server and its directory. Stop both when done.
+    static func proxiedServer(extra: [String: String]) throws -> (RecordingProxy, ServerProcess, String) {
+        let s3 = try s3()
+        let faults = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
+        do {
+            let (server, dir) = try server(s3, publicPort: faults.port, extra: extra)
+            return (faults, server, dir)
+        } catch {
+            faults.close()
+            throw error
+        }
+    }
+
     static func client(_ server: ServerProcess, user: String = "42") -> PresignClient {
         PresignClient(
             configuration: .init(
@@ -169,5 +183,33 @@ final class CLIProcess: @unchecked Sendable {
         let p = try CLIProcess(arguments)
         _ = p.wait()
         return p
+    }
+}
+
+extension CLIProcess {
+    /// Starts the CLI with `arguments` (a multipart upload keeping its state in `stateDir`) while
+    /// `faults` holds every part PUT for 700 ms, waits until a state file there shows a part done, then
+    /// sends `signalNumber` and waits for the CLI to end. The CLI, and the state it left (nil when it
+    /// ended before a part was recorded).
+    static func interrupted(
+        _ arguments: [String], by signalNumber: Int32, stateDir: String, faults: RecordingProxy
+    ) throws -> (CLIProcess, MultipartState?) {
+        faults.inject { _, method in method == "PUT" ? .stall(milliseconds: 700) : nil }
+        defer { faults.inject { _, _ in nil } }
+        let cli = try CLIProcess(arguments)
+        var state: MultipartState?
+        while cli.process.isRunning {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDir)) ?? []
+            if let name = names.first(where: { $0.hasSuffix(".json") }),
+                let s = MultipartState.load(URL(fileURLWithPath: stateDir + "/" + name)), !s.etags.isEmpty
+            {
+                state = s
+                break
+            }
+            usleep(5_000)
+        }
+        kill(cli.process.processIdentifier, signalNumber)
+        _ = cli.wait()
+        return (cli, state)
     }
 }

@@ -26,11 +26,11 @@ struct MultipartEndToEndTests {
 
     @Test("20 MiB in 4 parts with one part PUT failing once (500 injected by the proxy): retried, completed, identical")
     func partFailsOnce() async throws {
-        let s3 = try E2E.s3()
-        let faults = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
-        defer { faults.close() }
-        let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.extra)
-        defer { server.stop() }
+        let (faults, server, dir) = try E2E.proxiedServer(extra: Self.extra)
+        defer {
+            server.stop()
+            faults.close()
+        }
         let client = E2E.client(server)
         let (file, data) = try E2E.file(
             20 * Self.mib, in: dir, name: "video.jpg", prefix: try E2E.fixture("jpeg-baseline-64x48.jpg"))
@@ -118,41 +118,27 @@ struct MultipartEndToEndTests {
         #expect(try await Self.readBack(client, recordId: parts.record?.id) == largeData)
     }
 
-    /// Starts the CLI on a multipart upload whose part PUTs the proxy holds for `stallMs` each, waits
-    /// until its state file shows a part done, and kills it with SIGKILL. Returns the state it left.
+    /// Starts the CLI on a multipart upload whose part PUTs the proxy holds, waits until its state file
+    /// shows a part done, and kills it with SIGKILL. Returns the state it left.
     static func killMidUpload(
         server: ServerProcess, file: URL, stateDir: String, faults: RecordingProxy
     ) throws -> MultipartState {
-        faults.inject { _, method in method == "PUT" ? .stall(milliseconds: 700) : nil }
-        let cli = try CLIProcess([
-            "--server", "http://127.0.0.1:\(server.port)", "--user-id", "42", "--multipart-threshold", "1",
-            "--part-size", "5", "--concurrency", "1", "--state-dir", stateDir, "--progress", "none", file.path,
-        ])
-        var state: MultipartState?
-        while cli.process.isRunning {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDir)) ?? []
-            if let name = names.first(where: { $0.hasSuffix(".json") }),
-                let s = MultipartState.load(URL(fileURLWithPath: stateDir + "/" + name)), !s.etags.isEmpty
-            {
-                state = s
-                break
-            }
-            usleep(5_000)
-        }
-        kill(cli.process.processIdentifier, SIGKILL)
-        _ = cli.wait()
+        let (cli, state) = try CLIProcess.interrupted(
+            [
+                "--server", "http://127.0.0.1:\(server.port)", "--user-id", "42", "--multipart-threshold", "1",
+                "--part-size", "5", "--concurrency", "1", "--state-dir", stateDir, "--progress", "none", file.path,
+            ], by: SIGKILL, stateDir: stateDir, faults: faults)
         #expect(cli.process.terminationReason == .uncaughtSignal, "the CLI ended before it was killed: \(cli.stderr)")
-        faults.inject { _, _ in nil }
         return try #require(state, "no part was recorded in the state file: \(cli.stderr)")
     }
 
     @Test("resume after kill -9: the second run sends only the parts the server does not list")
     func resumeAfterKill() async throws {
-        let s3 = try E2E.s3()
-        let faults = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
-        defer { faults.close() }
-        let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.extra)
-        defer { server.stop() }
+        let (faults, server, dir) = try E2E.proxiedServer(extra: Self.extra)
+        defer {
+            server.stop()
+            faults.close()
+        }
         let (file, data) = try E2E.file(
             20 * Self.mib, in: dir, name: "clip.jpg", prefix: try E2E.fixture("jpeg-baseline-64x48.jpg"))
         let stateDir = dir + "/state"
@@ -179,11 +165,11 @@ struct MultipartEndToEndTests {
 
     @Test("restart: the upload was aborted on the server after the kill; --resume starts again with a new key")
     func restartAfterAbort() async throws {
-        let s3 = try E2E.s3()
-        let faults = try RecordingProxy(upstreamHost: "127.0.0.1", upstreamPort: s3.port)
-        defer { faults.close() }
-        let (server, dir) = try E2E.server(s3, publicPort: faults.port, extra: Self.extra)
-        defer { server.stop() }
+        let (faults, server, dir) = try E2E.proxiedServer(extra: Self.extra)
+        defer {
+            server.stop()
+            faults.close()
+        }
         let client = E2E.client(server)
         let (file, data) = try E2E.file(
             12 * Self.mib, in: dir, name: "gone.jpg", prefix: try E2E.fixture("jpeg-baseline-64x48.jpg"))
