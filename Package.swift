@@ -102,14 +102,15 @@ let package = Package(
         .testTarget(name: "ImageProbeTests", dependencies: ["ImageProbe"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemTests", dependencies: ["System"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging", "System"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL", "TestSupport"]),
         .testTarget(
             name: "SigV4Tests", dependencies: ["SigV4", "Crypto", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ExplainTests", dependencies: ["Explain", "SigV4", "Crypto", "TestSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "JSON", "Crypto"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Crypto", "JSON"]),
         .testTarget(
-            name: "StoreEventsTests", dependencies: ["StoreEvents", "Crypto", "JSON"], resources: [.copy("Fixtures")]),
+            name: "StoreEventsTests", dependencies: ["StoreEvents", "Crypto", "JSON", "TestSupport"],
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "Config", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(

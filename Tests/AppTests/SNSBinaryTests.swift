@@ -25,40 +25,10 @@ struct SNSBinaryTests {
         private let log: URL
 
         init() throws {
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "presignd-sns-\(UUID().uuidString)")
+            let tools = try ToolDirectory(prefix: "presignd-sns")
+            let dir = tools.url
             directory = dir
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            func run(_ executable: String, _ arguments: [String]) throws {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: executable)
-                p.arguments = arguments
-                p.currentDirectoryURL = dir
-                p.standardOutput = FileHandle.nullDevice
-                p.standardError = FileHandle.nullDevice
-                try p.run()
-                p.waitUntilExit()
-                guard p.terminationStatus == 0 else { throw TestFailure("\(executable) \(arguments) failed") }
-            }
-            let script = ServerProcess.packageRoot.appendingPathComponent("scripts/make-test-ca.sh")
-            try run("/bin/bash", [script.path, dir.appendingPathComponent("ca").path])
-            for name in ["signer", "other"] {
-                try run(
-                    "/usr/bin/openssl",
-                    ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "\(name).key"])
-                try run(
-                    "/usr/bin/openssl",
-                    [
-                        "req", "-new", "-key", "\(name).key", "-subj", "/CN=sns.test.amazonaws.com", "-out",
-                        "\(name).csr",
-                    ])
-                try run(
-                    "/usr/bin/openssl",
-                    [
-                        "x509", "-req", "-in", "\(name).csr", "-CA", "ca/ca.pem", "-CAkey", "ca/ca.key",
-                        "-CAcreateserial", "-days", "1", "-sha256", "-out", "\(name).pem",
-                    ])
-            }
+            try tools.makeSigningPKI(commonName: "sns.test.amazonaws.com")
             // Serves the directory's files; `/subscribe…` answers 200 (SNS's confirmation). Each request
             // is one line of the log; the port is printed once listening.
             let server = """

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Keys made at test time by the `openssl` command-line tool, read into memory, their files deleted.
 ///
@@ -30,50 +31,32 @@ struct ThrowawayKeys: Sendable {
 
     /// Runs `openssl` in a fresh temporary directory and reads its output files.
     private init() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "presignd-crypto-keys-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        func run(_ arguments: String...) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = arguments
-            process.currentDirectoryURL = directory
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments)"])
-            }
-        }
-        func read(_ name: String) throws -> [UInt8] {
-            Array(try Data(contentsOf: directory.appendingPathComponent(name)))
-        }
-        try run("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "rsa.pem")
-        try run("pkey", "-in", "rsa.pem", "-pubout", "-out", "rsa.pub.pem")
-        try run("rsa", "-in", "rsa.pem", "-RSAPublicKey_out", "-out", "rsa.pkcs1.pem")
-        try run(
+        let tools = try ToolDirectory(prefix: "presignd-crypto-keys")
+        defer { tools.remove() }
+        try tools.openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "rsa.pem")
+        try tools.openssl("pkey", "-in", "rsa.pem", "-pubout", "-out", "rsa.pub.pem")
+        try tools.openssl("rsa", "-in", "rsa.pem", "-RSAPublicKey_out", "-out", "rsa.pkcs1.pem")
+        try tools.openssl(
             "req", "-new", "-x509", "-key", "rsa.pem", "-subj", "/CN=presignd-test", "-days", "1", "-out", "rsa.crt")
-        try run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ec.pem")
-        try run("pkey", "-in", "ec.pem", "-pubout", "-out", "ec.pub.pem")
-        try run("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", "rsa1024.pem")
-        try run("pkey", "-in", "rsa1024.pem", "-pubout", "-out", "rsa1024.pub.pem")
-        try run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", "p384.pem")
-        try run("pkey", "-in", "p384.pem", "-pubout", "-out", "p384.pub.pem")
-        try run("genpkey", "-algorithm", "ED25519", "-out", "ed25519.pem")
-        try run("pkey", "-in", "ed25519.pem", "-pubout", "-out", "ed25519.pub.pem")
-        try run("pkey", "-in", "rsa.pem", "-aes256", "-passout", "pass:throwaway", "-out", "rsa.enc.pem")
-        rsaPrivatePEM = try read("rsa.pem")
-        rsaPublicPEM = try read("rsa.pub.pem")
-        rsaPKCS1PublicPEM = try read("rsa.pkcs1.pem")
-        rsaCertificatePEM = try read("rsa.crt")
-        ecPrivatePEM = try read("ec.pem")
-        ecPublicPEM = try read("ec.pub.pem")
-        rsa1024PublicPEM = try read("rsa1024.pub.pem")
-        p384PublicPEM = try read("p384.pub.pem")
-        ed25519PublicPEM = try read("ed25519.pub.pem")
-        encryptedPrivatePEM = try read("rsa.enc.pem")
+        try tools.openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ec.pem")
+        try tools.openssl("pkey", "-in", "ec.pem", "-pubout", "-out", "ec.pub.pem")
+        try tools.openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", "rsa1024.pem")
+        try tools.openssl("pkey", "-in", "rsa1024.pem", "-pubout", "-out", "rsa1024.pub.pem")
+        try tools.openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", "p384.pem")
+        try tools.openssl("pkey", "-in", "p384.pem", "-pubout", "-out", "p384.pub.pem")
+        try tools.openssl("genpkey", "-algorithm", "ED25519", "-out", "ed25519.pem")
+        try tools.openssl("pkey", "-in", "ed25519.pem", "-pubout", "-out", "ed25519.pub.pem")
+        try tools.openssl("pkey", "-in", "rsa.pem", "-aes256", "-passout", "pass:throwaway", "-out", "rsa.enc.pem")
+        rsaPrivatePEM = try tools.read("rsa.pem")
+        rsaPublicPEM = try tools.read("rsa.pub.pem")
+        rsaPKCS1PublicPEM = try tools.read("rsa.pkcs1.pem")
+        rsaCertificatePEM = try tools.read("rsa.crt")
+        ecPrivatePEM = try tools.read("ec.pem")
+        ecPublicPEM = try tools.read("ec.pub.pem")
+        rsa1024PublicPEM = try tools.read("rsa1024.pub.pem")
+        p384PublicPEM = try tools.read("p384.pub.pem")
+        ed25519PublicPEM = try tools.read("ed25519.pub.pem")
+        encryptedPrivatePEM = try tools.read("rsa.enc.pem")
     }
 }
 
