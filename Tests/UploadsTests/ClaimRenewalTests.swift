@@ -12,51 +12,10 @@ import UploadsTestSupport
 /// other claimant takes the intent over while its objects are deleted (issue 22).
 @Suite("Janitor claim renewal")
 struct ClaimRenewalTests {
-    /// A clock the test moves.
-    final class TestClock: Sendable {
-        private let ms: Atomic<Int64>
-        init(_ start: Int64) { ms = Atomic(start) }
-        var now: Int64 { ms.load(ordering: .relaxed) }
-        func advance(_ by: Int64) { ms.add(by, ordering: .relaxed) }
-    }
-
-    /// The in-memory storage, with every DELETE held until `release()`; `deletes` counts those begun.
-    final class StallingStorage: ObjectStorage, @unchecked Sendable {
-        let inner: InMemoryObjectStorage
-        let deletes = Atomic<Int>(0)
-        private let gate = DispatchSemaphore(value: 0)
-        init(_ inner: InMemoryObjectStorage) { self.inner = inner }
-        func release() { for _ in 0..<16 { gate.signal() } }
-        func head(key: String) throws(ObjectStoreError) -> ObjectInfo? { try inner.head(key: key) }
-        func copy(from source: String, to destination: String, contentType: String?, expecting: ObjectInfo?)
-            throws(ObjectStoreError) -> ObjectInfo
-        {
-            try inner.copy(from: source, to: destination, contentType: contentType, expecting: expecting)
-        }
-        func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix? {
-            try inner.readPrefix(key: key, maxBytes: maxBytes)
-        }
-        func delete(key: String) throws(ObjectStoreError) {
-            deletes.add(1, ordering: .relaxed)
-            gate.wait()
-            try inner.delete(key: key)
-        }
-        func probeBucket() throws(ObjectStoreError) -> S3Client.BucketProbe { try inner.probeBucket() }
-    }
-
-    /// Waits (bounded, 10 s) until `done` holds.
-    static func eventually(_ done: () throws -> Bool) rethrows -> Bool {
-        for _ in 0..<1000 {
-            if try done() { return true }
-            PThread.sleep(milliseconds: 10)
-        }
-        return try done()
-    }
-
     @Test("a delete longer than the lease: the janitor's claim is renewed, another claimant finds it held")
     func janitorRenewsDuringSlowDelete() throws {
         let h = try LifecycleHarness()
-        let clock = TestClock(LifecycleHarness.now)
+        let clock = ManualClock(LifecycleHarness.now)
         let lease: Int64 = 1000
         let key = "slow/delete.jpg"
         try h.store.putIntents([
@@ -66,7 +25,7 @@ struct ClaimRenewalTests {
                 createdAtMs: clock.now - 700_000, expiresAtMs: clock.now - 1)
         ])
         h.storage.put(key, bytes: LifecycleHarness.jpeg, contentType: "image/jpeg")
-        let storage = StallingStorage(h.storage)
+        let storage = GatedStorage(h.storage, holding: .every)
         let janitor = Janitor(
             store: h.store, storage: storage, deleteObjects: true, batchSize: 10, intervalMs: 60_000,
             env: UploadEnvironment(nowMillis: { clock.now }, newUUID: { UUID().uuidString }), events: { _ in },
@@ -79,12 +38,12 @@ struct ClaimRenewalTests {
                 sweeper.join()
             }
         }
-        #expect(Self.eventually { storage.deletes.load(ordering: .relaxed) == 1 }, "the janitor's DELETE is in flight")
+        #expect(eventually { storage.deletes.load(ordering: .relaxed) == 1 }, "the janitor's DELETE is in flight")
         let claimedUntil = try #require(try h.store.claim(imageKey: key)).leaseUntilMs
         // Most of a lease passes while the DELETE hangs: the claim is extended from the new time.
         clock.advance(lease * 9 / 10)
         #expect(
-            try Self.eventually { (try h.store.claim(imageKey: key)?.leaseUntilMs ?? 0) >= clock.now + lease / 2 },
+            try eventually { (try h.store.claim(imageKey: key)?.leaseUntilMs ?? 0) >= clock.now + lease / 2 },
             "renewed while the delete runs (it was until \(claimedUntil))")
         // Past the first lease now: a confirmation of the key must still find it held.
         clock.advance(lease * 9 / 10)

@@ -23,59 +23,11 @@ struct JanitorLeaseTests {
         var testDescription: String { rawValue }
     }
 
-    /// A clock the test moves.
-    final class TestClock: Sendable {
-        private let ms: Atomic<Int64>
-        init(_ start: Int64) { ms = Atomic(start) }
-        var now: Int64 { ms.load(ordering: .relaxed) }
-        func advance(_ by: Int64) { ms.add(by, ordering: .relaxed) }
-    }
-
-    /// The in-memory storage counting DELETEs; with `gated`, the first DELETE waits until `release()`.
-    final class CountingStorage: ObjectStorage, @unchecked Sendable {
-        let inner: InMemoryObjectStorage
-        let deletes = Atomic<Int>(0)
-        private let gated: Bool
-        private let gate = DispatchSemaphore(value: 0)
-        private let released = Atomic<Bool>(false)
-        init(_ inner: InMemoryObjectStorage, gated: Bool = false) {
-            self.inner = inner
-            self.gated = gated
-        }
-        /// Lets the held DELETE (and every later one) go.
-        func release() {
-            if !released.exchange(true, ordering: .relaxed) { gate.signal() }
-        }
-        func head(key: String) throws(ObjectStoreError) -> ObjectInfo? { try inner.head(key: key) }
-        func copy(from source: String, to destination: String, contentType: String?, expecting: ObjectInfo?)
-            throws(ObjectStoreError) -> ObjectInfo
-        {
-            try inner.copy(from: source, to: destination, contentType: contentType, expecting: expecting)
-        }
-        func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix? {
-            try inner.readPrefix(key: key, maxBytes: maxBytes)
-        }
-        func delete(key: String) throws(ObjectStoreError) {
-            if deletes.add(1, ordering: .relaxed).newValue == 1, gated { gate.wait() }
-            try inner.delete(key: key)
-        }
-        func probeBucket() throws(ObjectStoreError) -> S3Client.BucketProbe { try inner.probeBucket() }
-    }
-
     /// Collects the lifecycle events of one janitor.
     final class Events: Sendable {
         private let list = Mutex<[LifecycleEvent]>([])
         func append(_ event: LifecycleEvent) { list.withLock { $0.append(event) } }
         var values: [LifecycleEvent] { list.withLock { $0 } }
-    }
-
-    /// Waits (bounded, `seconds`) until `done` holds.
-    static func eventually(_ seconds: Int = 30, _ done: () throws -> Bool) rethrows -> Bool {
-        for _ in 0..<(seconds * 100) {
-            if try done() { return true }
-            PThread.sleep(milliseconds: 10)
-        }
-        return try done()
     }
 
     /// `count` intents of owner `owner`, expired an hour before `now`, each reserved in the owner's daily
@@ -131,7 +83,7 @@ struct JanitorLeaseTests {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let n = 60
         let intents = try Self.expiredIntents(n, owner: owner, now: now, store: stores[0], storage: objects)
-        let storages = (0..<3).map { _ in CountingStorage(objects) }
+        let storages = (0..<3).map { _ in GatedStorage(objects) }
         // The real clock: the runners' keepers and the lease rows agree on it. A 10 s lease renewed every
         // 3.3 s: no stall of a loaded machine runs it out, so one janitor holds it throughout.
         let janitors = (0..<3).map { index in
@@ -143,7 +95,7 @@ struct JanitorLeaseTests {
                 events: { _ in }, graceMs: 0, leaseTtlMs: 10_000, holder: "instance-\(index)")
         }
         for janitor in janitors { janitor.start() }
-        let emptied = try Self.eventually {
+        let emptied = try eventually {
             try stores[0].expiredIntents(nowMs: Int64(Date().timeIntervalSince1970 * 1000), limit: 1).isEmpty
         }
         // Some more passes of the holder, which must find nothing more to do.
@@ -173,14 +125,14 @@ struct JanitorLeaseTests {
     func aTakenOverPassWritesNothing() throws {
         let store = InMemoryRecordStore()
         let objects = InMemoryObjectStorage()
-        let clock = TestClock(Int64(Date().timeIntervalSince1970 * 1000))
+        let clock = ManualClock(Int64(Date().timeIntervalSince1970 * 1000))
         let owner = "owner-\(UUID().uuidString.lowercased())"
         let n = 5
         let intents = try Self.expiredIntents(n, owner: owner, now: clock.now, store: store, storage: objects)
         let env = UploadEnvironment(nowMillis: { clock.now }, newUUID: { UUID().uuidString.lowercased() })
         let ttl: Int64 = 3_000
-        let slow = CountingStorage(objects, gated: true)
-        let fast = CountingStorage(objects)
+        let slow = GatedStorage(objects, holding: .first)
+        let fast = GatedStorage(objects)
         let firstEvents = Events()
         let first = Janitor(
             store: store, storage: slow, deleteObjects: true, batchSize: 10, intervalMs: 60_000, env: env,
@@ -197,21 +149,21 @@ struct JanitorLeaseTests {
                 second.stop()
             }
         }
-        #expect(Self.eventually { slow.deletes.load(ordering: .relaxed) == 1 }, "the first DELETE is in flight")
+        #expect(eventually { slow.deletes.load(ordering: .relaxed) == 1 }, "the first DELETE is in flight")
         // The holder stalls past its lease (the clock moves on, no renewal can reach the store in time):
         // the other janitor takes the lease over.
         clock.advance(ttl + 1_000)
         second.start()
-        #expect(Self.eventually { second.leasesAcquired.load(ordering: .relaxed) == 1 }, "taken over")
-        #expect(Self.eventually { first.leasesLost.load(ordering: .relaxed) == 1 }, "the old holder saw it lost")
+        #expect(eventually { second.leasesAcquired.load(ordering: .relaxed) == 1 }, "taken over")
+        #expect(eventually { first.leasesLost.load(ordering: .relaxed) == 1 }, "the old holder saw it lost")
         #expect(first.leaseHeld.load(ordering: .relaxed) == 0)
         #expect(second.leaseHeld.load(ordering: .relaxed) == 1)
         #expect(try store.lease(name: Janitor.leaseName)?.holder == "b")
         // The stalled DELETE ends: the old pass settles that intent's claim (its own) and then stops; its
         // fenced release and delete are refused.
         slow.release()
-        #expect(Self.eventually { firstEvents.values.contains(.janitorPassFencedOff(intentsLeft: 1)) })
-        let emptied = try Self.eventually { try store.expiredIntents(nowMs: clock.now, limit: 1).isEmpty }
+        #expect(eventually { firstEvents.values.contains(.janitorPassFencedOff(intentsLeft: 1)) })
+        let emptied = try eventually { try store.expiredIntents(nowMs: clock.now, limit: 1).isEmpty }
         #expect(emptied, "the new holder removes every intent")
         first.stop()
         second.stop()
