@@ -112,6 +112,9 @@ final class SQLiteIntentLog: Sendable {
     /// Entries the spill holds (stale ones included, until their run is dropped), and its runs.
     var spilled: (entries: Int, runs: Int) { state.withLock { ($0.spill.count, $0.spill.runs.count) } }
 
+    /// How many times the spill was looked in so far (for tests).
+    var spillLookups: Int { state.withLock { $0.spill.lookups } }
+
     // MARK: - Loading and catching up
 
     /// Rebuilds the index from every batch in the file.
@@ -172,12 +175,17 @@ final class SQLiteIntentLog: Sendable {
     /// (the new one is skipped).
     func append(_ intents: [UploadIntent], _ c: SQLiteConnection) throws(RecordsError) -> Appended {
         let hashes = intents.map { IntentIndex.hash($0.imageKey) }
+        // A fresh key (a UUID this server has just drawn, `UploadIntent.freshKey`) has no intent and no
+        // row anywhere yet: it is not looked for. Once the index is full, that lookup read the spill's
+        // filters (a cache miss per generation) for every new intent of the issue route.
         let (known, rowsMayExist) = try state.withLock { (s) throws(RecordsError) in
-            (try hashes.map { (h) throws(RecordsError) in try s.location(h) != nil }, s.rowsMayExist)
+            var known = [Bool](repeating: false, count: intents.count)
+            for i in intents.indices where !intents[i].freshKey { known[i] = try s.location(hashes[i]) != nil }
+            return (known, s.rowsMayExist)
         }
         // Usually every intent is new: then the batch is logged as it came, with no per-key work.
         var skipped = [Bool]()  // empty while nothing is skipped
-        for i in intents.indices where known[i] || rowsMayExist {
+        for i in intents.indices where known[i] || (rowsMayExist && !intents[i].freshKey) {
             var logIt = true
             if known[i] {
                 // A re-issue: it replaces the indexed intent unless that one was confirmed.

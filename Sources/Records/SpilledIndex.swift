@@ -41,7 +41,7 @@ final class SpilledIndex: @unchecked Sendable {
 
     /// One filter over the entries of up to `runsPerGeneration` runs written one after the other: a hash
     /// it does not hold is in none of them, which a lookup learns with one cache miss instead of one per
-    /// run (every new intent is looked for, to find re-issues).
+    /// run (every new intent whose key the client chose is looked for, to find re-issues).
     struct Generation {
         let number: Int
         var bloom: [UInt64]
@@ -65,6 +65,8 @@ final class SpilledIndex: @unchecked Sendable {
     private(set) var runs: [Run] = []
     private(set) var generations: [Generation] = []
     private var nextRun = 0
+    /// Lookups so far (`location(_:)`), for tests.
+    private(set) var lookups = 0
 
     /// An empty spill whose file, made at the first run, goes in `directory`.
     init(directory: String, runSize: Int = 65_536) {
@@ -85,6 +87,7 @@ final class SpilledIndex: @unchecked Sendable {
 
     /// The newest place recorded for `hash`, or nil.
     func location(_ hash: IntentIndex.KeyHash) throws(RecordsError) -> IntentIndex.Location? {
+        lookups += 1
         if let packed = pending[hash] { return IntentIndex.Location(packed: packed) }
         for generation in generations.reversed() where Self.mayHold(generation.bloom, hash) {
             for run in runs.reversed() where run.generation == generation.number && Self.mayHold(run.bloom, hash) {
@@ -196,7 +199,9 @@ final class SpilledIndex: @unchecked Sendable {
                 generation: generation))
         nextRun += 1
         end += bytes.count
-        pending = [:]
+        // Its room kept: the next run's entries fill it again (grown from empty, it was resized about 16
+        // times per run).
+        pending.removeAll(keepingCapacity: true)
     }
 
     /// The entries of `pending` sorted by hash (low half, then high half).

@@ -207,6 +207,26 @@ import Testing
         #expect(try reopened.intent(imageKey: intents[15].imageKey) == intents[15])
     }
 
+    @Test("with the index full, a fresh key is logged without a look in the spill; any other key is looked for")
+    func freshKeysAreNotLookedFor() throws {
+        let (store, _, cleanup) = try Self.store(capacity: 1, runSize: 2)
+        defer { cleanup() }
+        try store.putIntents((0..<5).map { _ in Sample.intent() })
+        #expect(store.intentLog.spilled.entries == 4)
+        let before = store.intentLog.spillLookups
+        let fresh = (0..<4).map { _ in
+            var intent = Sample.intent()
+            intent.freshKey = true
+            return intent
+        }
+        try store.putIntents(fresh)
+        #expect(store.intentLog.spillLookups == before, "a fresh key has no earlier place to look for")
+        try store.putIntents([Sample.intent(), Sample.intent()])
+        #expect(store.intentLog.spillLookups >= before + 2, "a key the client may have used before is looked for")
+        #expect(store.intentLog.spilled.entries == 10)
+        for intent in fresh { #expect(try store.intent(imageKey: intent.imageKey) == intent) }
+    }
+
     @Test("two processes on one file, each with a full index: each finds the other's intents")
     func twoProcessesWithFullIndexes() throws {
         let (one, open, cleanup) = try Self.store(capacity: 0, runSize: 3)
