@@ -50,14 +50,18 @@ final class InstancesHarness: @unchecked Sendable {
     }
 
     /// Runs `scripts/instances.sh` with `arguments`; its standard output. Bounded: the script's own waits
-    /// are 30 s each, and it is killed after 120 s.
+    /// are 30 s each, and it is killed after 120 s. Its output goes to a file, read once it has exited:
+    /// a pipe read to its end would also wait for any other process that came to hold its write end.
     @discardableResult
     func run(_ arguments: [String]) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/bash")
         p.arguments = [ServerProcess.packageRoot.appendingPathComponent("scripts/instances.sh").path] + arguments
         p.environment = environment
-        let out = Pipe()
+        let outPath = dir + ".stdout"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        defer { try? out.close() }
         let errPath = dir + ".stderr"
         if !FileManager.default.fileExists(atPath: errPath) {
             _ = FileManager.default.createFile(atPath: errPath, contents: nil)
@@ -71,14 +75,13 @@ final class InstancesHarness: @unchecked Sendable {
         let pid = p.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
-        let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         watchdog.cancel()
         guard p.terminationStatus == 0 else {
             let log = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
             throw TestFailure("instances.sh \(arguments.joined(separator: " ")) failed: \(log.suffix(3000))")
         }
-        return String(decoding: data, as: UTF8.self)
+        return (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
     }
 
     /// SIGTERM instance `n` and wait for it to exit.

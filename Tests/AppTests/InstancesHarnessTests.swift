@@ -23,6 +23,18 @@ struct InstancesHarnessTests {
         RawClient.request("POST", path, headers: "X-User-Id: \(user)\r\n", body: body)
     }
 
+    /// Whether process `pid` runs `binary`: its /proc entry is there, it is not a zombie (an exited
+    /// process its parent has not reaped yet) and its command line names `binary` (not another program
+    /// that was given the PID since).
+    static func runs(_ pid: Int32, _ binary: String) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let state = status.split(separator: "\n").first(where: { $0.hasPrefix("State:") })
+        else { return false }
+        if state.dropFirst("State:".count).trimmingCharacters(in: .whitespaces).hasPrefix("Z") { return false }
+        let cmdline = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+        return String(decoding: cmdline, as: UTF8.self).contains(binary)
+    }
+
     @Test("a start that fails half-way (HAProxy cannot bind its port) leaves no instance running")
     func failedStartStopsWhatItStarted() throws {
         // A port that is taken: the instances start, then HAProxy exits, and the start fails.
@@ -51,7 +63,9 @@ struct InstancesHarnessTests {
             return try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
         }
         for pid in pids {
-            #expect(kill(pid, 0) != 0, "instance pid \(pid) is still running after the failed start")
+            #expect(
+                !Self.runs(pid, ServerProcess.binary.path),
+                "instance pid \(pid) is still running after the failed start")
         }
     }
 
