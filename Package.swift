@@ -69,8 +69,8 @@ let package = Package(
                 "System", "ImageProbe", "CloudCredentials", "Uploads", "HTTPClient", "Logging", "Explain",
                 "StoreEvents",
             ],
-            // The API document, served at /openapi.yaml and /openapi.json (docs/openapi.yaml links to it).
-            resources: [.embedInCode("openapi.yaml")]),
+            // The API document, served at /openapi.json and /openapi.yaml (docs/openapi.json links to it).
+            resources: [.embedInCode("openapi.json")]),
         // The command-line modes of the binary: the dispatch, healthcheck, explain.
         .target(
             name: "Commands",

@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
-# api-conformance.sh - docs/openapi.yaml held true against the real server: schemathesis (PyPI) runs
+# api-conformance.sh - docs/openapi.json held true against the real server: schemathesis (PyPI) runs
 # every operation of the document against the debug binary with Ceph RGW behind it and checks
 # not_a_server_error, status_code_conformance, response_schema_conformance and content_type_conformance.
 #
 # Called by scripts/test.sh after `swift build --build-tests`, with RGW running and PRESIGN_TEST_S3_*
 # exported (ENDPOINT, ACCESS_KEY, SECRET_KEY, BUCKET, REGION). It never builds: it needs
 # .build/debug/presignd (or PRESIGND_BINARY). Steps:
-#   1. docs/openapi.yaml is the link to Sources/App/openapi.yaml, the one copy the server compiles in.
+#   1. docs/openapi.json is the link to Sources/App/openapi.json, the one copy the server compiles in,
+#      in its layout (scripts/openapi-format.py --check).
 #   2. The binary on a free loopback port (port 0; the port is read from its "listening" log line), SQLite
 #      in a temporary directory, rate limits off (their 429s are documented on every route that can give
-#      them; with limits on, the run would measure the limiter). /readyz must say ready (RGW reachable).
-#   3. A method the server does not implement (QUERY) is answered 501 NOT_IMPLEMENTED (checked here).
+#      them; with limits on, the run would measure the limiter), the Uppy routes on (the document marks
+#      them optional: uppy.enabled). /readyz must say ready (RGW reachable).
+#   3. A method the server does not implement (QUERY) is answered 501 NOT_IMPLEMENTED, and the document
+#      served at /openapi.yaml (the JSON bytes, YAML 1.2) reads with PyYAML as the file does with json
+#      (checked here).
 #   4. schemathesis, all four phases, time-boxed (CONFORMANCE_SECONDS, default 60; fuzzing and stateful
 #      repeat until it is spent), with scripts/conformance_hooks.py: after an issue route's 200 it
 #      uploads to the URL in turn nothing, a valid image or a refused content type, so the stateful
 #      phase follows the document's links issue -> confirm -> read/delete to real 201, 404
 #      IMAGE_NOT_UPLOADED and 422 CONTENT_TYPE_NOT_ALLOWED answers.
-#   5. The answers, counted by the hooks: at least one 200 from each issue operation and a 201 from
-#      POST /images, or the run fails (positive cases must reach real successes).
+#   5. The answers, counted by the hooks: at least one 200 from each issue operation and from
+#      POST /s3/multipart, and a 201 from POST /images, or the run fails (positive cases must reach real
+#      successes).
 # Phases: examples, coverage, fuzzing and stateful all run. The coverage phase probes methods the
 # document does not declare; the server's 405 answers pass, and its 501 to QUERY (by design: RFC 9110
 # 9.1, docs/http-profile.md, the document's description) is the only failure the hooks drop
 # (filter_failure: a 501 NOT_IMPLEMENTED to a method outside HTTP1.HTTPMethod; schemathesis reports
-# it as "Filtered"). The stateful phase may note "Could not resolve parameter X-User-Id" for links from
+# it as "Filtered"), with GET /s3/sts's documented 501 STS_NOT_SERVED. The stateful phase may note "Could not resolve parameter X-User-Id" for links from
 # a request that sent no X-User-Id (the default user): a note, not a failure.
 # Environment: PRESIGND_BINARY, CONFORMANCE_SECONDS (60), MAX_EXAMPLES (100 per operation and cycle),
 # WORKERS (1), SEED (schemathesis --seed, to replay a run), KEEP=1 keeps the temporary directory.
@@ -58,8 +63,9 @@ if ! python3 -c 'import schemathesis, yaml' 2>/dev/null; then
     || python3 -m pip install -q --break-system-packages schemathesis >&2
 fi
 
-[ "$(readlink docs/openapi.yaml)" = ../Sources/App/openapi.yaml ] \
-  || fail "docs/openapi.yaml must be the link to Sources/App/openapi.yaml (the document the server serves)"
+[ "$(readlink docs/openapi.json)" = ../Sources/App/openapi.json ] \
+  || fail "docs/openapi.json must be the link to Sources/App/openapi.json (the document the server serves)"
+python3 scripts/openapi-format.py --check || fail "Sources/App/openapi.json is not in its layout (above)"
 
 DIR=$(mktemp -d /tmp/presignd-conformance-XXXXXX)
 PID=
@@ -78,7 +84,7 @@ trap cleanup EXIT
 # (no instance metadata at 169.254.169.254, no container agent at 169.254.170.2).
 env -i PATH=/usr/bin:/bin AWS_EC2_METADATA_DISABLED=true PRESIGN_S3_CREDENTIAL_SOURCES=environment \
   PRESIGN_SERVER_HOST=127.0.0.1 PRESIGN_SERVER_PORT=0 PRESIGN_SERVER_EVENT_LOOPS=2 \
-  PRESIGN_LIMITS_ENABLED=false PRESIGN_RECORDS_URL="sqlite:$DIR/presignd.sqlite3" \
+  PRESIGN_LIMITS_ENABLED=false PRESIGN_UPPY_ENABLED=true PRESIGN_RECORDS_URL="sqlite:$DIR/presignd.sqlite3" \
   PRESIGN_S3_ENDPOINT="$PRESIGN_TEST_S3_ENDPOINT" PRESIGN_S3_REGION="$PRESIGN_TEST_S3_REGION" \
   PRESIGN_S3_BUCKET="$PRESIGN_TEST_S3_BUCKET" PRESIGN_S3_ACCESS_KEY_ID="$PRESIGN_TEST_S3_ACCESS_KEY" \
   PRESIGN_S3_SECRET_ACCESS_KEY="$PRESIGN_TEST_S3_SECRET_KEY" "$BIN" 2>"$DIR/server.log" &
@@ -94,8 +100,9 @@ done
 BASE=http://127.0.0.1:$PORT
 log "presignd (pid $PID) on $BASE, storage $PRESIGN_TEST_S3_ENDPOINT"
 
-python3 - "$BASE" <<'EOF' || fail "the server is not ready, or QUERY is not answered 501 (see above)"
-import http.client, json, sys, urllib.parse
+python3 - "$BASE" "$ROOT/docs/openapi.json" <<'EOF' \
+  || fail "the server is not ready, QUERY is not answered 501, or /openapi.yaml is not the document (see above)"
+import http.client, json, sys, urllib.parse, yaml
 u = urllib.parse.urlsplit(sys.argv[1])
 def ask(method, path):
     c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
@@ -110,6 +117,11 @@ if status != 200:
 status, connection, body = ask("QUERY", "/healthz")
 if status != 501 or json.loads(body).get("code") != "NOT_IMPLEMENTED" or connection != "close":
     sys.exit(f"QUERY /healthz answered {status} (Connection: {connection}): {body.decode(errors='replace')}")
+status, _, body = ask("GET", "/openapi.yaml")
+with open(sys.argv[2], encoding="utf-8") as f:
+    document = json.load(f)
+if status != 200 or yaml.safe_load(body) != document:
+    sys.exit(f"GET /openapi.yaml answered {status}, and a YAML reader does not read docs/openapi.json from it")
 EOF
 
 log "schemathesis: examples, coverage, fuzzing, stateful for ${SECONDS_BUDGET}s"
@@ -119,7 +131,7 @@ started=$(date +%s)
 rc=0
 (cd "$DIR" && PYTHONDONTWRITEBYTECODE=1 CONFORMANCE_STATS="$DIR/stats.json" \
   SCHEMATHESIS_HOOKS="$ROOT/scripts/conformance_hooks.py" \
-  timeout --kill-after=10 $((SECONDS_BUDGET + 60)) schemathesis run "$ROOT/docs/openapi.yaml" --url "$BASE" \
+  timeout --kill-after=10 $((SECONDS_BUDGET + 60)) schemathesis run "$ROOT/docs/openapi.json" --url "$BASE" \
   --checks not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance \
   --phases examples,coverage,fuzzing,stateful --max-time "$SECONDS_BUDGET" \
   --max-examples "${MAX_EXAMPLES:-100}" --workers "${WORKERS:-1}" --request-timeout 10 "${seed[@]}" \
@@ -129,7 +141,7 @@ cat "$DIR/schemathesis.txt" >&2
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
   fail "schemathesis did not finish within $((SECONDS_BUDGET + 60))s"
 elif [ "$rc" != 0 ]; then
-  fail "schemathesis found answers that do not conform to docs/openapi.yaml (exit $rc, above)"
+  fail "schemathesis found answers that do not conform to docs/openapi.json (exit $rc, above)"
 fi
 kill -0 "$PID" 2>/dev/null || fail "presignd exited during the run: $(tail -5 "$DIR/server.log")"
 
@@ -144,15 +156,16 @@ for label, statuses in answers.items():
     if any(s[0] in "24" and not s.startswith("405") for s in statuses):
         shown = ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items()))
         print(f"    {label:32} {shown}", file=sys.stderr)
-probes = sum(n for v in answers.values() for s, n in v.items() if s.startswith(("405", "501")))
-print(f"    undeclared methods: {probes} (405, and 501 to QUERY: {stats['dropped501']} filtered)", file=sys.stderr)
+probes = sum(n for v in answers.values() for s, n in v.items() if s.startswith(("405", "501 NOT_IMPLEMENTED")))
+print(f"    undeclared methods: {probes} (405, and 501 to QUERY: {stats['dropped501']} filtered); "
+      f"GET /s3/sts 501 STS_NOT_SERVED: {stats['droppedSts']} filtered", file=sys.stderr)
 print(f"    uploads: {stats['uploads']}", file=sys.stderr)
 need = [
     ("GET /presigned-url", "200"), ("POST /presigned-url", "200"), ("POST /v1/storage/presigned-url", "200"),
-    ("POST /images", "201"),
+    ("POST /images", "201"), ("POST /s3/multipart", "200"),
 ]
 missing = [f"{label} {status}" for label, status in need if not answers.get(label, {}).get(status)]
 if missing:
     sys.exit("[api-conformance] no " + ", no ".join(missing))
 EOF
-log "conforms: docs/openapi.yaml and the server agree (${elapsed}s)"
+log "conforms: docs/openapi.json and the server agree (${elapsed}s)"

@@ -6,7 +6,8 @@
 #                                PostgreSQL 15 (the PostgreSQL store's tests), faketime (a test runs the
 #                                binary with its clock two hours ahead), python3-pip with boto3 (an
 #                                independent SigV4 implementation), h11 (an independent HTTP parser),
-#                                PyYAML (the reading the API document's YAML reader is checked against),
+#                                PyYAML (examples/*.yaml read by scripts/check-examples.py and
+#                                scripts/container-test.sh; the served API document read as YAML),
 #                                chromium and chromium-driver (the web page's test in a real browser,
 #                                scripts/web-test.py, driven over WebDriver from Python's standard library),
 #                                haproxy and pgbouncer (several instances behind a balancer on one

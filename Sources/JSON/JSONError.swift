@@ -30,8 +30,6 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooDeep(limit: Int)
         /// An input longer than the limit, in bytes.
         case tooLarge(limit: Int)
-        /// YAML outside the subset `YAMLReader` reads (or malformed), at a 1-based line.
-        case yaml(line: Int, detail: String)
     }
 
     /// The byte offset in the input where the problem was found.
@@ -61,7 +59,6 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
         case .duplicateKey: return "duplicate object key"
         case .tooDeep(let limit): return "nesting deeper than \(limit)"
         case .tooLarge(let limit): return "document larger than \(limit) bytes"
-        case .yaml(let line, let detail): return "YAML line \(line): \(detail)"
         }
     }
 

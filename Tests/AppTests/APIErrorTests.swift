@@ -9,7 +9,7 @@ import Uploads
 @testable import App
 
 /// The house's table of errors (`APIError`, `UploadError+House`) and its presenter: status, stable code,
-/// byte-exact body and headers, and every code named in docs/openapi.yaml (the document the server serves).
+/// byte-exact body and headers, and every code named in docs/openapi.json (the document the server serves).
 @Suite("API errors")
 struct APIErrorTests {
     /// One error of every case (and of every storage failure class).
@@ -28,10 +28,10 @@ struct APIErrorTests {
         .upload(.storage(.connection("c"))),
     ]
 
-    @Test("every code the server sends is documented in docs/openapi.yaml", arguments: 0..<all.count)
+    @Test("every code the server sends is documented in docs/openapi.json", arguments: 0..<all.count)
     func documented(_ index: Int) {
         let error = Self.all[index]
-        #expect(OpenAPIDocument.yaml.contains(error.code), "\(error.code)")
+        #expect(OpenAPIDocument.text.contains(error.code), "\(error.code)")
         #expect(error.response.status == error.status)
     }
 

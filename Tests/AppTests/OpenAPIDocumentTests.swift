@@ -5,68 +5,75 @@ import Testing
 
 @testable import App
 
-/// The API document the server serves is docs/openapi.yaml (a link to Sources/App/openapi.yaml, the one
-/// copy): the compiled-in copy is the file byte for byte, its JSON form is PyYAML's reading of it, and the
-/// binary serves both without credentials.
+/// The API document the server serves is docs/openapi.json (a link to Sources/App/openapi.json, the one
+/// copy): the compiled-in copy is the file byte for byte, it is a well-formed OpenAPI document whose
+/// references resolve, and the binary serves it without credentials.
 @Suite("OpenAPI document")
 struct OpenAPIDocumentTests {
-    static let sourcePath = ServerProcess.packageRoot.appendingPathComponent("docs/openapi.yaml").path
+    static let sourcePath = ServerProcess.packageRoot.appendingPathComponent("docs/openapi.json").path
 
     static func source() throws -> [UInt8] {
         try #require(FileManager.default.contents(atPath: sourcePath).map { Array($0) }, "cannot read \(sourcePath)")
     }
 
-    /// The lines of the YAML text under its top-level `section:` line (no YAML parser here).
-    static func lines(of yaml: String, section: String) -> [Substring] {
-        var result: [Substring] = []
-        var inside = false
-        for line in yaml.split(separator: "\n") {
-            if !line.hasPrefix(" ") {
-                inside = line == "\(section):"
-            } else if inside {
-                result.append(line)
-            }
-        }
-        return result
-    }
-
-    /// The mapping keys at exactly `indent` spaces under `section` (block mappings, as the document uses).
-    static func keys(of yaml: String, section: String, indent: Int) -> [String] {
-        lines(of: yaml, section: section).compactMap { line in
-            let entry = line.dropFirst(indent)
-            guard line.prefix(indent).allSatisfy({ $0 == " " }), entry.first.map({ $0 != " " && $0 != "-" }) == true,
-                let colon = entry.firstIndex(of: ":")
-            else { return nil }
-            return String(entry[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
-        }
-    }
-
-    @Test("the embedded YAML is docs/openapi.yaml byte for byte, and docs/openapi.yaml links to the source")
-    func embeddedYAMLIsTheFile() throws {
-        let embedded = Array(OpenAPIDocument.yaml.utf8)
+    @Test("the embedded document is docs/openapi.json byte for byte, and docs/openapi.json links to the source")
+    func embeddedIsTheFile() throws {
+        let embedded = OpenAPIDocument.bytes
         let file = try Self.source()
         #expect(embedded.count == file.count)
         let firstDifference = zip(embedded, file).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         #expect(firstDifference == nil, "first difference at byte \(firstDifference ?? -1)")
         let link = try FileManager.default.destinationOfSymbolicLink(atPath: Self.sourcePath)
-        #expect(link == "../Sources/App/openapi.yaml", "one copy of the document")
+        #expect(link == "../Sources/App/openapi.json", "one copy of the document")
     }
 
-    /// PyYAML's reading of a YAML text (scripts/yaml_crosscheck.py), as JSON text; nil when it refuses it.
-    static func pyYAML(_ documents: [String]) throws -> [String?] {
-        struct Input: Encodable { var documents: [String] }
-        struct Output: Decodable { var results: [String?] }
-        return try PythonScript.run("yaml_crosscheck.py", input: Input(documents: documents), as: Output.self).results
+    /// Every `$ref` of `value` with its JSON path.
+    static func references(_ value: JSONValue, _ path: String) -> [(path: String, ref: String)] {
+        switch value {
+        case .object(let object):
+            return object.flatMap { member -> [(path: String, ref: String)] in
+                if member.key == "$ref", let ref = member.value.stringValue { return [(path, ref)] }
+                return references(member.value, "\(path).\(member.key)")
+            }
+        case .array(let items):
+            return items.enumerated().flatMap { references($0.element, "\(path)[\($0.offset)]") }
+        default:
+            return []
+        }
     }
 
-    @Test("the served JSON is the document as PyYAML reads it: the same values, members in the same order")
-    func jsonIsPyYAMLsReading() throws {
-        let python = try #require(try Self.pyYAML([OpenAPIDocument.yaml]).first ?? nil, "PyYAML refused it")
-        let expected = try JSONValue(parsing: Array(python.utf8))
-        let served = try JSONValue(parsing: Array(OpenAPIDocument.json.utf8))
-        #expect(served == expected)
-        // What gen-openapi.py used to refuse: a member without a value (an unquoted comma in a flow
-        // mapping reads as a key without value) outside `example` and `default`.
+    @Test("the document is an OpenAPI 3.0 document: unique operationIds, every reference resolves, no empty member")
+    func wellFormed() throws {
+        let doc = try JSONValue(parsing: OpenAPIDocument.bytes)
+        #expect(doc["openapi"]?.stringValue == "3.0.3")
+        let paths = try #require(doc["paths"]?.objectValue)
+        #expect(paths.contains("/openapi.json") && paths.contains("/openapi.yaml"))
+        var ids: [String] = []
+        for path in paths {
+            for operation in path.value.objectValue ?? JSONObject() where operation.key != "parameters" {
+                let id = operation.value["operationId"]?.stringValue
+                #expect(id != nil, "\(operation.key) \(path.key) has no operationId")
+                ids.append(id ?? "")
+                #expect(operation.value["responses"]?.objectValue?.isEmpty == false, "\(operation.key) \(path.key)")
+            }
+        }
+        #expect(ids.count == Set(ids).count, "operationIds must be unique")
+        // Local references only, each naming a member that exists (`#/components/schemas/Error`).
+        let refs = Self.references(doc, "$")
+        #expect(refs.count > 100)
+        for (path, ref) in refs {
+            #expect(ref.hasPrefix("#/"), "\(path): \(ref)")
+            var target: JSONValue? = doc
+            for name in ref.dropFirst(2).split(separator: "/") { target = target?[String(name)] }
+            #expect(target != nil, "\(path): \(ref) names nothing")
+        }
+        // Links name operations of the document.
+        let links = try #require(doc["components"]?["links"]?.objectValue)
+        for link in links {
+            let id = link.value["operationId"]?.stringValue ?? ""
+            #expect(ids.contains(id), "link \(link.key) names \(id)")
+        }
+        // A member without a value outside `example` and `default` is a mistake (nothing is null there).
         func nullMembers(_ value: JSONValue, _ path: String) -> [String] {
             switch value {
             case .object(let object):
@@ -82,40 +89,14 @@ struct OpenAPIDocumentTests {
                 return []
             }
         }
-        #expect(nullMembers(served, "$") == [], "quote a text that holds a comma")
-    }
-
-    @Test("the embedded JSON parses with the JSON module and has the YAML's paths, operations and schemas")
-    func embeddedJSONIsTheSameDocument() throws {
-        let doc = try JSONValue(parsing: Array(OpenAPIDocument.json.utf8))
-        #expect(doc["openapi"]?.stringValue == "3.0.3")
-        let yaml = OpenAPIDocument.yaml
-        let paths = try #require(doc["paths"]?.objectValue)
-        #expect(paths.keys == Self.keys(of: yaml, section: "paths", indent: 2))
-        #expect(paths.contains("/openapi.json") && paths.contains("/openapi.yaml"))
-        let schemas = try #require(doc["components"]?["schemas"]?.objectValue)
-        let yamlSchemas = Self.keys(of: yaml, section: "components", indent: 4)
-        #expect(!schemas.keys.isEmpty && schemas.keys.allSatisfy { yamlSchemas.contains($0) })
-        // Every operation: its operationId appears in the YAML, and every operationId of the YAML is one.
-        var ids: [String] = []
-        for path in paths {
-            for operation in path.value.objectValue ?? JSONObject() {
-                if let id = operation.value["operationId"]?.stringValue { ids.append(id) }
-            }
-        }
-        // Operations sit at 4 spaces under their path, so their operationId at 6 (links' are deeper).
-        let yamlIds = Self.lines(of: yaml, section: "paths").compactMap { line -> String? in
-            line.hasPrefix("      operationId: ") ? String(line.dropFirst(19)) : nil
-        }
-        #expect(ids == yamlIds)
-        #expect(ids.count == Set(ids).count, "operationIds must be unique")
+        #expect(nullMembers(doc, "$") == [])
     }
 
     @Test("every operation documents the answers the HTTP layer gives to any route: 414 and 431")
     func everyOperationDocumentsTheParserAnswers() throws {
         // A target over maxTargetBytes or a head over maxHeaderBytes is refused before routing, so any
         // operation can answer them (schemathesis sends an 8 KiB cursor to GET /images and checks this).
-        let doc = try JSONValue(parsing: Array(OpenAPIDocument.json.utf8))
+        let doc = try JSONValue(parsing: OpenAPIDocument.bytes)
         let paths = try #require(doc["paths"]?.objectValue)
         var operations = 0
         for path in paths {
@@ -151,7 +132,7 @@ struct OpenAPIDocumentTests {
         let json = try #require(c.readResponse())
         #expect(json.status == 200)
         #expect(json.header("Content-Type") == "application/json")
-        #expect(json.body == Array(OpenAPIDocument.json.utf8))
+        #expect(json.body == OpenAPIDocument.bytes)
         #expect(try JSONValue(parsing: json.body)["info"]?["title"]?.stringValue == "presignd")
 
         c.send("HEAD /openapi.json HTTP/1.1\r\nHost: a\r\n\r\n")

@@ -92,7 +92,7 @@ let validCases: [ValidCase] = [
     ValidCase("y_object_escaped_key", #"{"a":1,"\u0062":2}"#, .object(["a": num("1"), "b": num("2")])),
     ValidCase("y_object_empty_key", #"{"":0}"#, .object(["": num("0")])),
     ValidCase(
-        "y_client_b_request_body (POST /presigned-url, docs/openapi.yaml)",
+        "y_client_b_request_body (POST /presigned-url, docs/openapi.json)",
         #"{"contentType":"image/jpeg","imageKey":"0F8FAD5B-D9CB-469F-A165-70867728950E"}"#,
         .object(["contentType": "image/jpeg", "imageKey": "0F8FAD5B-D9CB-469F-A165-70867728950E"])),
 ]

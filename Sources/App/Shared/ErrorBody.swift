@@ -1,7 +1,7 @@
 import HTTPServer
 import JSON
 
-/// The API's error body, `{"code":"…","message":"…"}` as `application/json` (docs/openapi.yaml's
+/// The API's error body, `{"code":"…","message":"…"}` as `application/json` (docs/openapi.json's
 /// `Error`): used by the handlers (`APIError`) and, through `ServerOptions.errorBody`, by the server's
 /// own answers (404, 405, 408, 413, 414, 431, 501, 505, 400).
 enum ErrorBody {
