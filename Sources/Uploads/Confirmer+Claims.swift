@@ -83,7 +83,8 @@ extension Confirmer {
                 hold(intent.imageKey, token: token)
                 return .won
             case .recorded(let r): return .recorded(r)
-            case .finished(let settled): throw settled.state == .expired ? .intentExpired : .imageNotUploaded
+            case .finished(let settled):
+                throw settled.state == .expired ? .intentExpired : .imageNotUploaded(expiredAtMs: nil)
             case .held(let holder) where holder.token != token && reclaim(intent.imageKey, token: holder.token):
                 continue
             case .held(let holder):

@@ -40,11 +40,19 @@ extension Confirmer {
                 promoted = true
             }
         }
-        guard let found else { throw .imageNotUploaded }
+        guard let found else {
+            // A URL past its expiry can no longer be used: say so, rather than "not yet".
+            let expired = env.nowMillis() >= intent.expiresAtMs
+            throw .imageNotUploaded(expiredAtMs: expired ? intent.expiresAtMs : nil)
+        }
         let info = found.info
         if info.size > intent.maxBytes {
             try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
-            throw .imageTooLarge(size: info.size, limit: intent.maxBytes)
+            // Smaller than the type's limit: the size declared when the URL was issued.
+            let typeLimit = catalog.type(named: intent.type)?.config.maxBytes
+            throw .imageTooLarge(
+                size: info.size, limit: intent.maxBytes, type: intent.type,
+                declared: typeLimit.map { intent.maxBytes < $0 } ?? false)
         }
         let probe = reads ? ImageProbe.inspect(found.bytes, totalLength: Int(clamping: info.size)) : nil
         let detected = probe?.image

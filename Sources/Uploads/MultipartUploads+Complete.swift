@@ -68,7 +68,8 @@ extension MultipartUploads {
         var byNumber: [Int: (etag: String, size: Int64)] = [:]
         byNumber.reserveCapacity(listed.count)
         for p in listed { byNumber[p.partNumber] = (p.etag, p.size) }
-        let checked = try PartRules.checkCompletion(given: parts, listed: byNumber, maxBytes: intent.maxBytes)
+        let checked = try PartRules.checkCompletion(
+            given: parts, listed: byNumber, maxBytes: intent.maxBytes, type: intent.type)
         let sent = checked.parts.map { (partNumber: $0.number, etag: $0.etag) }
         // Noted before storage may complete it: a retry that hears NoSuchUpload then finds what was sent.
         _ = try UploadError.storing { () throws(RecordsError) in

@@ -31,10 +31,11 @@ public enum PartRules {
     }
 
     /// What is wrong with completing `given` parts (sorted by number) from the store's `listed` ones
-    /// under `maxBytes`, else the parts to send (each with the store's ETag) and their total size.
-    public static func checkCompletion(given: [Part], listed: [Int: (etag: String, size: Int64)], maxBytes: Int64)
-        throws(UploadError) -> (parts: [(number: Int, etag: String)], total: Int64)
-    {
+    /// under `maxBytes` (upload type `type`'s), else the parts to send (each with the store's ETag) and
+    /// their total size.
+    public static func checkCompletion(
+        given: [Part], listed: [Int: (etag: String, size: Int64)], maxBytes: Int64, type: String
+    ) throws(UploadError) -> (parts: [(number: Int, etag: String)], total: Int64) {
         var total: Int64 = 0
         var out: [(number: Int, etag: String)] = []
         out.reserveCapacity(given.count)
@@ -45,9 +46,9 @@ public enum PartRules {
             if stored.size > maxPartBytes { throw .partTooLarge(partNumber: part.number) }
             if i < given.count - 1 && stored.size < minPartBytes { throw .partTooSmall(partNumber: part.number) }
             total += stored.size
-            if total > maxBytes { throw .uploadTooLarge(limit: maxBytes) }
             out.append((part.number, stored.etag))
         }
+        if total > maxBytes { throw .uploadTooLarge(size: total, limit: maxBytes, type: type) }
         return (out, total)
     }
 }

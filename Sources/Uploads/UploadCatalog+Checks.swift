@@ -94,7 +94,8 @@ extension UploadCatalog {
         if typeName == nil || typeName!.isEmpty {
             problems.append(.typeMissing)
         } else if type == nil || type!.config.extensions.isEmpty {
-            problems.append(.unknownType(typeName!))
+            problems.append(
+                .unknownType(typeName!, known: types.filter { !$0.config.extensions.isEmpty }.map(\.config.name)))
         }
         let lowerExt = ext?.lowercased()
         if lowerExt == nil || lowerExt!.isEmpty {
@@ -121,7 +122,7 @@ extension UploadCatalog {
         var problems: [UploadProblem] = []
         let type = self.type(named: r.typeName)
         if type == nil {
-            problems.append(.unknownType(r.typeName))
+            problems.append(.unknownType(r.typeName, known: types.map(\.config.name)))
         } else if let type, type.config.requiresChatroomId {
             problems.append(.chatroomIdRequired(type: type.config.name))
         }
@@ -150,7 +151,9 @@ extension UploadCatalog {
     /// A browser upload's object: the type exists, takes the media type, a `chatroomId` given is a number,
     /// and one is given when the type requires it. The problems come in that order.
     public func checkObject(_ r: ObjectRequest) throws(UploadError) -> UploadType {
-        guard let type = type(named: r.typeName) else { throw .rejected([.unknownType(r.typeName)]) }
+        guard let type = type(named: r.typeName) else {
+            throw .rejected([.unknownType(r.typeName, known: types.map(\.config.name))])
+        }
         var problems: [UploadProblem] = []
         if !type.config.contentTypes.contains(r.mediaType) {
             problems.append(

@@ -26,10 +26,12 @@ public enum UploadError: Error, Sendable, Equatable {
     /// The multipart upload was never issued to the caller, is another caller's, has expired, or storage
     /// no longer knows it (aborted, completed): the same answer in every case.
     case noSuchUpload
-    /// The URL was issued, and nothing is in storage under it.
-    case imageNotUploaded
-    /// The stored object's size, over the intent's limit (the object was deleted).
-    case imageTooLarge(size: Int64, limit: Int64)
+    /// The URL was issued, and nothing is in storage under it; `expiredAtMs` is set when the URL has
+    /// expired too (nothing can be uploaded with it any more), nil while it can still be used.
+    case imageNotUploaded(expiredAtMs: Int64?)
+    /// The stored object's size, over the intent's `limit` (the object was deleted): the `maxBytes` of
+    /// upload type `type`, or, when `declared`, the smaller size the URL was issued for.
+    case imageTooLarge(size: Int64, limit: Int64, type: String, declared: Bool)
     /// What storage holds (nil: no content type) against what the type allows (the object was deleted).
     case contentTypeNotAllowed(stored: String?, type: String, allowed: [String])
     /// The object's first bytes are no image of a format the type allows (the object was deleted).
@@ -42,8 +44,8 @@ public enum UploadError: Error, Sendable, Equatable {
     case partTooLarge(partNumber: Int)
     /// Part `partNumber` is under S3's smallest part (5 MiB) and is not the last.
     case partTooSmall(partNumber: Int)
-    /// The parts add up to more than the type's `limit`.
-    case uploadTooLarge(limit: Int64)
+    /// The parts add up to `size` bytes, more than `limit`, the `maxBytes` of upload type `type`.
+    case uploadTooLarge(size: Int64, limit: Int64, type: String)
     /// The intent writer's queue is full (the database is down or far behind): no URL is issued, since
     /// a URL whose intent is lost can never be confirmed.
     case intentsBacklogged

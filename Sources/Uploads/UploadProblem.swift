@@ -3,8 +3,9 @@
 public enum UploadProblem: Sendable, Equatable {
     /// No type is named.
     case typeMissing
-    /// No configured type has this name (or, issuing by type, the type takes no extension).
-    case unknownType(String)
+    /// No configured type has this name (or, issuing by type, the type takes no extension); `known` are
+    /// the types the request could have named, in configuration order.
+    case unknownType(String, known: [String])
     /// No extension is given.
     case extensionMissing
     /// The extension is not one of the type's.
@@ -15,7 +16,7 @@ public enum UploadProblem: Sendable, Equatable {
     case chatroomIdRequired(type: String)
     /// The content type is not one of the type's.
     case contentTypeNotAllowed(String, type: String, allowed: [String])
-    /// The declared size is over the type's limit.
+    /// The declared size is over the type's limit (its `maxBytes`).
     case sizeOverLimit(Int64, type: String, limit: Int64)
     /// The type's key template cannot be filled from the request's values.
     case keyUnrenderable(type: String)

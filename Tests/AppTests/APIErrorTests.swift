@@ -17,8 +17,8 @@ struct APIErrorTests {
         .malformedQuery, .malformedJSON("unexpected end"), .unsupportedMediaType, .validation(["type": "unknown type"]),
         .invalidUser(header: "X-User-Id"), .unauthorized(AuthFailure(.expired)), .rateLimited(retryAfterSeconds: 3),
         .upload(.signingFailed), .upload(.keyAlreadyRecorded), .upload(.keyInUse), .upload(.recordedByAnotherUser),
-        .upload(.intentNotFound), .upload(.issuedToAnotherUser), .upload(.imageNotUploaded),
-        .upload(.imageTooLarge(size: 2, limit: 1)),
+        .upload(.intentNotFound), .upload(.issuedToAnotherUser), .upload(.imageNotUploaded(expiredAtMs: nil)),
+        .upload(.imageTooLarge(size: 2, limit: 1, type: "P", declared: false)),
         .upload(.contentTypeNotAllowed(stored: "image/gif", type: "PROFILE", allowed: ["image/png"])),
         .upload(.recordNotFound), .upload(.contentMismatch(.notImage(.markup(.svg)))),
         .upload(.contentMismatch(.formatNotAllowed(detected: .gif, type: "PROFILE", allowed: ["image/png"]))),
@@ -81,18 +81,19 @@ struct APIErrorTests {
         #expect(APIError(UploadError.storage(.status(403, code: "AccessDenied"))).code == "STORAGE_ERROR")
         #expect(APIError(UploadError.store(.corrupt("x"))).code == "STORE_UNAVAILABLE")
         #expect(
-            APIError(UploadError.rejected([.unknownType("X"), .extensionMissing]))
+            APIError(UploadError.rejected([.unknownType("X", known: []), .extensionMissing]))
                 == .validation(["type": "unknown type", "ext": "ext is required"]))
         var fields = ProblemFields.native
         fields.type = "kind"
         #expect(
-            APIError(UploadError.rejected([.unknownType("X")]), fields: fields) == .validation(["kind": "unknown type"])
+            APIError(UploadError.rejected([.unknownType("X", known: [])]), fields: fields)
+                == .validation(["kind": "unknown type"])
         )
     }
 
     /// (problem, the native field, its message): the text of each rule a request can break.
     static let problems: [(UploadProblem, String, String)] = [
-        (.typeMissing, "type", "type is required"), (.unknownType("X"), "type", "unknown type"),
+        (.typeMissing, "type", "type is required"), (.unknownType("X", known: []), "type", "unknown type"),
         (.extensionMissing, "ext", "ext is required"),
         (.extensionNotAllowed("gif", type: "P", allowed: ["jpg", "png"]), "ext", "ext must be one of jpg, png"),
         (.chatroomIdNotNumeric, "chatroomId", "chatroomId must be a number"),
@@ -101,7 +102,10 @@ struct APIErrorTests {
             .contentTypeNotAllowed("image/gif", type: "P", allowed: ["image/png"]), "contentType",
             "contentType must be one of image/png"
         ),
-        (.sizeOverLimit(9, type: "P", limit: 8), "size", "size must be at most 8"),
+        (
+            .sizeOverLimit(9, type: "P", limit: 8), "size",
+            "size must be at most 8 bytes, the limit of type P (the setting types.P.maxBytes raises it)"
+        ),
         (.keyUnrenderable(type: "P"), "type", "the key for this type cannot be built from these values"),
         (
             .typeNotAccepted("FEED", accepted: ["PROFILE", "CHAT"]), "imageKey",
@@ -124,13 +128,14 @@ struct APIErrorTests {
                 && entry.message == "type CHAT requires a chatroomId: issue it with GET /presigned-url")
         let merged = FieldErrors(
             parsed: ["imageKey": "imageKey must be a UUID", "type": "type must be a string"],
-            problems: [.unknownType("X"), .sizeOverLimit(9, type: "P", limit: 8)], fields: .native,
+            problems: [.unknownType("X", known: []), .sizeOverLimit(9, type: "P", limit: 8)], fields: .native,
             order: ["type", "contentType", "imageKey", "size"])
         #expect(
             merged
                 == [
                     "type": "type must be a string", "imageKey": "imageKey must be a UUID",
-                    "size": "size must be at most 8",
+                    "size":
+                        "size must be at most 8 bytes, the limit of type P (the setting types.P.maxBytes raises it)",
                 ])
     }
 }

@@ -65,7 +65,8 @@ import Uploads
             .malformedQuery, .malformedJSON("x"), .unsupportedMediaType, .validation([:]), .invalidUser(header: "h"),
             .rateLimited(retryAfterSeconds: 1), .upload(.signingFailed), .upload(.keyAlreadyRecorded),
             .upload(.keyInUse), .upload(.recordedByAnotherUser), .upload(.intentNotFound),
-            .upload(.issuedToAnotherUser), .upload(.imageNotUploaded), .upload(.imageTooLarge(size: 1, limit: 0)),
+            .upload(.issuedToAnotherUser), .upload(.imageNotUploaded(expiredAtMs: nil)),
+            .upload(.imageTooLarge(size: 1, limit: 0, type: "T", declared: false)),
             .upload(.contentTypeNotAllowed(stored: nil, type: "T", allowed: [])), .upload(.recordNotFound),
             .upload(.store(.unavailable("x"))), .upload(.intentsBacklogged), .upload(.storage(.timeout("t"))),
             .upload(.storage(.status(500, code: nil))), .upload(.contentMismatch(.notImage(.empty))),
@@ -105,7 +106,7 @@ import Uploads
         let expected: [(APIError, Int, String)] = [
             (.unauthorized(AuthFailure(.missingCredentials)), 401, "4010"),
             (.rateLimited(retryAfterSeconds: 3), 429, "4290"),
-            (.upload(.imageNotUploaded), 404, "4040"), (.upload(.intentNotFound), 404, "4040"),
+            (.upload(.imageNotUploaded(expiredAtMs: nil)), 404, "4040"), (.upload(.intentNotFound), 404, "4040"),
             (.upload(.issuedToAnotherUser), 403, "4030"), (.upload(.store(.unavailable("x"))), 503, "5030"),
             (.malformedQuery, 400, "4000"),
         ]

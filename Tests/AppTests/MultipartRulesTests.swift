@@ -92,7 +92,9 @@ import Uploads
         #expect(limited.headers.contains { $0.name == "Retry-After" && $0.value == "3" })
         #expect(try JSONValue(parsing: limited.body)["error"] == nil)
         #expect(CompanionError.request(.validation(["type": "unknown type"])).status == 400)
-        #expect(CompanionError.upload(.rejected([.unknownType("X")])).parts.message == "s3: unknown upload type X")
+        #expect(
+            CompanionError.upload(.rejected([.unknownType("X", known: ["IMAGE", "VIDEO"])])).parts.message
+                == #"s3: unknown upload type "X"; the types are IMAGE, VIDEO"#)
         #expect(CompanionError.upload(.storage(.multipart(.noSuchUpload))).code == "NO_SUCH_UPLOAD")
         #expect(CompanionError.upload(.storage(.multipart(.invalidPart))).status == 400)
         #expect(CompanionError.upload(.storage(.timeout("t"))).status == 504)

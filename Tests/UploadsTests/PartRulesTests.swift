@@ -13,7 +13,8 @@ import Testing
         func check(_ given: [(Int, String)], max: Int64 = 100 * mib) -> String {
             do throws(UploadError) {
                 let ok = try PartRules.checkCompletion(
-                    given: given.map { PartRules.Part(number: $0.0, etag: $0.1) }, listed: listed, maxBytes: max)
+                    given: given.map { PartRules.Part(number: $0.0, etag: $0.1) }, listed: listed, maxBytes: max,
+                    type: "IMAGE")
                 return "ok \(ok.total) " + ok.parts.map(\.etag).joined(separator: ",")
             } catch {
                 return "\(error)"
@@ -25,11 +26,14 @@ import Testing
         #expect(check([(1, "e1"), (9, "e9")]) == "partNotUploaded(partNumber: 9)")
         #expect(check([(1, "e1"), (3, "e3"), (4, "e4")]) == "partTooSmall(partNumber: 3)")
         #expect(check([(3, "e3")]) == "ok 1 \"e3\"")
-        #expect(check([(1, "e1"), (2, "e2")], max: 10 * mib - 1) == "uploadTooLarge(limit: \(10 * mib - 1))")
+        #expect(
+            check([(1, "e1"), (2, "e2")], max: 10 * mib - 1)
+                == "uploadTooLarge(size: \(10 * mib), limit: \(10 * mib - 1), type: \"IMAGE\")")
         #expect(check([(1, "e1"), (2, "e2")], max: 10 * mib) == "ok \(10 * mib) \"e1\",\"e2\"")
         let huge: [Int: (etag: String, size: Int64)] = [1: ("x", PartRules.maxPartBytes + 1)]
         #expect(throws: UploadError.partTooLarge(partNumber: 1)) {
-            try PartRules.checkCompletion(given: [.init(number: 1, etag: "x")], listed: huge, maxBytes: .max)
+            try PartRules.checkCompletion(
+                given: [.init(number: 1, etag: "x")], listed: huge, maxBytes: .max, type: "IMAGE")
         }
     }
 

@@ -15,14 +15,21 @@ import Testing
         return try UploadCatalog(types)
     }
 
+    /// The types an issue by type can name (those with extensions), and every type, in configuration order.
+    static let byType = ["PROFILE", "FEED", "CHATROOM_PROFILE", "CHAT", "CHAT_PROFILE", "ROOM"]
+    static let all = ["PROFILE", "FEED", "CHATROOM_PROFILE", "CHAT", "CHAT_PROFILE", "IMAGE", "VIDEO", "ROOM"]
+
     /// (type, ext, chatroomId, the problems).
     static let newVectors: [(String?, String?, String?, [UploadProblem])] = [
         ("PROFILE", "JPG", nil, []),
         (nil, nil, nil, [.typeMissing, .extensionMissing]),
         ("", "jpg", nil, [.typeMissing]),
-        ("NOPE", "jpg", nil, [.unknownType("NOPE")]),
+        ("NOPE", "jpg", nil, [.unknownType("NOPE", known: byType)]),
         // IMAGE takes no extension: issued by key only.
-        ("IMAGE", "jpg", nil, [.unknownType("IMAGE"), .extensionNotAllowed("jpg", type: "IMAGE", allowed: [])]),
+        (
+            "IMAGE", "jpg", nil,
+            [.unknownType("IMAGE", known: byType), .extensionNotAllowed("jpg", type: "IMAGE", allowed: [])]
+        ),
         (
             "PROFILE", "gif", "x1",
             [
@@ -69,7 +76,7 @@ import Testing
             ])
         #expect(
             catalog.checkKeyed(KeyedRequest(typeName: "X", contentType: "a/b", imageKey: "k")).problems == [
-                .unknownType("X")
+                .unknownType("X", known: Self.all)
             ])
         // A member the front door could not read is missing: no upload, no problem of its own.
         let missing = catalog.checkKeyed(KeyedRequest(typeName: "IMAGE", contentType: "image/png", imageKey: nil))
@@ -84,7 +91,7 @@ import Testing
                 filename: "a.jpg", mediaType: media, typeName: type, chatroomId: chatroomId, metadataJSON: nil)
         }
         #expect(try catalog.checkObject(object("IMAGE", "image/png", nil)).name == "IMAGE")
-        #expect(throws: UploadError.rejected([.unknownType("NOPE")])) {
+        #expect(throws: UploadError.rejected([.unknownType("NOPE", known: Self.all)])) {
             try catalog.checkObject(object("NOPE", "image/png", nil))
         }
         #expect(

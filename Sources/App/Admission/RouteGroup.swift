@@ -3,7 +3,7 @@ import Uploads
 
 /// The routes of one front door: each admits its caller through the gate, runs its handler, and
 /// answers every failure (the gate's refusal, a check's, the work's) through the group's `presenter`;
-/// every response is marked with the caller's user id for the access log.
+/// every response is marked with the caller's user id for the access log (`Response.marked`).
 ///
 /// Handlers answered on the event loop allocate nothing for this wrapper: the closures are captured
 /// once, when the route is made, and per request the two-phase forms allocate only the worker's closure.
@@ -143,12 +143,8 @@ struct RouteGroup<Presenter: ErrorPresenter>: Sendable {
         { [self] error in marked(presenter.response(for: presenter.failure(upload: error)), caller) }
     }
 
-    /// `response` marked with the caller's user id, for the access log.
-    private func marked(_ response: Response, _ caller: Caller) -> Response {
-        var response = response
-        response.userId = caller.userId
-        return response
-    }
+    /// `response` marked with the caller's user id, for the access log (and its warning: `Response.marked`).
+    private func marked(_ response: Response, _ caller: Caller) -> Response { response.marked(for: caller) }
 
     /// The response of `body`, or of the failure it throws, marked with the caller's user id.
     private func answer(_ caller: Caller, _ body: () throws(Presenter.Failure) -> Response) -> Response {
@@ -158,7 +154,6 @@ struct RouteGroup<Presenter: ErrorPresenter>: Sendable {
         } catch {
             response = presenter.response(for: error)
         }
-        response.userId = caller.userId
-        return response
+        return response.marked(for: caller)
     }
 }

@@ -212,11 +212,7 @@ final class CompatService: Sendable {
     }
 
     /// The response marked with the caller, for the access log.
-    private func mark(_ response: Response, _ caller: Caller) -> Response {
-        var r = response
-        r.userId = caller.userId
-        return r
-    }
+    private func mark(_ response: Response, _ caller: Caller) -> Response { response.marked(for: caller) }
 
     // MARK: - Checking requests (event loop)
 

@@ -18,11 +18,21 @@ struct ProblemFields: Sendable {
     /// The native API's names.
     static let native = ProblemFields()
 
+    /// The most characters of a request's value repeated in a message.
+    static let maxQuoted = 64
+
+    /// `value` in double quotes, cut to `maxQuoted` characters (a request's own words, bounded).
+    static func quoted(_ value: String) -> String {
+        value.count > maxQuoted ? "\"\(value.prefix(maxQuoted))…\"" : "\"\(value)\""
+    }
+
     /// The field and message of `problem`.
     func entry(_ problem: UploadProblem) -> (field: String, message: String) {
         switch problem {
         case .typeMissing: return (type, "\(type) is required")
-        case .unknownType: return (type, "unknown type")
+        case .unknownType(let name, let known):
+            guard !known.isEmpty else { return (type, "unknown type") }
+            return (type, "unknown type \(ProblemFields.quoted(name)); the types are " + known.joined(separator: ", "))
         case .extensionMissing: return (ext, "\(ext) is required")
         case .extensionNotAllowed(_, _, let allowed):
             return (ext, "\(ext) must be one of " + allowed.joined(separator: ", "))
@@ -34,7 +44,12 @@ struct ProblemFields: Sendable {
             return (chatroomId, "chatroomId is required for type \(name)")
         case .contentTypeNotAllowed(_, _, let allowed):
             return (contentType, "\(contentType) must be one of " + allowed.joined(separator: ", "))
-        case .sizeOverLimit(_, _, let limit): return ("size", "size must be at most \(limit)")
+        case .sizeOverLimit(_, let type, let limit):
+            return (
+                "size",
+                "size must be at most \(ByteCountText.of(limit)), the limit of type \(type) "
+                    + "(the setting \(ByteCountText.maxBytesSetting(of: type)) raises it)"
+            )
         case .keyUnrenderable: return ("type", "the key for this type cannot be built from these values")
         case .typeNotAccepted(_, let accepted):
             return (key, "\(key) must be an upload of type " + accepted.joined(separator: " or "))

@@ -66,8 +66,13 @@ extension UploadError {
         case .confirmationInProgress:
             return "another confirmation of this imageKey is in progress; retry shortly for its record"
         case .noSuchUpload: return "no such upload: start again with a new key and upload ID"
+        case .imageNotUploaded(let expiredAtMs?):
+            return "the upload URL expired at \(ISO8601Timestamp.string(epochSeconds: expiredAtMs / 1000)) and nothing "
+                + "was uploaded with it; ask for a new one"
         case .imageNotUploaded: return "the object is not in storage yet"
-        case .imageTooLarge(let size, let limit): return "the object is \(size) bytes; the limit is \(limit)"
+        case .imageTooLarge(let size, let limit, let type, let declared):
+            return UploadError.sizeRefusal(
+                "the object is \(ByteCountText.of(size))", limit: limit, type: type, declared: declared)
         case .contentTypeNotAllowed(let stored, let type, let allowed):
             return UploadError.contentTypeRefusal(stored: stored, type: type, allowed: allowed)
         case .contentMismatch(let mismatch): return mismatch.message
@@ -75,7 +80,9 @@ extension UploadError {
         case .partNotUploaded(let n): return "s3: part \(n) was not uploaded or its ETag does not match"
         case .partTooLarge(let n): return "s3: part \(n) is over 5 GiB"
         case .partTooSmall(let n): return "s3: part \(n) is under 5 MiB and is not the last part"
-        case .uploadTooLarge(let limit): return "s3: the upload is over \(limit) bytes, the limit of its type"
+        case .uploadTooLarge(let size, let limit, let type):
+            return UploadError.sizeRefusal(
+                "s3: the parts add up to \(ByteCountText.of(size))", limit: limit, type: type, declared: false)
         case .store: return "the records store is not available"
         case .intentsBacklogged: return "the records store is behind; no URL was issued, retry shortly"
         case .intentNotStored:
@@ -104,6 +111,16 @@ extension UploadError {
         var shown = String(stored.prefix(maxShownContentType))
         if shown.count < stored.count { shown += "…" }
         return "the object was stored with content type \"\(shown)\"" + allows
+    }
+
+    /// A size refusal: `what` is over `limit`, upload type `type`'s `maxBytes` (named, as the setting that
+    /// raises it), or, when `declared`, the size the URL was issued for.
+    static func sizeRefusal(_ what: String, limit: Int64, type: String, declared: Bool) -> String {
+        if declared {
+            return what + "; its URL was issued for \(ByteCountText.of(limit)), the size declared for it (type \(type))"
+        }
+        return what + "; type \(type) allows at most \(ByteCountText.of(limit)) "
+            + "(the setting \(ByteCountText.maxBytesSetting(of: type)) raises it)"
     }
 
     /// The most characters of a stored content type repeated in an error message.

@@ -99,7 +99,9 @@ enum CompanionError: Error, Sendable, Equatable {
     /// A rule of an upload type a browser upload breaks, as Companion-style text.
     static func message(_ problem: UploadProblem) -> String {
         switch problem {
-        case .unknownType(let name): return "s3: unknown upload type \(name)"
+        case .unknownType(let name, let known):
+            let types = known.isEmpty ? "" : "; the types are " + known.joined(separator: ", ")
+            return "s3: unknown upload type \(ProblemFields.quoted(name))" + types
         case .contentTypeNotAllowed(_, let type, let allowed):
             return "s3: content type must be one of " + allowed.joined(separator: ", ") + " for type \(type)"
         case .chatroomIdNotNumeric: return "s3: metadata.chatroomId must be a number"

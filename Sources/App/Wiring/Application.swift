@@ -493,7 +493,7 @@ public final class Application: Sendable {
         case .none:
             callers = FixedCallerResolver(userId: a.devDefaultUserId)
         case .dev:
-            callers = DevelopmentCallerResolver(header: a.devUserHeader, defaultUserId: a.devDefaultUserId)
+            callers = DevelopmentCallerResolver(header: a.devUserHeader, defaultUserId: a.devDefaultUserId, log: log)
         }
         let l = config.limits
         guard l.enabled else { return Gate(callers: callers) }
