@@ -55,9 +55,30 @@ public struct MultipartState: Sendable, Equatable, Codable {
     }
 
     /// Whether this state is of `file` as it is now (same path, size, modification time and part
-    /// size), so its parts can be resumed.
+    /// size).
     public func matches(file: URL, size: Int64, modified: Double, partSize: Int) -> Bool {
-        filePath == file.path && fileSize == size && fileModified == modified && self.partSize == partSize
+        isOf(file: file, size: size, modified: modified) && self.partSize == partSize
+    }
+
+    /// Whether this state is of `file` as it is now (same path, size and modification time), so the
+    /// parts it lists are parts of the file and can be resumed, whatever part size is asked for now: a
+    /// resumed upload keeps the part size its parts were cut at.
+    public func isOf(file: URL, size: Int64, modified: Double) -> Bool {
+        change(file: file, size: size, modified: modified) == nil
+    }
+
+    /// What differs between the file this state was saved for and `file` as it is now (its path, size
+    /// or modification time), in words; nil when nothing does.
+    public func change(file: URL, size: Int64, modified: Double) -> String? {
+        if filePath != file.path { return "the state is of \(filePath), not \(file.path)" }
+        if fileSize != size { return "its size is now \(size) bytes, was \(fileSize)" }
+        if fileModified != modified {
+            func time(_ t: Double) -> String {
+                ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: t))
+            }
+            return "it was modified at \(time(modified)), after the state of \(time(fileModified))"
+        }
+        return nil
     }
 
     /// Written to a temporary file and renamed, so a kill never leaves half a state file.
@@ -122,6 +143,19 @@ public struct MultipartResult: Sendable, Equatable {
     /// The upload of an older state file that was aborted instead of resumed (the file changed since,
     /// or `resume` was false), so that it does not stay on storage; nil when there was none.
     public var abortedUploadId: String? = nil
+    /// Why that upload was not resumed; nil when there was none.
+    public var abortReason: AbortReason? = nil
+    /// The bytes per part of this upload: a resumed one keeps its state's, whatever
+    /// `MultipartOptions.partSize` asked for.
+    public var partSize: Int = 0
+
+    /// Why a state file's upload was aborted instead of resumed.
+    public enum AbortReason: Sendable, Equatable {
+        /// The file is not the one the state was saved for (`MultipartState.change`'s words).
+        case fileChanged(String)
+        /// `resume` was false (a restart asked for).
+        case notResumed
+    }
 }
 
 /// Uploads a file in parts through the multipart routes: parts taken from the file by offset for each
@@ -144,17 +178,18 @@ public struct MultipartUploader: Sendable {
     }
 
     /// Uploads `file`. With `stateFile`, progress is saved there after every part; with `resume` and a
-    /// state file of the same file (same size, modification time and part size), the upload continues
-    /// from the parts the server lists. A state file's upload that is not resumed (the file changed
-    /// since, or `resume` is false) is aborted on the server first, so it does not stay on storage.
-    /// The state file is removed once the upload is complete.
+    /// state file of the same file (same path, size and modification time), the upload continues from
+    /// the parts the server lists, in the state's part size (the parts sent were cut at it; another
+    /// `options.partSize` applies to new uploads only). A state file's upload that is not resumed (the
+    /// file changed since, or `resume` is false) is aborted on the server first, so it does not stay on
+    /// storage, and `MultipartResult.abortReason` says why. The state file is removed once the upload
+    /// is complete.
     public func upload(
         fileAt file: URL, filename: String? = nil, contentType: String, metadata: [String: String] = [:],
         stateFile: URL? = nil, resume: Bool = false, progress: ProgressHandler? = nil
     ) async throws -> MultipartResult {
         let size = try PresignClient.fileSize(file)
         let modified = Self.modificationTime(file)
-        let plan = PartPlan(fileSize: size, partSize: options.partSize)
         let name = filename ?? file.lastPathComponent
         var restarts = 0
         var retries = 0
@@ -162,12 +197,20 @@ public struct MultipartUploader: Sendable {
 
         var state: MultipartState
         var aborted: String?
+        var abortReason: MultipartResult.AbortReason?
         let saved = stateFile.flatMap(MultipartState.load)
-        if let saved, !(resume && saved.matches(file: file, size: size, modified: modified, partSize: plan.partSize)) {
+        let change = saved?.change(file: file, size: size, modified: modified)
+        let resuming = resume && saved != nil && change == nil
+        // The parts already sent were cut at the state's part size: a resumed upload keeps it.
+        let plan = PartPlan(fileSize: size, partSize: resuming ? saved!.partSize : options.partSize)
+        if let saved, !resuming {
             // It can never be resumed now: abort it (best effort; the janitor aborts it in time otherwise).
-            if (try? await client.abortMultipart(saved.upload)) != nil { aborted = saved.upload.uploadId }
+            if (try? await client.abortMultipart(saved.upload)) != nil {
+                aborted = saved.upload.uploadId
+                abortReason = change.map { .fileChanged($0) } ?? .notResumed
+            }
         }
-        if resume, let saved, saved.matches(file: file, size: size, modified: modified, partSize: plan.partSize) {
+        if resuming, let saved {
             state = saved
             do {
                 let listed = try await withRetries(&retries) { try await client.listParts(saved.upload) }
@@ -200,7 +243,8 @@ public struct MultipartUploader: Sendable {
                 return MultipartResult(
                     key: completed.key, uploadId: upload.uploadId, location: completed.location, bytes: size,
                     partCount: plan.parts.count, partsUploaded: pending.count, partsResumed: resumed,
-                    restarts: restarts, retries: retries, record: completed.record, abortedUploadId: aborted)
+                    restarts: restarts, retries: retries, record: completed.record, abortedUploadId: aborted,
+                    abortReason: abortReason, partSize: plan.partSize)
             } catch let e as PresignClientError where options.classifier.action(for: e) == .restart {
                 guard restarts < options.maxRestarts else { throw PresignClientError.uploadGone(code: e.serverCode) }
                 restarts += 1

@@ -151,7 +151,8 @@ struct Options: Equatable {
           --content-type T        instead of the type guessed from the file's extension
           --meta key=value        metadata stored with the record (repeatable)
           --json                  one JSON object per file on stdout: file, key, recordId, bytes, seconds, ...
-          --resume                continue an interrupted multipart upload from its state file
+          --resume                continue an interrupted multipart upload from its state file (in the part
+                                  size it was started with; the file must be unchanged)
           --restart               abort an interrupted multipart upload and send the file again
           --state-dir DIR         where multipart state files live (default .presign-upload in the current dir)
           --multipart-threshold M files larger than M MiB go in parts (default 16; the server needs

@@ -104,6 +104,12 @@ struct PresignUpload {
         var out: [String: Any] = ["file": path, "bytes": size]
         do {
             var inParts = size > o.thresholdMiB * 1_048_576
+            // --resume of an interrupted upload of this file continues it in parts, whatever the threshold.
+            if !inParts, o.resume, let waiting = MultipartState.load(try stateFile(for: file, options: o)),
+                waiting.isOf(file: file, size: size, modified: MultipartUploader.modificationTime(file))
+            {
+                inParts = true
+            }
             if inParts {
                 var metadata = o.metadata
                 if let t = o.type { metadata["uploadType"] = t }
@@ -111,10 +117,9 @@ struct PresignUpload {
                 let options = MultipartOptions(
                     threshold: o.thresholdMiB * 1_048_576, partSize: o.partSizeMiB * 1_048_576,
                     concurrency: o.concurrency, retry: RetryPolicy(maxAttempts: o.maxAttempts))
+                // Whatever the part options now: the parts sent belong to the file as long as it is unchanged.
                 if !o.resume && !o.restart, let old = MultipartState.load(stateFile),
-                    old.matches(
-                        file: file, size: size, modified: MultipartUploader.modificationTime(file),
-                        partSize: PartPlan(fileSize: size, partSize: options.partSize).partSize)
+                    old.isOf(file: file, size: size, modified: MultipartUploader.modificationTime(file))
                 {
                     // Never throw the sent parts away unasked: the user chooses.
                     bar.finish(ok: false)
@@ -147,12 +152,20 @@ struct PresignUpload {
                     out["restarts"] = r.restarts
                     out["retries"] = r.retries
                     out["recordId"] = r.record?.id ?? NSNull()
+                    out["partSize"] = r.partSize
+                    let asked = PartPlan(fileSize: size, partSize: options.partSize).partSize
+                    if o.resume, r.abortedUploadId == nil, r.partSize != asked {
+                        fail(
+                            "presign-upload: note: \(path): resumed in parts of \(mib(r.partSize)) MiB, the interrupted "
+                                + "upload's (not \(mib(asked)) MiB: the parts already sent were cut at that size)")
+                    }
                     if let aborted = r.abortedUploadId {
                         out["abortedUploadId"] = aborted
-                        if !o.restart {
+                        if case .fileChanged(let change)? = r.abortReason {
+                            out["abortReason"] = change
                             fail(
-                                "presign-upload: note: \(path) changed since its interrupted upload; that upload "
-                                    + "(\(aborted)) was aborted and the file sent again")
+                                "presign-upload: note: \(path) changed since its interrupted upload (\(change)); "
+                                    + "that upload (\(aborted)) was aborted and the file sent again")
                         }
                     }
                 } catch let e as PresignClientError
@@ -221,6 +234,11 @@ struct PresignUpload {
         }
         let safe = String(file.lastPathComponent.map { $0.isLetter || $0.isNumber || $0 == "." ? $0 : "_" })
         return dir.appendingPathComponent("\(safe)-\(String(hash, radix: 16)).json")
+    }
+
+    /// `bytes` in MiB, as the options give part sizes (one decimal when not whole).
+    static func mib(_ bytes: Int) -> String {
+        bytes % 1_048_576 == 0 ? "\(bytes / 1_048_576)" : String(format: "%.1f", Double(bytes) / 1_048_576)
     }
 
     static func printJSON(_ object: [String: Any]) {
