@@ -138,7 +138,7 @@ let package = Package(
                 "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials", "Uploads",
                 "UploadsTestSupport", "HTTPClient", "Logging", "Explain",
             ]),
-        .testTarget(name: "CommandsTests", dependencies: ["Commands", "Config", "TestSupport"]),
+        .testTarget(name: "CommandsTests", dependencies: ["Commands", "Config", "Crypto", "SigV4", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

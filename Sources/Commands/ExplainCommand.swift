@@ -28,7 +28,7 @@ public enum ExplainCommand {
         do {
             tools = try ExplainService.tools(config: config, environment: environment, nowSeconds: nowSeconds)
         } catch {
-            return Outcome(output: "presignd explain: \(error)", status: 2)
+            return Outcome(output: failure(error), status: 2)
         }
         var headers: [(name: String, value: String)] = []
         for line in arguments.headers {
@@ -51,5 +51,22 @@ public enum ExplainCommand {
                 storage: storage), now: nowSeconds, checkCredentials: tools.checkCredentials)
         return Outcome(
             output: explanation.jsonValue.prettyPrinted(), status: explanation.hasDifferences ? 1 : 0)
+    }
+
+    /// The reason the explainer could not be made. Without credentials (a second shell beside
+    /// `scripts/run.sh`, which sets them for its own process only) it leads with the two variables to
+    /// set, and the command that sets them for the local RGW; the chain's own account follows.
+    static func failure(_ error: AppError) -> String {
+        switch error {
+        case .refused("credentials", let why), .startup("credentials", let why):
+            return "presignd explain: no storage credentials to recompute the signature with: set the two the "
+                + "server signs with, PRESIGN_S3_ACCESS_KEY_ID and PRESIGN_S3_SECRET_ACCESS_KEY (or "
+                + "PRESIGN_S3_SECRET_ACCESS_KEY_FILE), and its PRESIGN_S3_ENDPOINT, PRESIGN_S3_BUCKET and "
+                + "PRESIGN_S3_REGION where they differ from the configuration. Beside scripts/run.sh (which sets "
+                + "them for the server's process only), run `bash scripts/run.sh explain 'URL'` from the checkout "
+                + "(with the same S3_PORT): it sets them for the local RGW.\n(credentials: \(why))"
+        default:
+            return "presignd explain: \(error)"
+        }
     }
 }

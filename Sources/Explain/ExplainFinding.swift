@@ -64,6 +64,9 @@ public enum ExplainCode: String, Sendable, Equatable, CaseIterable {
     case signedHeaderMissing = "SIGNED_HEADER_MISSING"
     /// A signed header was sent with another value than the one signed (e.g. `Content-Type`).
     case signedHeaderChanged = "SIGNED_HEADER_CHANGED"
+    /// The URL signs headers besides `host` and the client's headers were not given: the request must
+    /// carry them, and they (and the signature) could not be checked.
+    case signedHeadersUnchecked = "SIGNED_HEADERS_UNCHECKED"
     /// `X-Amz-Date` + `X-Amz-Expires` is past.
     case expired = "EXPIRED"
     /// `X-Amz-Date` is in the future: the issuing clock runs ahead (or this one behind).

@@ -146,6 +146,7 @@ struct ExplainRun {
         }
         findings.append(contentsOf: certain)
         var expected = outcome?.expected
+        if let unchecked = uncheckedHeaders(expected) { findings.append(unchecked) }
         if matches, input.storage?.code == "SignatureDoesNotMatch", let intended = expected {
             findings.append(contentsOf: credentialsFindings(intended: intended))
         }
@@ -416,6 +417,38 @@ struct ExplainRun {
                     .error)
             }
         }
+    }
+
+    /// Without the client's headers, the headers the URL signs besides `host` cannot be checked: a
+    /// finding that names them, with the value signed where the signature search found it (a configured
+    /// content type), so the caller knows what the request must carry; nil when headers were given or
+    /// only `host` is signed.
+    func uncheckedHeaders(_ expected: SignatureExplanation.Expected?) -> ExplainFinding? {
+        guard clientHeaders == nil, let list = url.value("X-Amz-SignedHeaders") else { return nil }
+        let names = list.split(separator: ";").map(String.init).filter { $0 != "host" }
+        guard !names.isEmpty else { return nil }
+        let values = expected?.signedHeaders ?? []
+        let shown = names.map { name in
+            let value = values.first { $0.name == name }?.value
+            return "\(name): \(value ?? "the value issued")"
+        }
+        let example = names.map { name in
+            let value = values.first { $0.name == name }?.value
+            return "--header '\(Self.displayName(name)): \(value ?? "…")'"
+        }
+        return ExplainFinding(
+            .signedHeadersUnchecked, field: "X-Amz-SignedHeaders", expected: shown.joined(separator: "; "),
+            got: "no headers given",
+            hint:
+                "the URL signs \(names.joined(separator: ", ")) besides host: the upload must send \(names.count == 1 ? "it" : "each") with the value it was issued with (the headers field of the server's answer), or storage refuses it; give the request's headers to check them and the signature (\(example.joined(separator: " ")), or headers in POST /admin/explain's body)",
+            severity: .warning)
+    }
+
+    /// A lower-case header name as clients usually write it (`content-type` -> `Content-Type`).
+    static func displayName(_ name: String) -> String {
+        name.split(separator: "-", omittingEmptySubsequences: false).map { part in
+            part.prefix(1).uppercased() + part.dropFirst()
+        }.joined(separator: "-")
     }
 
     /// The signed header list: well formed, sorted, `host` in it, and every header in it sent.

@@ -164,10 +164,11 @@ struct SignatureExplainerTests {
         #expect(Self.finding(explanation, .signedHeaderMissing)?.field == "header:content-type")
     }
 
-    @Test("headers not given: the signed Content-Type is found among the server's types")
+    @Test("headers not given: the signed Content-Type is found among the server's types, and named as one to send")
     func contentTypeFound() {
         let explanation = Self.explainer().explain(ExplainInput(url: Self.clientB()), now: Self.issuedAt)
-        #expect(explanation.findings.isEmpty, "\(explanation.findings)")
+        #expect(Self.codes(explanation) == [.signedHeadersUnchecked], "\(explanation.findings)")
+        #expect(Self.finding(explanation, .signedHeadersUnchecked)?.expected == "content-type: image/jpeg")
         #expect(explanation.issuedByThisServer == true)
         #expect(explanation.expected?.signedHeaders.first { $0.name == "content-type" }?.value == "image/jpeg")
         #expect(explanation.expected?.methodAssumed == true)
