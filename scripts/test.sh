@@ -80,7 +80,7 @@ log "API conformance: schemathesis against the server with RGW behind it (script
 bash scripts/api-conformance.sh
 log "the web page in headless Chromium (scripts/web-test.py; screenshots in .build/test-artifacts/web)"
 python3 scripts/web-test.py
-# The plain release build of every product, as the README's "run against your own storage" and
+# The plain release build of every product, as docs/overview.md's "Against your own storage" and
 # scripts/run.sh do it (a test-support target once broke it while the debug build and the container's
 # single-product build passed). Then run.sh itself, which must show that build's progress.
 log "release build of every product (swift build -c release)"
