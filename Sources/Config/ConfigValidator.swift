@@ -122,17 +122,6 @@ struct ConfigValidator {
         check("presign.expiresSeconds", presign.expiresSeconds, in: 1...Self.maxExpiresSeconds)
         check("presign.readUrlExpiresSeconds", presign.readUrlExpiresSeconds, in: 1...Self.maxExpiresSeconds)
         check("presign.readUrlWindowSeconds", presign.readUrlWindowSeconds, in: 0...Self.maxExpiresSeconds)
-        let window = presign.readUrlWindowSeconds
-        let life = presign.readUrlExpiresSeconds
-        if (0...Self.maxExpiresSeconds).contains(window), (1...Self.maxExpiresSeconds).contains(life),
-            window + life > Self.maxExpiresSeconds
-        {
-            report(
-                "presign.readUrlWindowSeconds",
-                "with presign.readUrlExpiresSeconds must be at most \(Self.maxExpiresSeconds) (a read URL lives "
-                    + "the window plus readUrlExpiresSeconds, and SigV4 allows 7 days)",
-                got: "\(window) + \(life)")
-        }
         if let cdn = presign.cdnBaseUrl, let reason = Self.httpURLProblem(cdn, allowsPath: true) {
             report(
                 "presign.cdnBaseUrl", "must be empty or http(s)://host[:port][/path]: \(reason)",

@@ -12,20 +12,21 @@ public struct ReadWindow: Sendable, Equatable {
     /// The least life a URL has left when it is answered, in seconds.
     public let lifeSeconds: Int
 
-    /// A window of `windowSeconds` (0: none) for URLs with at least `lifeSeconds` left.
+    /// A window of `windowSeconds` (0: none) for URLs with at least `lifeSeconds` left; the window is
+    /// shortened so that it and the life fit in SigV4's 7 days (a life of 7 days leaves no window).
     public init(windowSeconds: Int, lifeSeconds: Int) {
         precondition(windowSeconds >= 0 && lifeSeconds >= 1, "a window is not negative and a URL lives")
-        self.windowSeconds = windowSeconds
-        self.lifeSeconds = lifeSeconds
+        self.lifeSeconds = min(lifeSeconds, Self.maximumLifetimeSeconds)
+        self.windowSeconds = min(windowSeconds, Self.maximumLifetimeSeconds - self.lifeSeconds)
     }
 
-    /// The signing instant and the lifetime (SigV4's `X-Amz-Expires`, at most its 7 days) of a URL
-    /// read at `now` (epoch seconds).
+    /// The signing instant and the lifetime (SigV4's `X-Amz-Expires`, within its 7 days) of a URL read
+    /// at `now` (epoch seconds).
     public func signing(at now: Int64) -> (signedAt: Int64, expires: Int) {
-        guard windowSeconds > 0 else { return (now, min(lifeSeconds, Self.maximumLifetimeSeconds)) }
+        guard windowSeconds > 0 else { return (now, lifeSeconds) }
         let window = Int64(windowSeconds)
         let offset = ((now % window) + window) % window
-        return (now - offset, min(windowSeconds + lifeSeconds, Self.maximumLifetimeSeconds))
+        return (now - offset, windowSeconds + lifeSeconds)
     }
 
     /// SigV4's longest presigned URL: 7 days.
