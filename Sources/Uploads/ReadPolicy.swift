@@ -39,10 +39,23 @@ public struct ReadPolicy: Sendable, Equatable {
 
     /// Whether `contentType` (its media type, in any case, parameters ignored) may be served `inline`.
     public static func allowsInline(_ contentType: String) -> Bool {
-        var media = Substring(contentType)
-        if let semicolon = media.firstIndex(of: ";") { media = media[..<semicolon] }
-        return inlineContentTypes.contains(trimmed(media) { $0 == " " || $0 == "\t" }.lowercased())
+        var text = contentType
+        return text.withUTF8 { bytes in
+            // The media type: up to `;`, without the spaces and tabs around it.
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            var start = 0
+            while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+            while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+            let media = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            return inlineMediaBytes.contains { type in
+                type.count == media.count
+                    && zip(type, media).allSatisfy { a, b in a == (b >= 0x41 && b <= 0x5a ? b | 0x20 : b) }
+            }
+        }
     }
+
+    /// `inlineContentTypes` as bytes (the per-request check compares bytes, allocating nothing).
+    static let inlineMediaBytes: [[UInt8]] = inlineContentTypes.map { Array($0.utf8) }
 
     /// `text` without the characters `drop` names at either end.
     static func trimmed(_ text: Substring, _ drop: (Character) -> Bool) -> String {
@@ -104,7 +117,7 @@ public struct ReadPolicy: Sendable, Equatable {
     /// The `filename` member of a metadata object, when it is a string. The metadata is parsed only
     /// when its text can hold that member (the name, or an escape that could spell it).
     static func metadataFilename(_ metadataJSON: String) -> String? {
-        guard metadataJSON.contains("filename") || metadataJSON.contains("\\u") else { return nil }
+        guard mayHoldFilename(metadataJSON) else { return nil }
         do {
             let metadata = try JSONParser(limits: .init(maxDepth: 32, maxBytes: 64 * 1024)).parse(metadataJSON)
             return metadata["filename"]?.stringValue
@@ -114,6 +127,32 @@ public struct ReadPolicy: Sendable, Equatable {
             return nil
         }
     }
+
+    /// Whether `json` holds `filename` or a `\u` escape (which could spell it): a byte scan, much
+    /// cheaper than `String.contains` on every read of a record.
+    public static func mayHoldFilename(_ json: String) -> Bool {
+        var json = json
+        return json.withUTF8 { bytes in
+            var i = 0
+            while i < bytes.count {
+                switch bytes[i] {
+                case UInt8(ascii: "\\"):
+                    if i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "u") { return true }
+                case UInt8(ascii: "f"):
+                    if bytes.count - i >= 8 && filenameBytes.indices.allSatisfy({ bytes[i + $0] == filenameBytes[$0] })
+                    {
+                        return true
+                    }
+                default: break
+                }
+                i += 1
+            }
+            return false
+        }
+    }
+
+    /// `filename` as bytes.
+    private static let filenameBytes: [UInt8] = Array("filename".utf8)
 
     /// `name`'s last path segment (after the last `/` or `\`) with control, line-separator and
     /// bidirectional-override characters removed, `"`, `;`, `\`, `/` and `%` replaced by `_`, spaces

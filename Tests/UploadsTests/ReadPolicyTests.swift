@@ -76,6 +76,16 @@ struct ReadPolicyTests {
         #expect(ReadPolicy.filename(metadataJSON: metadata, objectKey: key) == expected)
     }
 
+    @Test("the metadata is parsed only when it can name a file")
+    func scansBeforeParsing() {
+        for (text, may) in [
+            ("{}", false), (#"{"w":640,"h":480}"#, false), (#"{"filename":"a"}"#, true), (#"{"x":"filenam"}"#, false),
+            (#"{"file\u006eame":"a"}"#, true), (#"{"a":"\\"}"#, false), ("filename", true), ("f", false), ("", false),
+        ] {
+            #expect(ReadPolicy.mayHoldFilename(text) == may, "\(text)")
+        }
+    }
+
     @Test("a long name is cut at a character boundary within 200 bytes")
     func longNames() {
         let name = ReadPolicy.sanitizedName(String(repeating: "가", count: 100))

@@ -49,14 +49,16 @@ extension ImagesService {
     /// (`attachment` or `inline`, else 422) of `GET /images/{id}/url` and `/content`.
     static func readRequest(_ request: Request) throws(APIError) -> ReadRequest {
         let id = try recordId(request)
-        guard let items = request.queryItems() else { throw .malformedQuery }
         var disposition: ReadDisposition?
-        for (name, value) in items where name == "disposition" {
-            guard let d = ReadDisposition(rawValue: value) else {
-                throw .validation(["disposition": "disposition must be attachment or inline"])
-            }
-            disposition = d
-        }
+        var valid = true
+        guard
+            request.forEachQueryItem({ name, value in
+                guard name == "disposition" else { return }
+                disposition = ReadDisposition(rawValue: value)
+                if disposition == nil { valid = false }
+            })
+        else { throw .malformedQuery }
+        guard valid else { throw .validation(["disposition": "disposition must be attachment or inline"]) }
         return ReadRequest(id: id, disposition: disposition)
     }
 
