@@ -17,7 +17,8 @@ extension PresignClient {
     }
 
     /// `POST /images/urls`: the read URLs of many records for a list screen, in as few requests as
-    /// the server's limit allows (100 ids each); ids repeated are asked once.
+    /// the server's limit allows (100 ids each); an id repeated (in either case) is asked once, under
+    /// its first spelling.
     public func readURLs(for ids: [String]) async throws -> ReadURLBatch {
         var seen = Set<String>()
         let distinct = ids.filter { seen.insert($0.lowercased()).inserted }
