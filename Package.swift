@@ -59,7 +59,7 @@ let package = Package(
         // The upload lifecycle: types, issuing, confirming, ownership, storage, sweeps (no HTTP module)
         .target(
             name: "Uploads",
-            dependencies: ["Config", "Records", "ObjectStore", "SigV4", "ImageProbe", "StoreEvents", "System"]),
+            dependencies: ["Config", "Records", "ObjectStore", "SigV4", "ImageProbe", "StoreEvents", "System", "JSON"]),
 
         // The application (its front doors), the command-line modes and the executables
         .target(

@@ -92,6 +92,7 @@ extension ConfigKey {
             ConfigKey(section: "presign", name: "expiresSeconds", kind: .int(\.presign.expiresSeconds)),
             ConfigKey(section: "presign", name: "defaultPostType", kind: .string(\.presign.defaultPostType)),
             ConfigKey(section: "presign", name: "readUrlExpiresSeconds", kind: .int(\.presign.readUrlExpiresSeconds)),
+            ConfigKey(section: "presign", name: "readUrlWindowSeconds", kind: .int(\.presign.readUrlWindowSeconds)),
             ConfigKey(section: "presign", name: "cdnBaseUrl", kind: .optionalString(\.presign.cdnBaseUrl)),
             ConfigKey(section: "presign", name: "signIfNoneMatch", kind: .bool(\.presign.signIfNoneMatch)),
             ConfigKey(section: "presign", name: "serveClientP", kind: .bool(\.presign.serveClientP)),

@@ -121,6 +121,7 @@ struct ConfigValidator {
         let presign = config.presign
         check("presign.expiresSeconds", presign.expiresSeconds, in: 1...Self.maxExpiresSeconds)
         check("presign.readUrlExpiresSeconds", presign.readUrlExpiresSeconds, in: 1...Self.maxExpiresSeconds)
+        check("presign.readUrlWindowSeconds", presign.readUrlWindowSeconds, in: 0...Self.maxExpiresSeconds)
         if let cdn = presign.cdnBaseUrl, let reason = Self.httpURLProblem(cdn, allowsPath: true) {
             report(
                 "presign.cdnBaseUrl", "must be empty or http(s)://host[:port][/path]: \(reason)",

@@ -4,8 +4,12 @@ public struct PresignConfig: Sendable, Equatable {
     public var expiresSeconds: Int
     /// Upload type used by `POST /presigned-url`, which names no type.
     public var defaultPostType: String
-    /// Lifetime of the signed GET URLs returned with records, in seconds.
+    /// The least life left on a signed GET URL of a record when it is answered, in seconds: the URL lives
+    /// this long past the end of its window (`readUrlWindowSeconds`).
     public var readUrlExpiresSeconds: Int
+    /// The window read URLs are signed in, in seconds: every read of a record within one window
+    /// answers the same URL, signed at the window's start (0: signed at the current second).
+    public var readUrlWindowSeconds: Int
     /// When set (not empty in the file), records are read at `cdnBaseUrl/key` instead of signed GET URLs.
     public var cdnBaseUrl: String?
     /// Sign `If-None-Match: *` into client B's upload URLs, so a store that supports conditional writes
@@ -29,8 +33,9 @@ public struct PresignConfig: Sendable, Equatable {
     public init(
         expiresSeconds: Int = 600, defaultPostType: String = "IMAGE", readUrlExpiresSeconds: Int = 3600,
         cdnBaseUrl: String? = nil, signIfNoneMatch: Bool = false, serveClientP: Bool = true,
-        temporaryCredentialsWithClientP: TemporaryCredentialsRule = .refuse
+        temporaryCredentialsWithClientP: TemporaryCredentialsRule = .refuse, readUrlWindowSeconds: Int = 3600
     ) {
+        self.readUrlWindowSeconds = readUrlWindowSeconds
         self.serveClientP = serveClientP
         self.temporaryCredentialsWithClientP = temporaryCredentialsWithClientP
         self.signIfNoneMatch = signIfNoneMatch

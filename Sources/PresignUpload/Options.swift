@@ -136,6 +136,8 @@ struct Options: Equatable {
         presign-upload: upload files through a presignd server (presigned PUT URLs, multipart for large files)
 
         Usage: presign-upload --server URL [--token TOKEN | --token-file F] [--type PROFILE] [options] FILE...
+               presign-upload get --server URL [...] ID -o FILE     (a record's bytes: get --help; a file
+                                                                    named get: ./get)
 
         Files up to --multipart-threshold go in one PUT (POST /presigned-url, or GET with --form get) and are
         confirmed with POST /images; larger files go in parts through the /s3/multipart routes.

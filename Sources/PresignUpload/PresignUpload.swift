@@ -13,6 +13,7 @@ struct PresignUpload {
     static func main() async {
         boundAllocator()
         let args = Array(CommandLine.arguments.dropFirst())
+        if args.first == "get" { exit(await GetCommand.main(Array(args.dropFirst()))) }
         let options: Options
         do {
             options = try Options.parse(args)

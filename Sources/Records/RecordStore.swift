@@ -33,6 +33,10 @@ public protocol RecordStore: Sendable {
     /// The record with `id` if it belongs to `ownerId`, else nil.
     func record(id: String, ownerId: String) throws(RecordsError) -> ImageRecord?
 
+    /// Those of the records with `ids` (distinct) that belong to `ownerId`, in any order: an id with no
+    /// record, or another owner's, is left out. At most `RecordStoreLimits.maxIdsPerRead` ids.
+    func records(ids: [String], ownerId: String) throws(RecordsError) -> [ImageRecord]
+
     /// The record confirmed with `imageKey` (whoever owns it), or nil.
     func record(imageKey: String) throws(RecordsError) -> ImageRecord?
 

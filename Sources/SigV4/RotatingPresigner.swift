@@ -17,7 +17,7 @@ public final class RotatingPresigner: Sendable {
     /// in seconds: below it, signing fails with `credentialsExpiring`.
     public let minimumLifetimeSeconds: Int
     /// URLs refused because the credentials had less than `minimumLifetimeSeconds` left (a metric).
-    private let refusals = Atomic<Int>(0)
+    let refusals = Atomic<Int>(0)
 
     /// A holder starting with `presigner` (generation 0); a URL shortened by its credentials must
     /// still live `minimumLifetimeSeconds` (at least 1).

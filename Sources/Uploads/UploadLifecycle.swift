@@ -55,7 +55,8 @@ public final class UploadLifecycle: Sendable {
             store: store, env: env, events: events)
         records = UploadRecords(
             store: store, storage: checked, readSigner: signers.configured, bucket: config.s3.bucket,
-            readUrlExpires: config.presign.readUrlExpiresSeconds, cdnBaseUrl: config.presign.cdnBaseUrl, env: env)
+            readUrlExpires: config.presign.readUrlExpiresSeconds, cdnBaseUrl: config.presign.cdnBaseUrl, env: env,
+            readUrlWindow: config.presign.readUrlWindowSeconds)
         janitor = Janitor(
             store: store, storage: storage, deleteObjects: config.records.deleteUnconfirmedObjects,
             batchSize: config.records.janitorBatchSize, intervalMs: config.records.janitorIntervalMs, env: env,

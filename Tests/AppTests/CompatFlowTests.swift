@@ -346,9 +346,9 @@ struct CompatFlowTests {
         #expect(saved.status == 200, "\(saved.text)")
         let url = try Self.decode(BEnvelope<BQuestImage>.self, saved).data.imageUrl
         #expect(url.contains("X-Amz-Expires=600&"), "\(url)")
-        // The native record keeps presign.readUrlExpiresSeconds (3600 by default).
+        // The native record's URL lives its window plus presign.readUrlExpiresSeconds (3600 + 3600).
         let native = try Self.records(server, user: "7").first?["url"]?.stringValue ?? ""
-        #expect(native.contains("X-Amz-Expires=3600&"), "\(native)")
+        #expect(native.contains("X-Amz-Expires=7200&"), "\(native)")
         let (host, port) = s3.hostPort
         let target = String(url[try #require(url.range(of: "\(host):\(port)")).upperBound...])
         let c = try RawClient(port: port, host: host)

@@ -114,6 +114,7 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
         ("s3", "requestTimeoutMs", 1, 600_000), ("s3", "maxRetries", 0, 10),
         ("s3", "maxClockSkewSeconds", 1, 86_400),
         ("presign", "expiresSeconds", 1, 604_800), ("presign", "readUrlExpiresSeconds", 1, 604_800),
+        ("presign", "readUrlWindowSeconds", 0, 604_800),
         ("records", "intentBatchSize", 1, 65536), ("records", "intentCommitTimeoutMs", 10, 60000),
         ("records", "groupCommitMaxBatch", 1, 65536), ("records", "poolSize", 1, 256),
         ("records", "janitorIntervalMs", 1000, 86_400_000), ("records", "janitorBatchSize", 1, 100_000),

@@ -14,7 +14,7 @@ extension ImagesService {
         w.beginObject()
         w.key("items")
         w.beginArray()
-        for r in page.records { RecordJSON.write(r, readURL: records.readURL(for: r.objectKey), to: &w) }
+        for r in page.records { RecordJSON.write(r, readURL: records.url(for: r), to: &w) }
         w.endArray()
         w.key("nextCursor")
         if let next = page.next { w.string(next.token) } else { w.null() }

@@ -16,7 +16,8 @@ final class ImagesService: Sendable {
     let records: UploadRecords
     private let catalog: UploadCatalog
     private let gate: Gate
-    private let maxJsonBodyBytes: Int
+    /// The largest JSON body a route reads.
+    let maxJsonBodyBytes: Int
 
     /// The routes of `config` over the lifecycle's `confirmer`, `records` and `catalog`, admitted by `gate`.
     init(config: PresigndConfig, confirmer: Confirmer, records: UploadRecords, catalog: UploadCatalog, gate: Gate) {
@@ -27,7 +28,8 @@ final class ImagesService: Sendable {
         self.maxJsonBodyBytes = config.server.maxJsonBodyBytes
     }
 
-    /// The four routes, each behind the gate's confirm limits.
+    /// The four records routes and the three read-URL routes (`+ReadURLs`), each behind the gate's
+    /// confirm limits.
     func routes() -> [Route] {
         let group = gate.house
         let confirmRoute = group.route(
@@ -47,7 +49,7 @@ final class ImagesService: Sendable {
             Route(.GET, "/images", handler: listRoute),
             Route(.GET, "/images/{id}", handler: readRoute),
             Route(.DELETE, "/images/{id}", handler: removeRoute),
-        ]
+        ] + readURLRoutes(group)
     }
 
     // MARK: - POST /images

@@ -41,7 +41,7 @@ enum RecordJSON {
     /// `r` as a JSON body (its read URL from `records`).
     static func body(_ r: ImageRecord, records: UploadRecords) -> [UInt8] {
         var w = JSONWriter(reservingCapacity: 768)
-        write(r, readURL: records.readURL(for: r.objectKey), to: &w)
+        write(r, readURL: records.url(for: r), to: &w)
         return w.bytes
     }
 }

@@ -36,7 +36,7 @@ extension MultipartService {
             try uploads.complete(c.ref, parts: c.parts, owner: caller.userId)
         }
         let record = completed.record
-        let url = records.readURL(for: record.objectKey)
+        let url = records.url(for: record)
         var recordJSON = JSONWriter(reservingCapacity: 768)
         RecordJSON.write(record, readURL: url, to: &recordJSON)
         var w = JSONWriter(reservingCapacity: recordJSON.bytes.count + 256)
