@@ -227,5 +227,47 @@ enum SQLiteSchema {
                 "CREATE INDEX intents_object_key ON intents (object_key) WHERE object_key <> image_key"
             ]
         ),
+        (
+            10,
+            [
+                // Intents as ordinary rows, in a table clustered by (key_order, image_key): the first 64 bits
+                // of the last version-7 UUID in the key (IntentKeyOrder), 0 without one. The server draws
+                // that UUID with the URL's expiry as its time, so its rows are appended in expiry order and
+                // the janitor reads them from the front; only the other rows (client-chosen keys) are in
+                // the expiry index, whose condition is IntentKeyOrder.inKeyOrder negated. The old table and the batches are moved in by the program of this
+                // version (SQLiteIntentRowsMigration), then dropped.
+                "DROP INDEX intents_key_hash",
+                "DROP INDEX intents_expires_at",
+                "DROP INDEX intents_object_key",
+                "ALTER TABLE intents RENAME TO intents_v9",
+                """
+                CREATE TABLE intents (
+                    key_order INTEGER NOT NULL,
+                    image_key TEXT NOT NULL,
+                    owner_id TEXT NOT NULL,
+                    object_key TEXT NOT NULL,
+                    permanent_key TEXT,
+                    type TEXT NOT NULL,
+                    content_type TEXT,
+                    allowed_content_types TEXT NOT NULL,
+                    max_bytes INTEGER NOT NULL,
+                    created_at_ms INTEGER NOT NULL,
+                    expires_at_ms INTEGER NOT NULL,
+                    metadata TEXT,
+                    PRIMARY KEY (key_order, image_key)
+                ) WITHOUT ROWID
+                """,
+                """
+                CREATE INDEX intents_expiry ON intents (expires_at_ms)
+                WHERE NOT (expires_at_ms = (key_order >> 16) / 1000 * 1000)
+                """,
+                "CREATE INDEX intents_object_key ON intents (object_key) WHERE object_key <> image_key",
+            ]
+        ),
+    ]
+
+    /// Work a version does beyond its statements, run after them in the same transaction.
+    static let programs: [Int: @Sendable (SQLiteConnection) throws(RecordsError) -> Void] = [
+        10: SQLiteIntentRowsMigration.run
     ]
 }
