@@ -11,11 +11,13 @@ import Synchronization
 /// write lock; the busy timeout covers other processes); reads use a small pool of read-only connections,
 /// which WAL lets run beside the writer. Every statement is prepared once per connection and cached.
 public final class SQLiteRecordStore: RecordStore {
-    /// The writer's page cache: record ids and keys are random UUIDs, so each group commit dirties pages
-    /// all over the records' two unique indexes; with SQLite's default 2 MiB cache they are read back from
-    /// the file on every batch (64 MiB raised group-commit throughput from about 6,500 to 10,700
-    /// records/s here). Intent rows of server-drawn keys are appended and need little of it.
-    static let writerCacheKiB = 16_384
+    /// The writer's page cache. Record ids and keys are random UUIDs, so each group commit dirties pages
+    /// all over the records' two unique indexes, read back from the file when they are not cached; but
+    /// intent rows are appended, and every page they fill stays in the cache until it is full, so its
+    /// size is what the process grows by under issuing load (docs/records.md, "Memory"). 8 MiB: a
+    /// server after 500,000 URLs issued holds 12 MiB more than idle (21 MiB at 16 MiB), and group commit
+    /// of records kept its rate in side-by-side runs (10,100–10,600 records/s against 9,600–12,300).
+    static let writerCacheKiB = 8_192
     /// Each reader's page cache.
     static let readerCacheKiB = 2_048
 

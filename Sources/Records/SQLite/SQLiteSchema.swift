@@ -16,7 +16,7 @@ enum SQLiteSchema {
             [
                 // A rowid table (rows are appended in issue order) looked up through an index on a 64-bit
                 // hash of the key: inserting a random 70-byte text key into a text primary key cost about
-                // twice as much per intent (Benchmarks, docs/records.md).
+                // twice as much per intent. Replaced by version 10's table.
                 """
                 CREATE TABLE intents (
                     key_hash INTEGER NOT NULL,
@@ -55,9 +55,9 @@ enum SQLiteSchema {
         (
             2,
             [
-                // Intents appended one row per batch and found through an in-memory index (SQLiteIntentLog):
-                // a per-intent index insert cost the writer ~10 us per URL. AUTOINCREMENT keeps ids from
-                // being reused, since the index remembers them.
+                // Intents appended one row per batch and found through an in-memory index (the layout
+                // before version 10, which moves them out and drops this table): a per-intent index insert
+                // at a random place cost the writer ~10 us per URL. AUTOINCREMENT kept ids from being reused.
                 """
                 CREATE TABLE intent_batches (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -108,7 +108,7 @@ enum SQLiteSchema {
                 // The metadata a record made from the intent keeps (Uppy's file metadata, given when a
                 // multipart upload or a `/s3/params` URL is made): NULL for every other intent and for
                 // those written before this version. Only the per-row table needs it: the batches'
-                // layout carries it in place (IntentBatchCodec).
+                // layout (before version 10) carries it in place.
                 "ALTER TABLE intents ADD COLUMN metadata TEXT"
             ]
         ),
@@ -116,7 +116,7 @@ enum SQLiteSchema {
             7,
             [
                 // Fenced claims on intents (ClaimStore): who settles an intent, and how it was settled. Its own
-                // table, because SQLite keeps most intents inside batch blobs.
+                // table, because SQLite kept most intents inside batch blobs before version 10.
                 """
                 CREATE TABLE intent_claims (
                     image_key TEXT NOT NULL PRIMARY KEY,
@@ -222,8 +222,8 @@ enum SQLiteSchema {
             [
                 // Intents by the object key a store event names (IntentLocator), in the per-row table: only
                 // those whose object key differs from the image key (a multipart upload's `key#uploadId`, a
-                // templated client key); the others are found by the image key. The batches' intents are
-                // found through the in-memory index (SQLiteIntentLog's aliases).
+                // templated client key); the others are found by the image key. (Before version 10 the
+                // batches' intents were found through the in-memory index.)
                 "CREATE INDEX intents_object_key ON intents (object_key) WHERE object_key <> image_key"
             ]
         ),
