@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "ObjectStore", dependencies: ["HTTPClient", "SigV4", "Crypto", "System"]),
         .target(
             name: "Records",
-            dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "CLinux", "Config", "Crypto", "System"]
+            dependencies: ["CSQLite", "CPostgres", "CPostgresLoader", "CLinux", "Crypto", "System"]
         ),
         .target(
             name: "CloudCredentials", dependencies: ["HTTPClient", "ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
@@ -59,7 +59,9 @@ let package = Package(
         // The upload lifecycle: types, issuing, confirming, ownership, storage, sweeps (no HTTP module)
         .target(
             name: "Uploads",
-            dependencies: ["Config", "Records", "ObjectStore", "SigV4", "ImageProbe", "StoreEvents", "System", "JSON"]),
+            dependencies: [
+                "Config", "Records", "ObjectStore", "SigV4", "Crypto", "ImageProbe", "StoreEvents", "System", "JSON",
+            ]),
 
         // The application (its front doors), the command-line modes and the executables
         .target(
@@ -93,6 +95,8 @@ let package = Package(
         .target(
             name: "ObjectStoreTestSupport", dependencies: ["ObjectStore", "HTTPClient", "Crypto"],
             path: "Tests/ObjectStoreTestSupport"),
+        // The in-memory record store (held to the stores' conformance suites) and stores named by URL text.
+        .target(name: "RecordsTestSupport", dependencies: ["Records", "Config"], path: "Tests/RecordsTestSupport"),
         // In-memory storage and a recording intent sink for the lifecycle's in-process tests.
         .target(
             name: "UploadsTestSupport", dependencies: ["Uploads", "ObjectStore", "Records", "System"],
@@ -111,7 +115,9 @@ let package = Package(
         .testTarget(
             name: "StoreEventsTests", dependencies: ["StoreEvents", "Crypto", "JSON", "TestSupport"],
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "RecordsTests", dependencies: ["Records", "Config", "TestSupport"]),
+        .testTarget(
+            name: "RecordsTests", dependencies: ["Records", "RecordsTestSupport", "Config", "Crypto", "TestSupport"],
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(
             name: "ObjectStoreTests",
@@ -128,15 +134,15 @@ let package = Package(
         .testTarget(
             name: "UploadsTests",
             dependencies: [
-                "Uploads", "UploadsTestSupport", "Config", "Records", "ObjectStore", "SigV4", "Crypto", "ImageProbe",
-                "System", "TestSupport",
+                "Uploads", "UploadsTestSupport", "Config", "Records", "RecordsTestSupport", "ObjectStore", "SigV4",
+                "Crypto", "ImageProbe", "System", "TestSupport",
             ]),
         .testTarget(
             name: "AppTests",
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
                 "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials", "Uploads",
-                "UploadsTestSupport", "HTTPClient", "Logging", "Explain",
+                "UploadsTestSupport", "RecordsTestSupport", "HTTPClient", "Logging", "Explain",
             ]),
         .testTarget(name: "CommandsTests", dependencies: ["Commands", "Config", "Crypto", "SigV4", "TestSupport"]),
     ],

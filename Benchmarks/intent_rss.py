@@ -6,8 +6,8 @@ event loop, SQLite in a fresh directory) is started and its VmRSS read once it l
 one request (idle). Then `GET /presigned-url?type=PROFILE&ext=jpg` is driven by wrk (c=BENCH_CONNS, 64)
 until `presignd_intents_stored_total` on /metrics reaches BENCH_INTENTS (1,000,000), and wrk is stopped;
 VmRSS is read again 2 s after the load stopped (with 1 M live intents). Last,
-the server is restarted on the same file and VmRSS read once it listens (the index rebuilt from the
-1 M stored intents). Every intent counted is a URL answered only after its commit, so the count is the
+the server is restarted on the same file and VmRSS read once it listens (with the 1 M stored intents;
+builds before schema version 10 rebuilt an in-memory index of them there). Every intent counted is a URL answered only after its commit, so the count is the
 number of live intents (they expire long after the run).
 
 RSS does not depend on the machine's load, unlike the rate, which is not reported as a figure (the
@@ -117,7 +117,7 @@ def main():
         if wrk is not None:
             stop(wrk)
         stop(ps)
-    # The same file, a fresh process: the index rebuilt from the stored intents.
+    # The same file, a fresh process (builds before schema version 10 rebuilt an index of the intents).
     ps, port, startup_ms = bench.start_presignd(tmp, overrides)
     try:
         result["restart_startup_ms"] = round(startup_ms, 1)

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Sustained issuing with the janitor running: does SQLite's intent index stay bounded?
+"""Sustained issuing with the janitor running: does SQLite's intents table stay bounded?
 
-Starts presignd (BENCH_BINARY, default .build/release/presignd) with 1 s PROFILE URLs, a 1 s janitor
-and an index capacity of SOAK_CAPACITY (default 200,000), then issues SOAK_RATE URLs/s (default 600)
-over one keep-alive connection for SOAK_SECONDS (default 470: past the janitor's 5 min grace). Every
-20 s it prints the index gauge, the overflow counter and the writer's queue from /metrics; at the end,
-the batches left in the file. Expected: the index levels off near rate x (1 s + 300 s grace + janitor
-interval) and nothing overflows. Loopback only; bounded in time; stops the server it started.
+Starts presignd (BENCH_BINARY, default .build/release/presignd) with 1 s PROFILE URLs and a 1 s janitor,
+then issues SOAK_RATE URLs/s (default 600) over one keep-alive connection for SOAK_SECONDS (default
+470: past the janitor's 5 min grace). Every 20 s it prints the rows of `intents` (read from the file
+with a read-only connection beside the server) and the writer's queue from /metrics; at the end, the
+rows left. Expected: the rows level off near rate x (1 s + 300 s grace + janitor interval). Loopback
+only; bounded in time; stops the server it started.
 """
 import http.client
 import json
@@ -25,7 +25,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("BENCH_BINARY") or os.path.join(ROOT, ".build", "release", "presignd")
 RATE = float(os.environ.get("SOAK_RATE", "600"))
 SECONDS = float(os.environ.get("SOAK_SECONDS", "470"))
-CAPACITY = int(os.environ.get("SOAK_CAPACITY", "200000"))
 
 
 def gauge(body, name):
@@ -38,7 +37,6 @@ def main():
         config = json.load(f)
     config["types"]["PROFILE"]["expiresSeconds"] = 1
     config["records"]["janitorIntervalMs"] = 1000
-    config["records"]["intentIndexCapacity"] = CAPACITY
     config["records"]["url"] = f"sqlite:{tmp}/presignd.sqlite3"
     with open(os.path.join(tmp, "config.json"), "w") as f:
         json.dump(config, f)
@@ -58,6 +56,7 @@ def main():
         issued = 0
         last_report = -20.0
         peak = 0
+        db = sqlite3.connect(f"file:{tmp}/presignd.sqlite3?mode=ro", uri=True)
         while time.time() - start < SECONDS:
             for _ in range(10):
                 issue.request("GET", "/presigned-url?type=PROFILE&ext=jpg")
@@ -72,20 +71,16 @@ def main():
                 last_report = time.time() - start
                 metrics.request("GET", "/metrics")
                 body = metrics.getresponse().read().decode()
-                entries = gauge(body, "presignd_intent_index_entries")
-                peak = max(peak, entries)
-                print(f"t={last_report:5.0f}s issued={issued} index={entries} "
-                      f"overflow={gauge(body, 'presignd_intent_index_overflow_total')} "
+                rows = db.execute("SELECT COUNT(*) FROM intents").fetchone()[0]
+                peak = max(peak, rows)
+                print(f"t={last_report:5.0f}s issued={issued} rows={rows} "
                       f"pending={gauge(body, 'presignd_intents_pending')}", flush=True)
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
     db = sqlite3.connect(f"file:{tmp}/presignd.sqlite3?mode=ro", uri=True)
-    left = db.execute("SELECT COUNT(*) FROM intent_batches").fetchone()[0]
-    written = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'intent_batches'").fetchone()[0]
     rows = db.execute("SELECT COUNT(*) FROM intents").fetchone()[0]
-    print(json.dumps({"issued": issued, "peak_index": peak, "batches_written": written, "batches_left": left,
-                      "overflow_rows": rows}))
+    print(json.dumps({"issued": issued, "peak_rows": peak, "rows_left": rows}))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,12 @@ under each source target's folder, and fails (exit 1, one line per problem) when
   - the declared dependencies form a cycle, or
   - a target under Sources/ is missing from the layers (every new module must be placed),
   - a module of NO_HTTP (Uploads: the upload lifecycle) declares or imports an HTTP module (any module
-    named HTTP*: HTTP1, HTTPServer, an HTTP client), or
+    named HTTP*: HTTP1, HTTPServer, an HTTP client),
+  - a module declares or imports a module NOT_USING keeps from it, though the layers would allow it
+    (Records: Config; the store takes its location and pool settings as values, which App maps from
+    the configuration),
+  - a server target declares a test-support target (a target whose folder is under Tests/:
+    TestSupport, ObjectStoreTestSupport, UploadsTestSupport, RecordsTestSupport), or
   - App's folders are crossed (APP_FOLDERS): every App source file is in a folder of a front door
     (Native, Compat, Uppy, Ops, Events), of the shared pieces (Shared, Admission) or of the wiring (Wiring),
     but for the files APP_TOP_LEVEL names; a type declared in one front door's folder (or a static
@@ -55,6 +60,13 @@ LAYERS = [
 ]
 # Modules that may not use any HTTP module (a module whose name starts with HTTP).
 NO_HTTP = ["Uploads"]
+# Modules kept from others below them, with why: neither declared nor imported.
+NOT_USING = {
+    "Records": {
+        "Config": "Records takes its location and pool settings as values (RecordStoreSettings), mapped from "
+        "the configuration by App",
+    },
+}
 # App's folders: the front doors (none names another's types), the shared pieces (they name no front
 # door's types), and the wiring (it assembles them all; only it names its own types).
 APP_FOLDERS = {
@@ -178,6 +190,12 @@ def check(root):
             continue
         if name in NO_HTTP:
             problems.extend(http_problems(root, name, deps, folder))
+        for kept, why in NOT_USING.get(name, {}).items():
+            if kept in deps:
+                problems.append(f"{name}: declares {kept}: {why}")
+            for path, module in imports_of(os.path.join(root, folder)):
+                if module == kept:
+                    problems.append(f"{os.path.relpath(path, root)}: imports {kept}: {why}")
         if name == "App" and os.path.isdir(os.path.join(root, folder)):
             problems.extend(app_folder_problems(root, folder))
         for path, module in imports_of(os.path.join(root, folder)):
@@ -397,6 +415,31 @@ def self_test():
             dict(app, **{"Package.swift": app["Package.swift"] + '.target(name: "Uploads", dependencies: ["HTTP1"]),\n',
                          "Sources/Uploads/U.swift": "import HTTP1\n"}),
             "imports HTTP1, an HTTP module",
+        ),
+        "the store declares Config": (
+            dict(good, **{
+                "Package.swift": good["Package.swift"] + '.target(name: "Config", dependencies: ["System"]),\n'
+                '.target(name: "Records", dependencies: ["Config", "System"]),\n',
+                "Sources/Config/K.swift": "struct K {}\n",
+            }),
+            "Records: declares Config: Records takes its location",
+        ),
+        "the store imports Config": (
+            dict(good, **{
+                "Package.swift": good["Package.swift"] + '.target(name: "Config", dependencies: ["System"]),\n'
+                '.target(name: "Records", dependencies: ["System"]),\n',
+                "Sources/Config/K.swift": "struct K {}\n",
+                "Sources/Records/SQLite/S.swift": "import Config\n",
+            }),
+            "Sources/Records/SQLite/S.swift: imports Config: Records takes its location",
+        ),
+        "a server target declares the records' test support": (
+            dict(good, **{
+                "Package.swift": good["Package.swift"] + '.target(name: "Records", dependencies: ["System"]),\n'
+                '.target(name: "RecordsTestSupport", dependencies: ["Records"], path: "Tests/RecordsTestSupport"),\n'
+                '.target(name: "Uploads", dependencies: ["Records", "RecordsTestSupport"]),\n',
+            }),
+            "Uploads: declares RecordsTestSupport, a test-support target",
         ),
         "app passes": (app, None),
         "a front door names another's type": (

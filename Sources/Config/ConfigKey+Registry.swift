@@ -110,7 +110,6 @@ extension ConfigKey {
             ConfigKey(section: "records", name: "janitorBatchSize", kind: .int(\.records.janitorBatchSize)),
             ConfigKey(section: "records", name: "janitorGraceMs", kind: .int(\.records.janitorGraceMs)),
             ConfigKey(section: "records", name: "leaseTtlMs", kind: .int(\.records.leaseTtlMs)),
-            ConfigKey(section: "records", name: "intentIndexCapacity", kind: .int(\.records.intentIndexCapacity)),
             ConfigKey(section: "records", name: "intentQueueLimit", kind: .int(\.records.intentQueueLimit)),
             ConfigKey(section: "records", name: "intentWriterLanes", kind: .int(\.records.intentWriterLanes)),
             ConfigKey(section: "records", name: "intentCommitTimeoutMs", kind: .int(\.records.intentCommitTimeoutMs)),

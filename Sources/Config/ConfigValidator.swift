@@ -149,7 +149,6 @@ struct ConfigValidator {
         check("records.janitorBatchSize", records.janitorBatchSize, in: 1...100_000)
         check("records.janitorGraceMs", records.janitorGraceMs, in: 0...86_400_000)
         check("records.leaseTtlMs", records.leaseTtlMs, in: 1000...3_600_000)
-        check("records.intentIndexCapacity", records.intentIndexCapacity, in: 0...100_000_000)
         check("records.busyTimeoutMs", records.busyTimeoutMs, in: 0...600_000)
         check("records.intentQueueLimit", records.intentQueueLimit, in: 1...10_000_000)
         check("records.intentWriterLanes", records.intentWriterLanes, in: 0...8)

@@ -8,8 +8,9 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomR
     public let connectionString: String
     /// `redact(connectionString)`, and any other place the password's text appears in it replaced too.
     public let redacted: String
-    /// The password in every form it may appear in a message (as written and percent-decoded).
-    private let passwords: [String]
+    /// The password in every form it may appear in a message (as written and percent-decoded): what the
+    /// store scrubs from libpq's messages.
+    package let passwords: [String]
 
     /// Checks that `url` is a `postgres://` or `postgresql://` URL with something after the scheme;
     /// otherwise throws one `records.url` problem without the password.

@@ -4,7 +4,7 @@ extension RecordsConfig: CustomStringConvertible, CustomReflectable {
         "RecordsConfig(url: \(location.redacted), intentBatchSize: \(intentBatchSize), "
             + "groupCommitMaxBatch: \(groupCommitMaxBatch), poolSize: \(poolSize), "
             + "janitorIntervalMs: \(janitorIntervalMs), janitorBatchSize: \(janitorBatchSize), "
-            + "intentIndexCapacity: \(intentIndexCapacity), intentQueueLimit: \(intentQueueLimit), "
+            + "intentQueueLimit: \(intentQueueLimit), "
             + "intentCommitTimeoutMs: \(intentCommitTimeoutMs), intentWriterLanes: \(intentWriterLanes), "
             + "deleteUnconfirmedObjects: \(deleteUnconfirmedObjects), busyTimeoutMs: \(busyTimeoutMs))"
     }
@@ -17,7 +17,7 @@ extension RecordsConfig: CustomStringConvertible, CustomReflectable {
                 "url": location.redacted, "intentBatchSize": intentBatchSize,
                 "groupCommitMaxBatch": groupCommitMaxBatch, "poolSize": poolSize,
                 "janitorIntervalMs": janitorIntervalMs, "janitorBatchSize": janitorBatchSize,
-                "intentIndexCapacity": intentIndexCapacity, "intentQueueLimit": intentQueueLimit,
+                "intentQueueLimit": intentQueueLimit,
                 "intentCommitTimeoutMs": intentCommitTimeoutMs, "intentWriterLanes": intentWriterLanes,
                 "deleteUnconfirmedObjects": deleteUnconfirmedObjects, "busyTimeoutMs": busyTimeoutMs,
             ], displayStyle: .struct)

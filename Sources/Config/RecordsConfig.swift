@@ -14,9 +14,6 @@ public struct RecordsConfig: Sendable, Equatable {
     public var janitorIntervalMs: Int
     /// Most intents the janitor handles per pass.
     public var janitorBatchSize: Int
-    /// Most intents SQLite's in-memory intent index holds (48 MiB of table at 1,000,000); beyond, new
-    /// intents are stored one indexed row each, at several times the writer's cost.
-    public var intentIndexCapacity: Int
     /// Whether the janitor deletes objects uploaded but never confirmed.
     public var deleteUnconfirmedObjects: Bool
     /// SQLite busy timeout, in milliseconds.
@@ -58,12 +55,11 @@ public struct RecordsConfig: Sendable, Equatable {
     public init(
         location: RecordsLocation = .defaultLocation, intentBatchSize: Int = 256, groupCommitMaxBatch: Int = 256,
         poolSize: Int = 8, janitorIntervalMs: Int = 60000, janitorBatchSize: Int = 500,
-        deleteUnconfirmedObjects: Bool = false, busyTimeoutMs: Int = 5000, intentIndexCapacity: Int = 1_000_000,
-        intentQueueLimit: Int = 100_000, intentCommitTimeoutMs: Int = 2_000
+        deleteUnconfirmedObjects: Bool = false, busyTimeoutMs: Int = 5000, intentQueueLimit: Int = 100_000,
+        intentCommitTimeoutMs: Int = 2_000
     ) {
         self.intentQueueLimit = intentQueueLimit
         self.intentCommitTimeoutMs = intentCommitTimeoutMs
-        self.intentIndexCapacity = intentIndexCapacity
         self.location = location
         self.intentBatchSize = intentBatchSize
         self.groupCommitMaxBatch = groupCommitMaxBatch

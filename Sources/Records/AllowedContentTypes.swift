@@ -2,15 +2,15 @@
 ///
 /// A content type is an HTTP field value, which cannot hold a line feed, so the join is unambiguous; a
 /// type that contains one, or an empty type, is refused.
-enum AllowedContentTypes {
+package enum AllowedContentTypes {
     /// The column text for `types`.
-    static func encode(_ types: [String]) throws(RecordsError) -> String {
+    package static func encode(_ types: [String]) throws(RecordsError) -> String {
         try validate(types)
         return types.joined(separator: "\n")
     }
 
     /// Refuses an empty type or one with a line feed (every store refuses the same intents).
-    static func validate(_ types: [String]) throws(RecordsError) {
+    package static func validate(_ types: [String]) throws(RecordsError) {
         for type in types {
             var text = type
             let bad = text.withUTF8 { bytes in bytes.isEmpty || bytes.contains(UInt8(ascii: "\n")) }
@@ -19,7 +19,7 @@ enum AllowedContentTypes {
     }
 
     /// The list stored as `text`.
-    static func decode(_ text: String) -> [String] {
+    package static func decode(_ text: String) -> [String] {
         text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 }

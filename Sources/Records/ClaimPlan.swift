@@ -1,7 +1,7 @@
 /// The decision `claimIntent` makes, the same in every store: given what is stored, what to do. Pure.
-enum ClaimPlan {
+package enum ClaimPlan {
     /// What the transaction must do.
-    enum Step: Equatable {
+    package enum Step: Equatable {
         /// Answer this and change nothing.
         case answer(ClaimOutcome)
         /// Write `claim` (insert or replace the row) and answer `.won(claim, tookOverFrom:)`.
@@ -9,7 +9,7 @@ enum ClaimPlan {
     }
 
     /// The step for `request` given the key's record and claim.
-    static func step(for request: ClaimRequest, record: ImageRecord?, current: IntentClaim?) -> Step {
+    package static func step(for request: ClaimRequest, record: ImageRecord?, current: IntentClaim?) -> Step {
         if let record { return .answer(.recorded(record)) }
         let mine = IntentClaim(
             imageKey: request.imageKey, intentCreatedAtMs: request.intentCreatedAtMs,
@@ -34,7 +34,7 @@ enum ClaimPlan {
     }
 
     /// True when `token` holds `claim` (held, not settled).
-    static func holds(_ claim: IntentClaim?, token: String) -> Bool {
+    package static func holds(_ claim: IntentClaim?, token: String) -> Bool {
         guard let claim else { return false }
         return claim.state == .claimed && claim.token == token
     }

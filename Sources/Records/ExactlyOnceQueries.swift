@@ -1,6 +1,6 @@
 /// The SQL of claims, the event inbox and the multipart ledger (schema version 7), in both dialects: the
 /// same statements with SQLite's `?n` or PostgreSQL's `$n` placeholders.
-struct ExactlyOnceQueries {
+package struct ExactlyOnceQueries {
     /// The columns of `intent_claims`, in the order the row readers expect.
     static let claimColumns =
         "image_key, intent_created_at_ms, claimant, token, state, lease_until_ms, claimed_at_ms, updated_at_ms, record_id, reason"
@@ -141,7 +141,7 @@ struct ExactlyOnceQueries {
     }
 
     /// Parts as stored: `<number> <etag>` lines. An ETag with a space or a line feed is `.constraint`.
-    static func encodeParts(_ parts: [MultipartUploadEntry.Part]) throws(RecordsError) -> String {
+    package static func encodeParts(_ parts: [MultipartUploadEntry.Part]) throws(RecordsError) -> String {
         var lines: [String] = []
         lines.reserveCapacity(parts.count)
         for part in parts {
@@ -154,7 +154,7 @@ struct ExactlyOnceQueries {
     }
 
     /// Parts from their stored text; nil for text no store wrote.
-    static func decodeParts(_ text: String) -> [MultipartUploadEntry.Part]? {
+    package static func decodeParts(_ text: String) -> [MultipartUploadEntry.Part]? {
         guard !text.isEmpty else { return [] }
         var parts: [MultipartUploadEntry.Part] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -181,14 +181,14 @@ struct ExactlyOnceQueries {
     }
 
     /// The checks of `enqueueEvent`'s arguments, the same in every store.
-    static func checkEvent(body: [UInt8], limits: InboxLimits) throws(RecordsError) {
+    package static func checkEvent(body: [UInt8], limits: InboxLimits) throws(RecordsError) {
         guard body.count <= limits.maxBodyBytes else {
             throw .invalidArgument("an event of \(body.count) bytes is over the inbox's \(limits.maxBodyBytes)")
         }
     }
 
     /// The error of a full inbox.
-    static func inboxFull(_ limits: InboxLimits) -> RecordsError {
+    package static func inboxFull(_ limits: InboxLimits) -> RecordsError {
         .unavailable("the event inbox holds \(limits.maxPending) pending entries: deliver again later")
     }
 }

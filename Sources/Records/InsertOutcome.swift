@@ -16,7 +16,7 @@ public enum InsertOutcome: Sendable, Equatable {
     /// The outcome of inserting `record` when `stored` already holds its key: `.inserted` when the stored
     /// record is this very insert (the same id: ids are new UUIDs, so only a retry whose first attempt
     /// landed, its acknowledgement lost, gets here), else `.existing`.
-    static func alreadyStored(_ stored: ImageRecord, inserting record: ImageRecord) -> InsertOutcome {
+    package static func alreadyStored(_ stored: ImageRecord, inserting record: ImageRecord) -> InsertOutcome {
         stored.id == record.id ? .inserted(stored) : .existing(stored)
     }
 

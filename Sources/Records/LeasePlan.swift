@@ -1,8 +1,8 @@
 /// The pure decisions of the lease protocol, shared by every store (each runs them inside its own
 /// transaction or lock).
-enum LeasePlan {
+package enum LeasePlan {
     /// What to do with a request to hold `name` for `holder`.
-    enum Step: Equatable {
+    package enum Step: Equatable {
         /// Answer without writing (another holder's live lease).
         case answer(LeaseOutcome)
         /// Write this lease; `tookOver` when it replaces another holder's run-out lease.
@@ -13,7 +13,7 @@ enum LeasePlan {
     /// first lease (token 1); the caller's own live lease is extended under its token; a live lease of
     /// another holder is `.held`; a run-out one (`expiresAtMs <= nowMs`, released ones included) is taken
     /// over under the next token, even by its old holder, so writes fenced by the old token are refused.
-    static func step(current: Lease?, name: String, holder: String, nowMs: Int64, ttlMs: Int64) -> Step {
+    package static func step(current: Lease?, name: String, holder: String, nowMs: Int64, ttlMs: Int64) -> Step {
         let until = nowMs + max(1, ttlMs)
         guard let current else {
             return .write(
@@ -30,7 +30,7 @@ enum LeasePlan {
     }
 
     /// True when `stored` is still `lease` (same holder and token) and has not run out at `nowMs`.
-    static func holds(_ stored: Lease?, _ lease: Lease, nowMs: Int64) -> Bool {
+    package static func holds(_ stored: Lease?, _ lease: Lease, nowMs: Int64) -> Bool {
         guard let stored else { return false }
         return stored.token == lease.token && stored.holder == lease.holder && stored.expiresAtMs > nowMs
     }

@@ -1,8 +1,8 @@
 /// The pure decision of a quota reservation, shared by every store (each runs it inside its transaction).
-enum QuotaPlan {
+package enum QuotaPlan {
     /// The outcome of reserving `request` for an owner whose day holds `usage`, when the image key already
     /// holds a reservation `previous` (its day and bytes) that this one would replace.
-    static func decide(_ request: QuotaRequest, usage: QuotaUsage, previous: (dayStartMs: Int64, bytes: Int64)?)
+    package static func decide(_ request: QuotaRequest, usage: QuotaUsage, previous: (dayStartMs: Int64, bytes: Int64)?)
         -> QuotaOutcome
     {
         var uploads = usage.uploads

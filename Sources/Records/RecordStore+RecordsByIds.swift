@@ -16,7 +16,7 @@ extension RecordStoreLimits {
     public static let maxIdsPerRead = 1000
 
     /// Throws `.invalidArgument` unless `count` is in `0...maxIdsPerRead`.
-    static func checkIdsPerRead(_ count: Int) throws(RecordsError) {
+    package static func checkIdsPerRead(_ count: Int) throws(RecordsError) {
         guard count <= maxIdsPerRead else {
             throw .invalidArgument("\(count) ids in one read; the most is \(maxIdsPerRead)")
         }

@@ -4,14 +4,14 @@ public enum RecordStoreLimits {
     public static let maxListLimit = 1000
 
     /// Throws `.invalidArgument` unless `limit` is in `1...maxListLimit`.
-    static func checkListLimit(_ limit: Int) throws(RecordsError) {
+    package static func checkListLimit(_ limit: Int) throws(RecordsError) {
         guard limit >= 1 && limit <= maxListLimit else {
             throw .invalidArgument("list limit \(limit) is outside 1...\(maxListLimit)")
         }
     }
 
     /// Throws `.invalidArgument` unless `limit` is at least 1.
-    static func checkBatchLimit(_ limit: Int) throws(RecordsError) {
+    package static func checkBatchLimit(_ limit: Int) throws(RecordsError) {
         guard limit >= 1 else { throw .invalidArgument("batch limit \(limit) is below 1") }
     }
 }

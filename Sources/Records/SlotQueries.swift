@@ -54,19 +54,26 @@ extension Substring {
 }
 
 /// The decision `fillSlot` makes, the same in every store: given what is stored, what to do.
-enum SlotPlan {
+package enum SlotPlan {
     /// What the transaction found.
-    struct Found {
+    package struct Found {
         /// The stored record with the new record's image key, if any.
         let stored: ImageRecord?
         /// The record the slot points at now, if any.
         let current: ImageRecord?
         /// The slot the stored record fills, if any.
         let storedSlot: String?
+
+        /// What was found.
+        package init(stored: ImageRecord?, current: ImageRecord?, storedSlot: String?) {
+            self.stored = stored
+            self.current = current
+            self.storedSlot = storedSlot
+        }
     }
 
     /// What the transaction must do.
-    enum Step: Equatable {
+    package enum Step: Equatable {
         /// Answer with this outcome and change nothing.
         case answer(SlotOutcome)
         /// Insert the record when `insert`, point the slot at `target`, delete `previous` when given.
@@ -74,7 +81,7 @@ enum SlotPlan {
     }
 
     /// The step for `record` in `slot` given what was found.
-    static func step(for record: ImageRecord, slot: String, found: Found, deletePrevious: Bool) -> Step {
+    package static func step(for record: ImageRecord, slot: String, found: Found, deletePrevious: Bool) -> Step {
         var target = record
         var insert = true
         if let stored = found.stored {
@@ -88,7 +95,7 @@ enum SlotPlan {
     }
 
     /// The outcome of a `fill` step, once committed.
-    static func outcome(target: ImageRecord, previous: ImageRecord?, deletePrevious: Bool) -> SlotOutcome {
+    package static func outcome(target: ImageRecord, previous: ImageRecord?, deletePrevious: Bool) -> SlotOutcome {
         let objectToDelete =
             deletePrevious ? previous.flatMap { $0.objectKey == target.objectKey ? nil : $0.objectKey } : nil
         return .filled(target, previous: previous, objectToDelete: objectToDelete)

@@ -6,7 +6,7 @@ extension String {
     /// Whether `other` is byte for byte this string's UTF-8, as SQLite compares text (BINARY). Swift's
     /// `==` would also call an NFC and an NFD spelling equal. One `memcmp` of contiguous UTF-8, not the
     /// generic walk of `utf8.elementsEqual` (the intent writer calls this for every intent).
-    func hasSameBytes(as other: String) -> Bool {
+    package func hasSameBytes(as other: String) -> Bool {
         var a = self
         var b = other
         return a.withUTF8 { x in

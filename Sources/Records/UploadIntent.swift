@@ -30,8 +30,8 @@ public struct UploadIntent: Sendable, Equatable {
     /// A hint to the store's writer, neither stored nor compared (`==` leaves it out): true when the
     /// image key holds a UUID this server has just drawn, so that no intent and no record can have it
     /// yet. The PostgreSQL store then copies such intents in (`COPY`) without looking for an earlier
-    /// one (and falls back to its upsert if the key was taken after all); the SQLite store logs them
-    /// without looking for the key in its index or its rows; the in-memory store ignores it.
+    /// one (and falls back to its upsert if the key was taken after all); the SQLite store inserts them
+    /// without looking for a record of the key first; the in-memory store ignores it.
     public var freshKey: Bool
 
     /// Creates an intent from its fields.

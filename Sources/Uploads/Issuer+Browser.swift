@@ -42,9 +42,10 @@ extension Issuer {
     /// its keys rendered with a new UUID and the file name's slug.
     public func plan(_ request: ObjectRequest, owner: String) throws(UploadError) -> PlannedObject {
         let type = try catalog.checkObject(request)
-        let uuid = env.newUUID()
+        let now = env.nowMillis()
+        let uuid = keyUUID(millis: now)
         let values = KeyTemplate.Values(
-            userId: owner, uuid: uuid, epochMillis: env.nowMillis(),
+            userId: owner, uuid: uuid, epochMillis: now,
             ext: UploadRules.fileExtension(for: request.mediaType), chatroomId: request.chatroomId, imageKey: uuid,
             filename: UploadRules.slug(request.filename))
         let (key, permanent) = try type.keys(values)

@@ -1,6 +1,8 @@
 import Config
+import Crypto
 import Records
 import SigV4
+import Synchronization
 
 /// Issuing upload URLs: a server-made key of a type, a client-chosen key, and a browser upload's single
 /// PUT or POST. Each signs through a `RotatingPresigner` and returns the URL as a `Pending` holding its
@@ -39,6 +41,8 @@ public final class Issuer: Sendable {
     let env: UploadEnvironment
     /// Whether URLs for client-chosen keys sign `If-None-Match: *`.
     let signIfNoneMatch: Bool
+    /// Counts the keys drawn: the `rand_a` bits of their UUIDs (`keyUUID`).
+    private let keysDrawn = Atomic<Int>(0)
 
     /// An issuer for `bucket`.
     public init(
@@ -62,14 +66,15 @@ public final class Issuer: Sendable {
     ) throws(UploadError) -> Pending<IssuedURL> {
         let type = upload.type
         let now = env.nowMillis()
-        let uuid = env.newUUID()
+        let lifetime = expires ?? type.config.expiresSeconds
+        let uuid = keyUUID(millis: now + Int64(lifetime) * 1000)
         let values = KeyTemplate.Values(
             userId: owner, uuid: uuid, epochMillis: now, ext: upload.ext,
             chatroomId: type.chatroomId(sent: upload.chatroomId, env: env))
         let (key, permanent) = try type.keys(values)
         let presigned = try presignPut(
-            signing == .pathStyle ? signers.pathStyle : signers.configured, key: key,
-            expires: expires ?? type.config.expiresSeconds, signedHeaders: [], nowMillis: now)
+            signing == .pathStyle ? signers.pathStyle : signers.configured, key: key, expires: lifetime,
+            signedHeaders: [], nowMillis: now)
         let issued = IssuedURL(presigned: presigned, key: key, imageKey: nil)
         guard recordsIntent else { return Pending(kept: issued) }
         return Pending(
@@ -113,6 +118,20 @@ public final class Issuer: Sendable {
                 type: type.config.name, contentType: upload.contentType, allowedContentTypes: [upload.contentType],
                 maxBytes: upload.size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: issued.expiresAtMs),
             keeper: intents)
+    }
+
+    /// The UUID of a new key: a random UUID (`UploadEnvironment.newUUID`) made time-ordered (version 7,
+    /// `UUIDv7.stamping`) with `millis` as its time and a count of the keys drawn as its `rand_a`, so
+    /// that keys drawn one after another sort in that order; the random UUID itself when it is no
+    /// canonical UUID (a test's stand-in). The issue routes pass the URL's expiry to the millisecond (the
+    /// time of issue plus the lifetime: `IssuedURL.expiresAtMs` is that time rounded down to the second
+    /// unless the credentials shorten the URL), so SQLite keeps the intent's row in expiry order with no
+    /// index entry of its own (docs/records.md, "SQLite intents"); a browser upload, whose lifetime is
+    /// set after its key, passes the time of issue.
+    func keyUUID(millis: Int64) -> String {
+        let random = env.newUUID()
+        let count = keysDrawn.wrappingAdd(1, ordering: .relaxed).oldValue
+        return UUIDv7.stamping(random, millis: millis, sequence: count) ?? random
     }
 
     /// Whether the keys `type` renders with `uuid`, a UUID just drawn from the server's random source,

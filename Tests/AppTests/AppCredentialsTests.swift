@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import JSON
 import Records
+import RecordsTestSupport
 import SigV4
 import Synchronization
 import TestSupport

@@ -180,8 +180,7 @@ struct BinaryTests {
         #expect(m.text.contains(#"presignd_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
         #expect(m.text.contains("presignd_http_request_duration_seconds_bucket"))
         #expect(m.text.contains("presignd_open_connections 1"))
-        #expect(m.text.contains("presignd_intent_index_entries 0"))
-        #expect(m.text.contains("presignd_intent_index_overflow_total 0"))
+        #expect(m.text.contains("presignd_intents_stored_total 0"))
     }
 
     @Test("smuggling attempts against the binary are answered and closed with no desync")

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import ObjectStore
 import Records
+import RecordsTestSupport
 import SigV4
 import TestSupport
 import Testing

@@ -5,6 +5,7 @@ import HTTPServer
 import ImageProbe
 import ObjectStore
 import Records
+import RecordsTestSupport
 import SigV4
 import Synchronization
 import TestSupport

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JSON
 import Records
+import RecordsTestSupport
 import SigV4
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Records
+import RecordsTestSupport
 import TestSupport
 import Testing
 

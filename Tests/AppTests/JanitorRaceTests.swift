@@ -2,6 +2,7 @@ import Config
 import Crypto
 import Foundation
 import Records
+import RecordsTestSupport
 import SigV4
 import Synchronization
 import System

@@ -4,6 +4,7 @@ import HTTPServer
 import Logging
 import ObjectStoreTestSupport
 import Records
+import RecordsTestSupport
 import SigV4
 import System
 import TestSupport

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ObjectStore
 import Records
+import RecordsTestSupport
 import SigV4
 import Synchronization
 import System

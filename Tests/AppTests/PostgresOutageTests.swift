@@ -4,6 +4,7 @@ import JSON
 import ObjectStore
 import ObjectStoreTestSupport
 import Records
+import RecordsTestSupport
 import SigV4
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@ import Crypto
 import HTTP1
 import HTTPServer
 import Records
+import RecordsTestSupport
 import SigV4
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Records
+import RecordsTestSupport
 import Testing
 
 @testable import App

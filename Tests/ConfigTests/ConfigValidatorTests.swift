@@ -118,7 +118,6 @@ private func keyPaths(section: String, key: String, value: String) -> [String] {
         ("records", "intentBatchSize", 1, 65536), ("records", "intentCommitTimeoutMs", 10, 60000),
         ("records", "groupCommitMaxBatch", 1, 65536), ("records", "poolSize", 1, 256),
         ("records", "janitorIntervalMs", 1000, 86_400_000), ("records", "janitorBatchSize", 1, 100_000),
-        ("records", "intentIndexCapacity", 0, 100_000_000),
         ("records", "busyTimeoutMs", 0, 600_000),
     ])
     func integerBounds(_ section: String, _ key: String, _ low: Int, _ high: Int) {

@@ -79,7 +79,6 @@ import Testing
         #expect(records.poolSize == 8)
         #expect(records.janitorIntervalMs == 60000)
         #expect(records.janitorBatchSize == 500)
-        #expect(records.intentIndexCapacity == 1_000_000)
         #expect(records.deleteUnconfirmedObjects == false)
         #expect(records.busyTimeoutMs == 5000)
     }

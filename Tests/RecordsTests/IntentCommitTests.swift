@@ -1,4 +1,5 @@
 import Foundation
+import RecordsTestSupport
 import Synchronization
 import Testing
 
@@ -300,8 +301,8 @@ final class OutcomeLog: @unchecked Sendable {
     @Test func aLockedPostgresTableEndsWaitsAtTheBound() throws {
         let test = try TestStore.make(.postgres)
         defer { test.close() }
-        let url = try #require(test.store as? PostgresRecordStore).url
-        let holder = try PostgresConnection(url: url, connectTimeoutSeconds: 5)
+        let address = try #require(test.store as? PostgresRecordStore).address
+        let holder = try PostgresConnection(address: address, connectTimeoutSeconds: 5)
         _ = try holder.execute("BEGIN")
         _ = try holder.execute("LOCK TABLE intents IN ACCESS EXCLUSIVE MODE")
         try checkStall(test.store) { _ = try? holder.execute("COMMIT") }

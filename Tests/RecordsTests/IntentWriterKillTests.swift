@@ -1,4 +1,5 @@
 import Foundation
+import RecordsTestSupport
 import Synchronization
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
     /// The environment variable that makes `childWritesUntilKilled` run (and names its store).
     static let childURLVariable = "PRESIGN_INTENT_CHILD_URL"
 
-    @Test(arguments: StoreKind.databases.filter { $0 != .sqliteSpill && $0 != .pgbouncer })
+    @Test(arguments: StoreKind.databases.filter { $0 != .pgbouncer })
     func everyIntentToldStoredSurvivesAKill9(kind: StoreKind) throws {
         let url: String
         let cleanup: () -> Void

@@ -1,4 +1,5 @@
 import Foundation
+import RecordsTestSupport
 import Testing
 
 @testable import Records

@@ -1,4 +1,5 @@
 import Foundation
+import RecordsTestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import RecordsTestSupport
 import Testing
 
 @testable import Records
@@ -28,7 +29,8 @@ import Testing
     @Test func libpqParseErrorsDoNotShowThePassword() {
         #expect {
             _ = try PostgresRecordStore(
-                url: PostgresURL("postgres://app:s3cret@h/db?s3cret=1"), poolSize: 1, connectTimeoutMs: 2000)
+                address: PostgresAddress(url: "postgres://app:s3cret@h/db?s3cret=1"), poolSize: 1,
+                connectTimeoutMs: 2000)
         } throws: { error in
             guard case .invalidURL(let message) = error as? RecordsError else { return false }
             return !message.contains("s3cret") && message.contains("<redacted>")
@@ -38,7 +40,7 @@ import Testing
     @Test func aRefusedConnectionIsUnavailableWithoutThePassword() {
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.
         let store = try? PostgresRecordStore(
-            url: PostgresURL("postgres://app:s3cret@127.0.0.1:1/db"), poolSize: 1, connectTimeoutMs: 2000)
+            address: PostgresAddress(url: "postgres://app:s3cret@127.0.0.1:1/db"), poolSize: 1, connectTimeoutMs: 2000)
         #expect(store != nil)
         #expect {
             try store?.ping()
@@ -54,7 +56,7 @@ import Testing
         let wrong = "wrong-Pa55word-\(UUID().uuidString.prefix(8))"
         let url = PostgresTestDatabase.replacingPassword(in: base, with: wrong)
         #expect(url != base)
-        let store = try PostgresRecordStore(url: PostgresURL(url), poolSize: 1, connectTimeoutMs: 2000)
+        let store = try PostgresRecordStore(address: PostgresAddress(url: url), poolSize: 1, connectTimeoutMs: 2000)
         #expect {
             try store.ping()
         } throws: { error in
@@ -67,11 +69,11 @@ import Testing
         if ProcessInfo.processInfo.environment["PRESIGN_SKIP_POSTGRES"] == "1" { return }
         let url = PostgresTestDatabase.adding(
             "options=-csynchronous_commit%3Doff", to: try PostgresTestDatabase.baseURL())
-        let connection = try PostgresConnection(url: PostgresURL(url), connectTimeoutSeconds: 5)
+        let connection = try PostgresConnection(address: PostgresAddress(url: url), connectTimeoutSeconds: 5)
         #expect(try connection.execute("SHOW synchronous_commit").text(0, 0) == "on")
         let remote = PostgresTestDatabase.adding(
             "options=-csynchronous_commit%3Dremote_apply", to: try PostgresTestDatabase.baseURL())
-        let kept = try PostgresConnection(url: PostgresURL(remote), connectTimeoutSeconds: 5)
+        let kept = try PostgresConnection(address: PostgresAddress(url: remote), connectTimeoutSeconds: 5)
         #expect(try kept.execute("SHOW synchronous_commit").text(0, 0) == "remote_apply")
     }
 
@@ -81,7 +83,8 @@ import Testing
         defer { cleanup() }
         let name = "presignd-test-\(UUID().uuidString.prefix(8))"
         let store = try PostgresRecordStore(
-            url: PostgresURL(PostgresTestDatabase.adding("application_name=\(name)", to: schemaURL)), poolSize: 2,
+            address: PostgresAddress(url: PostgresTestDatabase.adding("application_name=\(name)", to: schemaURL)),
+            poolSize: 2,
             connectTimeoutMs: 2000)
         try store.migrate()
         let record = Sample.record()

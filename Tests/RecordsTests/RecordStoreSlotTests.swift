@@ -140,17 +140,18 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/records.db"
         try SQLiteRecordStore(path: path, readers: 1, busyTimeoutMs: 1000).migrate()
-        // As if version 2 had been merged after version 4 was applied here: 1 and 4 applied, 2 not.
+        // As if version 4 had been merged after the later ones were applied here: all but 4 applied.
         let writer = try SQLiteConnection(path: path, create: false, readOnly: false, busyTimeoutMs: 1000)
-        try writer.execute("DROP TABLE intent_batches")
-        try writer.execute("DELETE FROM schema_version WHERE version = 2")
+        try writer.execute("DROP TABLE record_slots")
+        try writer.execute("DROP TABLE object_deletions")
+        try writer.execute("DELETE FROM schema_version WHERE version = 4")
         let store = try SQLiteRecordStore(path: path, readers: 1, busyTimeoutMs: 1000)
         try store.migrate()
         let versions = try writer.query("SELECT version FROM schema_version ORDER BY version", []) { $0.int64(0) }
         #expect(versions == Schema.migrations.map { Int64($0.version) }.sorted())
-        let tables = try writer.query("SELECT name FROM sqlite_master WHERE name = 'intent_batches'", []) {
-            $0.text(0)
-        }
-        #expect(tables == ["intent_batches"])
+        let tables = try writer.query(
+            "SELECT name FROM sqlite_master WHERE name IN ('record_slots', 'object_deletions') ORDER BY name", []
+        ) { $0.text(0) }
+        #expect(tables == ["object_deletions", "record_slots"])
     }
 }

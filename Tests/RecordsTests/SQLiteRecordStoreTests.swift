@@ -28,7 +28,7 @@ import Testing
         }
         #expect(
             tables == [
-                "event_inbox", "intent_batches", "intent_claims", "intents", "leases", "multipart_uploads",
+                "event_inbox", "intent_claims", "intents", "leases", "multipart_uploads",
                 "object_deletions", "quota_reservations", "quota_usage", "rate_buckets", "rate_instances",
                 "record_slots", "records", "schema_version", "sqlite_sequence",
             ])
@@ -39,9 +39,8 @@ import Testing
         }
         #expect(
             indexes == [
-                "event_inbox_due", "intent_claims_updated", "intents_expires_at", "intents_key_hash",
-                "intents_object_key", "multipart_uploads_created", "quota_reservations_day", "record_slots_record",
-                "records_image_key",
+                "event_inbox_due", "intent_claims_updated", "intents_expiry", "intents_object_key",
+                "multipart_uploads_created", "quota_reservations_day", "record_slots_record", "records_image_key",
                 "records_owner_created",
             ])
     }

@@ -1,5 +1,5 @@
-import Config
 import Foundation
+import RecordsTestSupport
 import Testing
 
 @testable import Records
@@ -75,7 +75,7 @@ import Testing
         defer { cleanup() }
         let old = Sample.record()
         do {
-            let c = try PostgresConnection(url: PostgresURL(url), connectTimeoutSeconds: 5)
+            let c = try PostgresConnection(address: PostgresAddress(url: url), connectTimeoutSeconds: 5)
             _ = try c.execute(PostgresSchema.versionTable)
             for migration in Schema.migrations where migration.version <= 2 {
                 for statement in migration.postgres { _ = try c.execute(statement) }
@@ -84,7 +84,7 @@ import Testing
             let placeholders = (1...10).map { "$\($0)" }.joined(separator: ", ")
             _ = try c.execute("INSERT INTO records (\(Self.oldColumns)) VALUES (\(placeholders))", Self.oldValues(old))
         }
-        let store = try PostgresRecordStore(url: PostgresURL(url), poolSize: 1, connectTimeoutMs: 5000)
+        let store = try PostgresRecordStore(address: PostgresAddress(url: url), poolSize: 1, connectTimeoutMs: 5000)
         #expect(try store.schemaVersion() == 2)
         try store.migrate()
         #expect(try store.schemaVersion() == Schema.latestVersion)

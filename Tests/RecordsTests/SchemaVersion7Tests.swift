@@ -1,5 +1,5 @@
-import Config
 import Foundation
+import RecordsTestSupport
 import Testing
 
 @testable import Records
@@ -58,7 +58,7 @@ import Testing
         defer { cleanup() }
         let record = Sample.record()
         do {
-            let c = try PostgresConnection(url: PostgresURL(url), connectTimeoutSeconds: 5)
+            let c = try PostgresConnection(address: PostgresAddress(url: url), connectTimeoutSeconds: 5)
             _ = try c.execute(PostgresSchema.versionTable)
             for migration in Schema.migrations where migration.version <= 5 {
                 for statement in migration.postgres { _ = try c.execute(statement) }
@@ -66,7 +66,7 @@ import Testing
             }
             _ = try c.execute(PostgresQueries.insertRecords(rows: 1), Schema.values(of: record))
         }
-        let store = try PostgresRecordStore(url: PostgresURL(url), poolSize: 2, connectTimeoutMs: 5000)
+        let store = try PostgresRecordStore(address: PostgresAddress(url: url), poolSize: 2, connectTimeoutMs: 5000)
         #expect(try store.schemaVersion() == 5)
         try store.migrate()
         #expect(try store.schemaVersion() == Schema.latestVersion)

@@ -1,16 +1,14 @@
-import Config
 import Foundation
+import RecordsTestSupport
 import Testing
 
 @testable import Records
 
 /// The stores the conformance suite runs on.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    /// `sqliteSpill` is SQLite with an in-memory intent index of capacity 0: every index entry is spilled
-    /// (`SpilledIndex`, runs of 3 entries, so most lookups read a run from its file).
     /// `pgbouncer` is PostgreSQL through PgBouncer in transaction mode (`scripts/start-pgbouncer.sh`), the
     /// store sending unnamed statements (`records.postgresStatements=unnamed`).
-    case inMemory, sqlite, sqliteSpill, postgres, pgbouncer
+    case inMemory, sqlite, postgres, pgbouncer
 
     /// The name shown in test results.
     var testDescription: String { rawValue }
@@ -21,7 +19,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// PRESIGN_TEST_PGBOUNCER_URL, with a message saying how to start it).
     static var kinds: [StoreKind] {
         let environment = ProcessInfo.processInfo.environment
-        if environment["PRESIGN_SKIP_POSTGRES"] == "1" { return [.inMemory, .sqlite, .sqliteSpill] }
+        if environment["PRESIGN_SKIP_POSTGRES"] == "1" { return [.inMemory, .sqlite] }
         return environment["PRESIGN_SKIP_PGBOUNCER"] == "1" ? allCases.filter { $0 != .pgbouncer } : allCases
     }
 
@@ -77,18 +75,7 @@ final class TestStore: @unchecked Sendable {
         case .sqlite:
             let directory = NSTemporaryDirectory() + "records-test-\(UUID().uuidString)"
             let url = "sqlite:\(directory)/records.db"
-            let open = {
-                try RecordStoreFactory.open(url: url, poolSize: 4, busyTimeoutMs: 5000, intentIndexCapacity: 1_000_000)
-            }
-            made = TestStore(
-                store: try open(), reopen: open, cleanup: { try? FileManager.default.removeItem(atPath: directory) })
-        case .sqliteSpill:
-            let directory = NSTemporaryDirectory() + "records-test-\(UUID().uuidString)"
-            let open = { () throws -> any RecordStore in
-                try SQLiteRecordStore(
-                    path: directory + "/records.db", readers: 4, busyTimeoutMs: 5000, intentIndexCapacity: 0,
-                    spillRunSize: 3)
-            }
+            let open = { try RecordStoreFactory.open(url: url, poolSize: 4, busyTimeoutMs: 5000) }
             made = TestStore(
                 store: try open(), reopen: open, cleanup: { try? FileManager.default.removeItem(atPath: directory) })
         case .postgres:
@@ -136,7 +123,7 @@ enum PostgresTestDatabase {
 
     /// Runs SQL on the server directly (not through a store).
     static func execute(_ sql: String, _ values: [SQLValue] = []) throws -> PostgresResult {
-        let connection = try PostgresConnection(url: PostgresURL(try baseURL()), connectTimeoutSeconds: 5)
+        let connection = try PostgresConnection(address: PostgresAddress(url: try baseURL()), connectTimeoutSeconds: 5)
         return try connection.execute(sql, values)
     }
 

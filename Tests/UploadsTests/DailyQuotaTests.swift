@@ -1,4 +1,5 @@
 import Records
+import RecordsTestSupport
 import Synchronization
 import Testing
 import Uploads

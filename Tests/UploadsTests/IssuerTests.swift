@@ -1,4 +1,5 @@
 import Config
+import Crypto
 import Records
 import Testing
 import Uploads
@@ -16,7 +17,10 @@ import UploadsTestSupport
         let pending = try h.issuer.issue(upload, owner: "7", signing: .pathStyle, recordsIntent: true)
         #expect(sink.intents.isEmpty, "nothing stored before the promise is kept")
         let issued = try pending.kept()
-        let uuid = "00000000-0000-4000-8000-000000000001"
+        // The random UUID drawn, made time-ordered: the URL's expiry to the millisecond as its time, the
+        // count of keys drawn (the first: 0) as its rand_a.
+        let drawn = "00000000-0000-4000-8000-000000000001"
+        let uuid = try #require(UUIDv7.stamping(drawn, millis: LifecycleHarness.now + 600_000, sequence: 0))
         #expect(issued.key == "delete/profile/7/\(uuid)_\(LifecycleHarness.now).jpg")
         #expect(issued.imageKey == nil)
         #expect(issued.presigned.url.hasPrefix("http://127.0.0.1:9000/uploads/delete/profile/7/"))
@@ -27,11 +31,17 @@ import UploadsTestSupport
         #expect(intent.permanentKey == "profile/7/origin/\(uuid)_\(LifecycleHarness.now).jpg")
         #expect(intent.allowedContentTypes == ["image/jpeg", "image/png"] && intent.expiresAtMs == issued.expiresAtMs)
         #expect(intent.freshKey, "the key holds the UUID just drawn")
+        // Its expiry is the UUID's time rounded down to the second (SQLite keeps such rows in expiry order).
+        #expect(UUIDv7.leadingBits(ofLastIn: intent.imageKey).map { $0 >> 16 / 1000 * 1000 } == intent.expiresAtMs)
+        // The next key drawn counts one more.
+        let next = try h.issuer.issue(upload, owner: "7", signing: .pathStyle, recordsIntent: true).kept()
+        let bits = try #require(UUIDv7.leadingBits(ofLastIn: next.key))
+        #expect(bits & 0xfff == 1 && bits >> 16 == LifecycleHarness.now + 600_000)
         // A HEAD answers no URL: no intent.
         let head = try h.issuer.issue(upload, owner: "7", signing: .pathStyle, recordsIntent: false)
         #expect(head.isKept)
         _ = try head.kept()
-        #expect(sink.intents.count == 1)
+        #expect(sink.intents.count == 2)
     }
 
     @Test("a full intent queue: no URL, for every issuing operation")
@@ -95,7 +105,10 @@ import UploadsTestSupport
             ObjectRequest(
                 filename: "My Holiday.MP4", mediaType: "video/mp4", typeName: "FILE", chatroomId: nil,
                 metadataJSON: #"{"a":"b"}"#), owner: "7")
-        #expect(object.key == "files/7/00000000-0000-4000-8000-000000000001/my-holiday.mp4")
+        // A browser upload's lifetime is set after its key: the UUID's time is the time of issue.
+        let uuid = try #require(
+            UUIDv7.stamping("00000000-0000-4000-8000-000000000001", millis: LifecycleHarness.now, sequence: 0))
+        #expect(object.key == "files/7/\(uuid)/my-holiday.mp4")
         guard
             case .post(let post) = try h.issuer.issueBrowser(
                 object, form: .post, lifetime: 60, owner: "7", recordsIntent: true

@@ -1,6 +1,7 @@
 import Foundation
 import ObjectStore
 import Records
+import RecordsTestSupport
 import Synchronization
 import System
 import TestSupport

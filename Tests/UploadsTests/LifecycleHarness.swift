@@ -1,6 +1,7 @@
 import Config
 import Crypto
 import Records
+import RecordsTestSupport
 import SigV4
 import Synchronization
 import TestSupport

@@ -215,10 +215,7 @@ public final class Application: Sendable {
     /// Step 3: the records store, opened and migrated.
     static func openStore(_ records: RecordsConfig) throws(AppError) -> any LifecycleStore {
         do {
-            let store = try RecordStoreFactory.open(
-                location: records.location, poolSize: records.poolSize, busyTimeoutMs: records.busyTimeoutMs,
-                intentIndexCapacity: records.intentIndexCapacity,
-                postgresStatements: records.postgresStatements == .unnamed ? .unnamed : .named)
+            let store = try RecordStoreFactory.open(records.storeSettings)
             try store.migrate()
             return store
         } catch {
@@ -340,17 +337,6 @@ public final class Application: Sendable {
             name: "presignd_quota_exceeded_total",
             help: "Issue requests answered 429 QUOTA_EXCEEDED: the user's daily quota was reached."
         ) { intents.quotaExceededCount }
-        if let sqlite = store as? SQLiteRecordStore {
-            metrics.register(
-                name: "presignd_intent_index_entries",
-                help: "Intents in SQLite's in-memory intent index (at most records.intentIndexCapacity)."
-            ) { sqlite.intentIndexCount }
-            metrics.register(
-                name: "presignd_intent_index_overflow_total",
-                help:
-                    "Intent index entries spilled to disk because the in-memory index was full (records.intentIndexCapacity)."
-            ) { sqlite.intentOverflowCount }
-        }
         metrics.register(
             name: "presignd_rate_limited_issue_total", help: "Issue requests refused with 429."
         ) { gate.limitedIssue.load(ordering: .relaxed) }

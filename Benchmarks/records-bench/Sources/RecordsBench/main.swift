@@ -7,6 +7,13 @@
 import Foundation
 import Records
 
+/// The store a URL names: `sqlite:<path>`, else a PostgreSQL URL handed to libpq as it is.
+func storeLocation(_ url: String) -> StoreLocation {
+    guard !url.hasPrefix("sqlite:") else { return .sqlite(path: String(url.dropFirst("sqlite:".count))) }
+    return .postgres(
+        PostgresAddress(connectionString: url, redacted: "PostgreSQL (the benchmark's URL)", passwords: []))
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: records-bench <store URL> [threads] [maxBatch] [seconds]\n".utf8))
@@ -19,7 +26,8 @@ let seconds = arguments.count > 4 ? Double(arguments[4]) ?? 10 : 10
 
 let store: any RecordStore
 do {
-    store = try RecordStoreFactory.open(url: url, poolSize: 4, busyTimeoutMs: 5000)
+    store = try RecordStoreFactory.open(
+        RecordStoreSettings(location: storeLocation(url), poolSize: 4, busyTimeoutMs: 5000))
     try store.migrate()
 } catch {
     FileHandle.standardError.write(Data("cannot open the store: \(error)\n".utf8))

@@ -176,5 +176,7 @@ enum PostgresSchema {
         // Intents by the object key a store event names (IntentLocator): a partial index, so an intent whose
         // object key is its image key (client P's, client B's default) costs the write path no index entry.
         (9, ["CREATE INDEX intents_object_key ON intents (object_key) WHERE object_key <> image_key"]),
+        // SQLite's intents as ordinary rows (SQLiteSchema): PostgreSQL's already are.
+        (10, []),
     ]
 }

@@ -1,3 +1,5 @@
+import Records
+
 extension InMemoryRecordStore: LeaseStore, RateBucketStore, QuotaStore {
     /// `LeaseStore.acquireLease` under the store's one lock.
     public func acquireLease(name: String, holder: String, nowMs: Int64, ttlMs: Int64) throws(RecordsError)

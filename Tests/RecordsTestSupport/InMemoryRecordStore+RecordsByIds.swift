@@ -1,3 +1,5 @@
+import Records
+
 extension InMemoryRecordStore {
     /// The owner's records among `ids`, under one lock.
     public func records(ids: [String], ownerId: String) throws(RecordsError) -> [ImageRecord] {

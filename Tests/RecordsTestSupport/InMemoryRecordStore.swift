@@ -1,3 +1,4 @@
+import Records
 import Synchronization
 
 /// A store that keeps everything in memory, for unit tests of code built on `RecordStore`.

@@ -1,5 +1,4 @@
 import CSQLite
-import Crypto
 import Synchronization
 
 #if canImport(Glibc)
@@ -12,10 +11,13 @@ import Synchronization
 /// write lock; the busy timeout covers other processes); reads use a small pool of read-only connections,
 /// which WAL lets run beside the writer. Every statement is prepared once per connection and cached.
 public final class SQLiteRecordStore: RecordStore {
-    /// The writer's page cache: image keys and ids are random UUIDs, so each batch dirties pages all over
-    /// the two unique indexes; with SQLite's default 2 MiB cache they are read back from the file on
-    /// every batch (64 MiB raised group-commit throughput from about 6,500 to 10,700 records/s here).
-    static let writerCacheKiB = 16_384
+    /// The writer's page cache. Record ids and keys are random UUIDs, so each group commit dirties pages
+    /// all over the records' two unique indexes, read back from the file when they are not cached; but
+    /// intent rows are appended, and every page they fill stays in the cache until it is full, so its
+    /// size is what the process grows by under issuing load (docs/records.md, "Memory"). 8 MiB: a
+    /// server after 500,000 URLs issued holds 12 MiB more than idle (21 MiB at 16 MiB), and group commit
+    /// of records kept its rate in side-by-side runs (10,100–10,600 records/s against 9,600–12,300).
+    static let writerCacheKiB = 8_192
     /// Each reader's page cache.
     static let readerCacheKiB = 2_048
 
@@ -27,8 +29,6 @@ public final class SQLiteRecordStore: RecordStore {
     private let readers: ConnectionPool<SQLiteConnection>
     /// Write transactions committed.
     private let commits = Atomic<Int>(0)
-    /// The intents: batches found through an in-memory index and its spill (the per-row table only read).
-    let intentLog: SQLiteIntentLog
     /// Checkpoints the WAL off the writer's commits.
     let checkpointer: SQLiteCheckpointer
 
@@ -37,14 +37,8 @@ public final class SQLiteRecordStore: RecordStore {
     deinit { checkpointer.stop() }
 
     /// Opens (creating the file and its directory if missing) the database at `path`, with up to
-    /// `readers` read connections beside the writer, each waiting up to `busyTimeoutMs` for a lock; the
-    /// in-memory intent index holds at most `intentIndexCapacity` intents (beyond, their entries go to a
-    /// spill file in the database's directory: `SpilledIndex`).
-    /// `spillRunSize` is the spill's entries per run (small in tests, to make many runs).
-    public init(
-        path: String, readers: Int, busyTimeoutMs: Int, intentIndexCapacity: Int = 1_000_000,
-        spillRunSize: Int = 65_536
-    ) throws(RecordsError) {
+    /// `readers` read connections beside the writer, each waiting up to `busyTimeoutMs` for a lock.
+    public init(path: String, readers: Int, busyTimeoutMs: Int) throws(RecordsError) {
         guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
             throw .invalidURL("SQLite needs a file path, not '\(path)'")
         }
@@ -63,10 +57,6 @@ public final class SQLiteRecordStore: RecordStore {
         checkpointer.watch(first)
         self.checkpointer = checkpointer
         self.path = path
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        intentLog = SQLiteIntentLog(
-            capacity: max(0, intentIndexCapacity), spillDirectory: directory.isEmpty ? "/" : directory,
-            spillRunSize: max(1, spillRunSize))
         let opened = Mutex<SQLiteConnection?>(first)
         writer = ConnectionPool(
             maxSize: 1,
@@ -92,14 +82,8 @@ public final class SQLiteRecordStore: RecordStore {
     /// Write transactions committed so far.
     public var committedTransactions: Int { commits.load(ordering: .relaxed) }
 
-    /// How many intents the in-memory intent index holds now.
-    public var intentIndexCount: Int { intentLog.indexedCount }
-
-    /// How many index entries went to the spill because the in-memory index was full, since this store
-    /// opened (the metric presignd_intent_index_overflow_total).
-    public var intentOverflowCount: Int { intentLog.overflowCount }
-
-    /// Applies the missing migrations in one `BEGIN IMMEDIATE` transaction.
+    /// Applies the missing migrations in one `BEGIN IMMEDIATE` transaction (a version's program, if it has
+    /// one, after its statements: `SQLiteSchema.programs`).
     public func migrate() throws(RecordsError) {
         try write { (connection) throws(RecordsError) in
             try connection.execute(SQLiteSchema.versionTable)
@@ -112,10 +96,10 @@ public final class SQLiteRecordStore: RecordStore {
                 try connection.query("SELECT version FROM schema_version", []) { Int($0.int64(0)) })
             for migration in Schema.missingMigrations(applied: applied) {
                 for statement in migration.sqlite { try connection.execute(statement) }
+                try SQLiteSchema.programs[migration.version]?(connection)
                 try connection.run("INSERT INTO schema_version (version) VALUES (?1)", [.int(Int64(migration.version))])
             }
         }
-        try readWriter { (connection) throws(RecordsError) in try intentLog.load(connection) }
     }
 
     /// The version recorded in `schema_version` (0 before the first migration).
@@ -138,35 +122,6 @@ public final class SQLiteRecordStore: RecordStore {
     public func integrityCheck() throws(RecordsError) -> String {
         try readWriter { (connection) throws(RecordsError) in
             try connection.query("PRAGMA integrity_check", []) { $0.text(0) }.joined(separator: "\n")
-        }
-    }
-
-    /// Upserts intents in one transaction (appended to the intent log); keys that already have a record
-    /// are skipped.
-    public func putIntents(_ intents: [UploadIntent]) throws(RecordsError) {
-        guard !intents.isEmpty else { return }
-        try writer.withConnection { (connection) throws(RecordsError) in
-            let appended = try transaction(connection, durable: false) { () throws(RecordsError) in
-                try intentLog.append(intents, connection)
-            }
-            intentLog.apply(appended.changes, appended: appended.batches)
-            if let batches = appended.batches { intentLog.committed(batches: batches.lowerBound, batches.upperBound) }
-        }
-    }
-
-    /// The 64-bit index key of an image key: the first 8 bytes of its SHA-256. A cryptographic hash, so
-    /// that nobody can make many keys share one index entry (lookups compare the full key anyway).
-    static func keyHash(_ imageKey: String) -> Int64 {
-        SHA256.hash(imageKey).withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
-    }
-
-    /// The intent for `imageKey`: the log's, else the per-row table's.
-    public func intent(imageKey: String) throws(RecordsError) -> UploadIntent? {
-        try read { (connection) throws(RecordsError) in
-            if let logged = try intentLog.lookup(imageKey, connection) { return logged }
-            return try connection.query(
-                SQLiteQueries.intentByKey, [.int(Self.keyHash(imageKey)), .text(imageKey)], row: Self.intent(from:)
-            ).first
         }
     }
 
@@ -231,69 +186,6 @@ public final class SQLiteRecordStore: RecordStore {
         }
     }
 
-    /// Expired, unconfirmed intents, soonest-expired first: from the log (tidying its batches on the way, see
-    /// `SQLiteIntentLog.expired`) and from the per-row table. The log's transactions here and in
-    /// `deleteIntents` skip the fsync, like intent batches: a tidy lost in a crash is done again.
-    public func expiredIntents(nowMs: Int64, limit: Int) throws(RecordsError) -> [UploadIntent] {
-        try RecordStoreLimits.checkBatchLimit(limit)
-        var found: [UploadIntent] = []
-        var after: Int64 = 0
-        // A few batches per transaction, releasing the writer in between, until enough are found or no due
-        // batch is left (see SQLiteIntentLog.expired).
-        while found.count < limit {
-            let (intents, last) = try writer.withConnection {
-                (connection) throws(RecordsError) -> ([UploadIntent], Int64?) in
-                let (intents, changes, last) = try transaction(connection, durable: false) {
-                    () throws(RecordsError) in
-                    try intentLog.expired(nowMs: nowMs, limit: limit - found.count, after: after, connection)
-                }
-                intentLog.apply(changes)
-                return (intents, last)
-            }
-            found += intents
-            guard let last else { break }
-            after = last
-        }
-        found.sort(by: SQLiteIntentLog.expiryOrder)
-        if intentLog.rowsMayExist {
-            let rows = try read { (connection) throws(RecordsError) in
-                if try connection.query(SQLiteQueries.anyIntentRow, [], row: { _ in true }).isEmpty {
-                    intentLog.noteNoRows()
-                    return [UploadIntent]()
-                }
-                return try connection.query(
-                    SQLiteQueries.expiredIntents, [.int(nowMs), .int(Int64(limit))], row: Self.intent(from:))
-            }
-            found = Array((found + rows).sorted(by: SQLiteIntentLog.expiryOrder).prefix(limit))
-        }
-        return found
-    }
-
-    /// Deletes intents by key in one transaction, from the log and the per-row table.
-    public func deleteIntents(imageKeys: [String]) throws(RecordsError) {
-        guard !imageKeys.isEmpty else { return }
-        try writer.withConnection { (connection) throws(RecordsError) in
-            let changes = try transaction(connection, durable: false) { () throws(RecordsError) in
-                try deleteIntentsInTransaction(imageKeys, connection)
-            }
-            intentLog.apply(changes)
-        }
-    }
-
-    /// Deletes intents by key inside the caller's write transaction on `connection`; the intent log's
-    /// changes, to `apply` once it has committed.
-    func deleteIntentsInTransaction(_ imageKeys: [String], _ connection: SQLiteConnection) throws(RecordsError)
-        -> [SQLiteIntentLog.Change]
-    {
-        let changes = try intentLog.delete(imageKeys, connection)
-        if intentLog.rowsMayExist {
-            for key in imageKeys {
-                try connection.run(SQLiteQueries.deleteIntent, [.int(Self.keyHash(key)), .text(key)])
-            }
-        }
-        return changes
-    }
-
     /// Runs `body` in a write transaction on the writer connection and counts the commit.
     func write<R>(durable: Bool = true, _ body: (SQLiteConnection) throws(RecordsError) -> R)
         throws(RecordsError) -> R
@@ -308,7 +200,7 @@ public final class SQLiteRecordStore: RecordStore {
         throws(RecordsError) -> R
     {
         // Intents need no fsync before the answer (reliability.md: losing the last few on a crash only
-        // means a new URL): their batches commit with synchronous=NORMAL, which in WAL mode skips the
+        // means a new URL): their commits run with synchronous=NORMAL, which in WAL mode skips the
         // fsync; the next durable commit (a record) syncs the WAL, theirs included. Every transaction
         // sets the mode it needs before it begins, so the connection stays in the last one used.
         try connection.setSynchronous(full: durable)

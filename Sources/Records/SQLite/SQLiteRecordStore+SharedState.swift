@@ -55,14 +55,11 @@ extension SQLiteRecordStore: LeaseStore, RateBucketStore, QuotaStore {
     ) throws(RecordsError) -> LeaseFenced<Value> {
         try writer.withConnection { (connection) throws(RecordsError) -> LeaseFenced<Value> in
             let writes = SQLiteFencedWrites(store: self, connection: connection)
-            let outcome = try transaction(connection, durable: true) {
-                () throws(RecordsError) -> LeaseFenced<Value> in
+            return try transaction(connection, durable: true) { () throws(RecordsError) -> LeaseFenced<Value> in
                 let stored = try connection.query(s.leaseForFence, [.text(lease.name)], row: Self.lease(from:)).first
                 guard LeasePlan.holds(stored, lease, nowMs: nowMs) else { return .lost(stored) }
                 return .done(try body(writes))
             }
-            intentLog.apply(writes.intentChanges)
-            return outcome
         }
     }
 
@@ -99,7 +96,7 @@ extension SQLiteRecordStore: LeaseStore, RateBucketStore, QuotaStore {
     }
 
     /// `QuotaStore.putIntents(_:reserving:)`: the reservations and the intents in one transaction on the
-    /// writer, committed as intent batches are.
+    /// writer, committed as `putIntents` commits.
     public func putIntents(_ intents: [UploadIntent], reserving: [QuotaRequest?]) throws(RecordsError)
         -> [QuotaOutcome]
     {
@@ -107,21 +104,15 @@ extension SQLiteRecordStore: LeaseStore, RateBucketStore, QuotaStore {
             throw .invalidArgument("\(intents.count) intents but \(reserving.count) quota requests")
         }
         guard !intents.isEmpty else { return [] }
-        return try writer.withConnection { (connection) throws(RecordsError) -> [QuotaOutcome] in
-            let (outcomes, appended) = try transaction(connection, durable: false) {
-                () throws(RecordsError) -> ([QuotaOutcome], SQLiteIntentLog.Appended) in
-                var outcomes: [QuotaOutcome] = []
-                var accepted: [UploadIntent] = []
-                for (intent, request) in zip(intents, reserving) {
-                    let outcome = try request.map { (r) throws(RecordsError) in try reserve(r, connection) } ?? .stored
-                    outcomes.append(outcome)
-                    if outcome == .stored { accepted.append(intent) }
-                }
-                let appended = try intentLog.append(accepted, connection)
-                return (outcomes, appended)
+        return try write(durable: false) { (connection) throws(RecordsError) -> [QuotaOutcome] in
+            var outcomes: [QuotaOutcome] = []
+            var accepted: [UploadIntent] = []
+            for (intent, request) in zip(intents, reserving) {
+                let outcome = try request.map { (r) throws(RecordsError) in try reserve(r, connection) } ?? .stored
+                outcomes.append(outcome)
+                if outcome == .stored { accepted.append(intent) }
             }
-            intentLog.apply(appended.changes, appended: appended.batches)
-            if let batches = appended.batches { intentLog.committed(batches: batches.lowerBound, batches.upperBound) }
+            try SQLiteIntentRows.store(accepted, connection)
             return outcomes
         }
     }
@@ -214,12 +205,10 @@ extension SQLiteRecordStore: LeaseStore, RateBucketStore, QuotaStore {
 
 /// The fenced writes on SQLite's writer connection, inside `fenced`'s transaction.
 final class SQLiteFencedWrites: FencedWrites {
-    /// The store (its intent log).
+    /// The store.
     private let store: SQLiteRecordStore
     /// The writer, in the fenced transaction.
     private let connection: SQLiteConnection
-    /// The intent log's changes, applied once the transaction has committed.
-    private(set) var intentChanges: [SQLiteIntentLog.Change] = []
 
     /// Writes on `connection` for `store`.
     init(store: SQLiteRecordStore, connection: SQLiteConnection) {
@@ -229,7 +218,7 @@ final class SQLiteFencedWrites: FencedWrites {
 
     /// `RecordStore.deleteIntents` in the transaction.
     func deleteIntents(imageKeys: [String]) throws(RecordsError) {
-        intentChanges += try store.deleteIntentsInTransaction(imageKeys, connection)
+        try store.deleteIntentsInTransaction(imageKeys, connection)
     }
 
     /// `RecordStore.finishObjectDeletions` in the transaction.

@@ -1,3 +1,5 @@
+import Records
+
 extension InMemoryRecordStore: ClaimStore, EventInbox, MultipartLedger {
     /// `ClaimStore.claimIntent` under the store's one lock.
     public func claimIntent(_ request: ClaimRequest) throws(RecordsError) -> ClaimOutcome {

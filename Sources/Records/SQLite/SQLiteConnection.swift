@@ -13,6 +13,8 @@ final class SQLiteConnection: @unchecked Sendable {
     let handle: OpaquePointer
     /// Prepared statements by SQL text, kept for the life of the connection.
     private var statements: [String: SQLiteStatement] = [:]
+    /// Prepared statements by a number the caller gives (long texts built per size: `statement(number:)`).
+    private var numberedStatements: [Int: SQLiteStatement] = [:]
 
     /// Opens (creating if `create`) the database file at `path`, with a page cache of `cacheKiB`.
     init(path: String, create: Bool, readOnly: Bool, busyTimeoutMs: Int, cacheKiB: Int = 2048) throws(RecordsError) {
@@ -34,6 +36,10 @@ final class SQLiteConnection: @unchecked Sendable {
         try execute("PRAGMA synchronous = FULL")
         // A negative cache_size is in KiB.
         try execute("PRAGMA cache_size = -\(max(64, cacheKiB))")
+        // Statement journals (the pages a multi-row statement changed, kept to undo it alone) stay in
+        // memory: past 64 KiB SQLite would write them to a temporary file, which an upsert of rows at
+        // random places (client-chosen keys) reaches in every statement.
+        try execute("PRAGMA temp_store = MEMORY")
     }
 
     /// Whether `synchronous` is FULL (as opened), else NORMAL.
@@ -50,6 +56,7 @@ final class SQLiteConnection: @unchecked Sendable {
 
     deinit {
         statements.removeAll()
+        numberedStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -74,6 +81,15 @@ final class SQLiteConnection: @unchecked Sendable {
         if let cached = statements[sql] { return cached }
         let statement = try SQLiteStatement(database: handle, sql: sql)
         statements[sql] = statement
+        return statement
+    }
+
+    /// The cached prepared statement the caller numbers `number`, prepared from `sql()` the first time:
+    /// for long texts built per batch size, which are then neither built nor hashed again.
+    func statement(number: Int, _ sql: () -> String) throws(RecordsError) -> SQLiteStatement {
+        if let cached = numberedStatements[number] { return cached }
+        let statement = try SQLiteStatement(database: handle, sql: sql())
+        numberedStatements[number] = statement
         return statement
     }
 

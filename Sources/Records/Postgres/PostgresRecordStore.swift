@@ -1,5 +1,4 @@
 import CPostgres
-import Config
 import Synchronization
 
 /// The store for deployments with several server instances: PostgreSQL through libpq.
@@ -10,8 +9,8 @@ import Synchronization
 /// retried once on a new connection; writes are idempotent by key, so a retried insert whose first commit
 /// did land reports `.existing` of itself.
 public final class PostgresRecordStore: RecordStore {
-    /// The URL, for messages (its password is never shown).
-    let url: PostgresURL
+    /// The server, for messages (its password is never shown).
+    let address: PostgresAddress
     /// The connections.
     private let pool: ConnectionPool<PostgresConnection>
     /// Write transactions committed.
@@ -19,25 +18,25 @@ public final class PostgresRecordStore: RecordStore {
     /// Intents stored by `COPY` (fresh keys), for tests and metrics.
     let copied = Atomic<Int>(0)
 
-    /// A store for `url` with at most `poolSize` connections, once libpq has accepted the URL; no
+    /// A store for `address` with at most `poolSize` connections, once libpq has accepted its URL; no
     /// connection is opened until the first call.
     /// `statements` `.unnamed` for a transaction-mode pooler (PgBouncer before 1.21).
-    public init(url parsed: PostgresURL, poolSize: Int, connectTimeoutMs: Int, statements: PostgresStatements = .named)
-        throws(RecordsError)
-    {
-        try parsed.checkWithLibpq()
+    public init(
+        address: PostgresAddress, poolSize: Int, connectTimeoutMs: Int, statements: PostgresStatements = .named
+    ) throws(RecordsError) {
+        try address.checkWithLibpq()
         let timeoutSeconds = max(2, (connectTimeoutMs + 999) / 1000)
-        self.url = parsed
+        self.address = address
         pool = ConnectionPool(
             maxSize: max(1, poolSize),
             connect: { () throws(RecordsError) -> PostgresConnection in
-                try PostgresConnection(url: parsed, connectTimeoutSeconds: timeoutSeconds, statements: statements)
+                try PostgresConnection(address: address, connectTimeoutSeconds: timeoutSeconds, statements: statements)
             },
             isBroken: { $0.isBroken })
     }
 
     /// The URL with its password redacted.
-    public var redactedURL: String { url.redacted }
+    public var redactedURL: String { address.redacted }
 
     /// Two intent transactions in flight (docs/records.md, "PostgreSQL's write path"): a commit waits for
     /// round trips and the WAL flush, while the other lane's proceeds on a second connection; the rest

@@ -1,6 +1,5 @@
 import CPostgres
 import CPostgresLoader
-import Config
 
 #if canImport(Glibc)
     import Glibc
@@ -13,22 +12,24 @@ import Config
 final class PostgresConnection: @unchecked Sendable {
     /// The `PGconn` handle.
     private let handle: OpaquePointer
-    /// The URL, to scrub its password from messages.
-    private let url: PostgresURL
+    /// The server, to scrub its password from messages.
+    private let address: PostgresAddress
     /// Names of the statements prepared on this connection, by SQL text.
     private var prepared: [String: String] = [:]
     /// Whether fixed statements are prepared under a name (else sent unnamed with every call).
     private let namedStatements: Bool
 
-    /// Connects to `url`, giving up after `connectTimeoutSeconds` (unless the URL sets its own).
+    /// Connects to `address`, giving up after `connectTimeoutSeconds` (unless its URL sets its own).
     /// `statements` `.unnamed` sends nothing that outlives a transaction on the server connection (no
     /// named statement, no session `SET`), for a transaction-mode pooler.
-    init(url: PostgresURL, connectTimeoutSeconds: Int, statements: PostgresStatements = .named) throws(RecordsError) {
-        self.url = url
+    init(address: PostgresAddress, connectTimeoutSeconds: Int, statements: PostgresStatements = .named)
+        throws(RecordsError)
+    {
+        self.address = address
         namedStatements = statements == .named
         // Parameters before `dbname` are defaults: the expanded URL overrides them.
         let keywords = ["connect_timeout", "application_name", "dbname"]
-        let values = [String(max(2, connectTimeoutSeconds)), "presignd", url.connectionString]
+        let values = [String(max(2, connectTimeoutSeconds)), "presignd", address.connectionString]
         let connection = Self.withCStrings(keywords) { keywordPointers in
             Self.withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
         }
@@ -38,9 +39,9 @@ final class PostgresConnection: @unchecked Sendable {
         }
         guard let connection else { throw .unavailable("cannot allocate a PostgreSQL connection") }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = url.scrub(String(cString: PQerrorMessage(connection)))
+            let message = address.scrub(String(cString: PQerrorMessage(connection)))
             PQfinish(connection)
-            throw .unavailable("cannot connect to PostgreSQL at \(url.redacted): \(message)")
+            throw .unavailable("cannot connect to PostgreSQL at \(address.redacted): \(message)")
         }
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
@@ -97,7 +98,7 @@ final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     func copyIn(_ sql: String, _ rows: [UInt8]) throws(RecordsError) -> Int {
         guard let start = PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0) else {
-            throw .unavailable("PostgreSQL copy: \(url.scrub(String(cString: PQerrorMessage(handle))))")
+            throw .unavailable("PostgreSQL copy: \(address.scrub(String(cString: PQerrorMessage(handle))))")
         }
         guard PQresultStatus(start) == PGRES_COPY_IN else {
             _ = try check(start, context: "copy")
@@ -118,7 +119,7 @@ final class PostgresConnection: @unchecked Sendable {
         }
         guard sent, ended else {
             if let first { PQclear(first) }
-            throw .unavailable("PostgreSQL copy: \(url.scrub(String(cString: PQerrorMessage(handle))))")
+            throw .unavailable("PostgreSQL copy: \(address.scrub(String(cString: PQerrorMessage(handle))))")
         }
         return try check(first, context: "copy").affectedRows
     }
@@ -143,7 +144,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// The result if it succeeded, else the module's error (SQLSTATE class decides the case).
     private func check(_ result: OpaquePointer?, context: String) throws(RecordsError) -> PostgresResult {
         guard let result else {
-            throw .unavailable("PostgreSQL \(context): \(url.scrub(String(cString: PQerrorMessage(handle))))")
+            throw .unavailable("PostgreSQL \(context): \(address.scrub(String(cString: PQerrorMessage(handle))))")
         }
         let owned = PostgresResult(result)
         let status = PQresultStatus(result)
@@ -151,7 +152,7 @@ final class PostgresConnection: @unchecked Sendable {
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
         let detail = PQresultErrorMessage(result).map { String(cString: $0) } ?? ""
         let message =
-            "PostgreSQL \(context): \(url.scrub(detail.isEmpty ? String(cString: PQerrorMessage(handle)) : detail))"
+            "PostgreSQL \(context): \(address.scrub(detail.isEmpty ? String(cString: PQerrorMessage(handle)) : detail))"
             + (state.isEmpty ? "" : " (SQLSTATE \(state))")
         if state.hasPrefix("23") || state.hasPrefix("22") { throw .constraint(message) }
         if state == "XX001" || state == "XX002" { throw .corrupt(message) }

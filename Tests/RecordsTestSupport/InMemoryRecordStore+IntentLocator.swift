@@ -1,3 +1,5 @@
+import Records
+
 extension InMemoryRecordStore: IntentLocator {
     /// `IntentLocator.intent(objectKey:)`: the intent of the image key `objectKey` when it writes that
     /// object, else the newest intent of another image key that does (a scan: a store for tests).

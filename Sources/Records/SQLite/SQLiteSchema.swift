@@ -16,7 +16,7 @@ enum SQLiteSchema {
             [
                 // A rowid table (rows are appended in issue order) looked up through an index on a 64-bit
                 // hash of the key: inserting a random 70-byte text key into a text primary key cost about
-                // twice as much per intent (Benchmarks, docs/records.md).
+                // twice as much per intent. Replaced by version 10's table.
                 """
                 CREATE TABLE intents (
                     key_hash INTEGER NOT NULL,
@@ -55,9 +55,9 @@ enum SQLiteSchema {
         (
             2,
             [
-                // Intents appended one row per batch and found through an in-memory index (SQLiteIntentLog):
-                // a per-intent index insert cost the writer ~10 us per URL. AUTOINCREMENT keeps ids from
-                // being reused, since the index remembers them.
+                // Intents appended one row per batch and found through an in-memory index (the layout
+                // before version 10, which moves them out and drops this table): a per-intent index insert
+                // at a random place cost the writer ~10 us per URL. AUTOINCREMENT kept ids from being reused.
                 """
                 CREATE TABLE intent_batches (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -108,7 +108,7 @@ enum SQLiteSchema {
                 // The metadata a record made from the intent keeps (Uppy's file metadata, given when a
                 // multipart upload or a `/s3/params` URL is made): NULL for every other intent and for
                 // those written before this version. Only the per-row table needs it: the batches'
-                // layout carries it in place (IntentBatchCodec).
+                // layout (before version 10) carries it in place.
                 "ALTER TABLE intents ADD COLUMN metadata TEXT"
             ]
         ),
@@ -116,7 +116,7 @@ enum SQLiteSchema {
             7,
             [
                 // Fenced claims on intents (ClaimStore): who settles an intent, and how it was settled. Its own
-                // table, because SQLite keeps most intents inside batch blobs.
+                // table, because SQLite kept most intents inside batch blobs before version 10.
                 """
                 CREATE TABLE intent_claims (
                     image_key TEXT NOT NULL PRIMARY KEY,
@@ -222,10 +222,52 @@ enum SQLiteSchema {
             [
                 // Intents by the object key a store event names (IntentLocator), in the per-row table: only
                 // those whose object key differs from the image key (a multipart upload's `key#uploadId`, a
-                // templated client key); the others are found by the image key. The batches' intents are
-                // found through the in-memory index (SQLiteIntentLog's aliases).
+                // templated client key); the others are found by the image key. (Before version 10 the
+                // batches' intents were found through the in-memory index.)
                 "CREATE INDEX intents_object_key ON intents (object_key) WHERE object_key <> image_key"
             ]
         ),
+        (
+            10,
+            [
+                // Intents as ordinary rows, in a table clustered by (key_order, image_key): the first 64 bits
+                // of the last version-7 UUID in the key (IntentKeyOrder), 0 without one. The server draws
+                // that UUID with the URL's expiry as its time, so its rows are appended in expiry order and
+                // the janitor reads them from the front; only the other rows (client-chosen keys) are in
+                // the expiry index, whose condition is IntentKeyOrder.inKeyOrder negated. The old table and the batches are moved in by the program of this
+                // version (SQLiteIntentRowsMigration), then dropped.
+                "DROP INDEX intents_key_hash",
+                "DROP INDEX intents_expires_at",
+                "DROP INDEX intents_object_key",
+                "ALTER TABLE intents RENAME TO intents_v9",
+                """
+                CREATE TABLE intents (
+                    key_order INTEGER NOT NULL,
+                    image_key TEXT NOT NULL,
+                    owner_id TEXT NOT NULL,
+                    object_key TEXT NOT NULL,
+                    permanent_key TEXT,
+                    type TEXT NOT NULL,
+                    content_type TEXT,
+                    allowed_content_types TEXT NOT NULL,
+                    max_bytes INTEGER NOT NULL,
+                    created_at_ms INTEGER NOT NULL,
+                    expires_at_ms INTEGER NOT NULL,
+                    metadata TEXT,
+                    PRIMARY KEY (key_order, image_key)
+                ) WITHOUT ROWID
+                """,
+                """
+                CREATE INDEX intents_expiry ON intents (expires_at_ms)
+                WHERE NOT (expires_at_ms = (key_order >> 16) / 1000 * 1000)
+                """,
+                "CREATE INDEX intents_object_key ON intents (object_key) WHERE object_key <> image_key",
+            ]
+        ),
+    ]
+
+    /// Work a version does beyond its statements, run after them in the same transaction.
+    static let programs: [Int: @Sendable (SQLiteConnection) throws(RecordsError) -> Void] = [
+        10: SQLiteIntentRowsMigration.run
     ]
 }
