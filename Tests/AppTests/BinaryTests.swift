@@ -82,7 +82,7 @@ struct BinaryTests {
         var env = TestEnvironment.serverEnvironment(s3: nil).env
         env["PRESIGN_S3_ACCESS_KEY_ID"] = nil
         env["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
-        env["HOME"] = TestEnvironment.tempDir()  // no ~/.aws files there
+        env["HOME"] = Temporary.directory()  // no ~/.aws files there
         let check = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
         #expect(check.waitForExit() == 0)
         #expect(

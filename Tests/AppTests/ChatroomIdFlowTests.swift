@@ -142,7 +142,7 @@ struct ChatroomIdFlowTests {
 
     @Test("a chat type configured chatroomId: server-made goes without one again")
     func serverMadeByConfiguration() throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         try #"{"types": {"CHAT": {"chatroomId": "server-made"}, "CHAT_PROFILE": {"requiresChatroomId": false}}}"#.write(
             toFile: dir + "/config.json", atomically: true, encoding: .utf8)
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)

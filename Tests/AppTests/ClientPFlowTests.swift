@@ -112,7 +112,7 @@ struct ClientPFlowTests {
     @Test("RGW refuses a tampered signature, a URL used for another key, and an expired URL")
     func refusals() throws {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         // A config file with a 1-second expiry for PROFILE, to see an expired URL refused.
         let config = """
             {"types": {"PROFILE": {"extensions": ["jpg"], "contentTypes": ["image/jpeg"],

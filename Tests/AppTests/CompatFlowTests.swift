@@ -74,7 +74,7 @@ struct CompatFlowTests {
         throws -> (ServerProcess, TestEnvironment.S3)
     {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         var more: [String: String] = [
             "PRESIGN_RECORDS_URL": try backend.recordsURL(dir: dir), "PRESIGN_AUTH_MODE": "jwt",
             "PRESIGN_AUTH_JWT_ALGORITHMS": "HS256", "PRESIGN_AUTH_HS256_SECRET": AuthFlowTests.secret,
@@ -420,7 +420,7 @@ struct CompatFlowTests {
         let (host, port) = s3.hostPort
         let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
         defer { proxy.close() }
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let (server, _) = try Self.start(
             .sqlite, profiles: "clientB",
             extra: [
@@ -504,7 +504,7 @@ struct CompatFlowTests {
         "a third app's routes from docs/operations.md: issue by key, issue by type, replace",
         arguments: Backend.allCases)
     func thirdApp(backend: Backend) throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         try Self.operationsExample().write(toFile: dir + "/petcare.json", atomically: true, encoding: .utf8)
         let (server, s3) = try Self.start(backend, profiles: nil, arguments: ["--config", dir + "/petcare.json"])
         defer { server.stop() }

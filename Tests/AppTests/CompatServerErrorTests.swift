@@ -224,7 +224,7 @@ struct CompatServerErrorTests {
 
     @Test("a URL that cannot be signed: client P's 400 \"4001\" with the profile on, 500 SIGNING_FAILED without")
     func signingFailure() throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         try Self.unsignableProfile.write(toFile: dir + "/types.json", atomically: true, encoding: .utf8)
         let longUser = "u" + String(repeating: "1", count: 63)
         let query = Self.pIssue + "?type=PROFILE&ext=jpeg"

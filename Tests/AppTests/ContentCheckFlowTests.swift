@@ -26,7 +26,7 @@ struct ContentCheckFlowTests {
     static func start(_ backend: Backend, internalEndpoint: String? = nil) throws -> (ServerProcess, TestEnvironment.S3)
     {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         try config.write(toFile: dir + "/config.json", atomically: true, encoding: .utf8)
         var extra = ["PRESIGN_RECORDS_URL": try backend.recordsURL(dir: dir)]
         if let internalEndpoint {

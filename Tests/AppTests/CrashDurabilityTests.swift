@@ -44,7 +44,7 @@ struct CrashDurabilityTests {
 
     @Test("SIGKILL under 8 writers, 10 cycles: no acknowledged record is lost", arguments: Backend.allCases)
     func killNine(backend: Backend) throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let url = try backend.recordsURL(dir: dir)
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: nil, extra: ["PRESIGN_RECORDS_URL": url, "PRESIGN_S3_VERIFY_UPLOADS": "false"])

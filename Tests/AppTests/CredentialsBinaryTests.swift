@@ -39,7 +39,7 @@ struct CredentialsBinaryTests {
         var env = TestEnvironment.serverEnvironment(s3: s3).env
         env["PRESIGN_S3_ACCESS_KEY_ID"] = nil
         env["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
-        env["HOME"] = TestEnvironment.tempDir()
+        env["HOME"] = Temporary.directory()
         env["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.baseURL + "/v2/credentials/task-1"
         env["AWS_CONTAINER_AUTHORIZATION_TOKEN"] = "agent-token-123"
         for (k, v) in extra { env[k] = v }
@@ -203,7 +203,7 @@ struct CredentialsBinaryTests {
         env["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
         env["PRESIGN_S3_ENDPOINT"] = "https://s3.ap-northeast-2.amazonaws.com"
         env["PRESIGN_S3_REGION"] = "ap-northeast-2"
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         try "header.payload.signature".write(toFile: dir + "/token", atomically: true, encoding: .utf8)
         env["HOME"] = dir
         env["AWS_WEB_IDENTITY_TOKEN_FILE"] = dir + "/token"

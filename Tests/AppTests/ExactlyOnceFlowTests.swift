@@ -22,7 +22,7 @@ struct ExactlyOnceFlowTests {
     ) {
         let s3 = try TestEnvironment.s3()
         var more = extra
-        more["PRESIGN_RECORDS_URL"] = try backend.recordsURL(dir: TestEnvironment.tempDir())
+        more["PRESIGN_RECORDS_URL"] = try backend.recordsURL(dir: Temporary.directory())
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: more)
         return (try ServerProcess(environment: env), s3, env)
     }
@@ -225,7 +225,7 @@ struct ExactlyOnceFlowTests {
         let secret = "s-\(UUID().uuidString)"
         defer { Self.tearDownNotifications(s3, topic: topic) }
         let port = try Listening.freePort()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,
             extra: [

@@ -138,7 +138,7 @@ struct ExplainRGWTests {
         var arguments = ["explain", url, "--method", "PUT"]
         for (name, value) in headers { arguments += ["--header", "\(name): \(value)"] }
         if let answer {
-            let path = TestEnvironment.tempDir() + "/error.xml"
+            let path = Temporary.directory() + "/error.xml"
             try answer.body.write(toFile: path, atomically: true, encoding: .utf8)
             arguments += ["--error-xml", path]
         }

@@ -16,7 +16,7 @@ struct FirstHourBinaryTests {
         var env = TestEnvironment.serverEnvironment(s3: nil).env
         env["PRESIGN_S3_ACCESS_KEY_ID"] = nil
         env["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
-        env["HOME"] = TestEnvironment.tempDir()  // no ~/.aws files there
+        env["HOME"] = Temporary.directory()  // no ~/.aws files there
         for (k, v) in extra { env[k] = v }
         return env
     }
@@ -63,7 +63,7 @@ struct FirstHourBinaryTests {
 
     @Test("AWS_SHARED_CREDENTIALS_FILE naming a missing file: skipped with a warning, the config file's keys serve")
     func missingSharedCredentialsFile() throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let config = dir + "/config"
         try
             "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
@@ -81,7 +81,7 @@ struct FirstHourBinaryTests {
 
     @Test("healthcheck probes the port the server wrote to server.listenInfoPath, not its own configuration's")
     func healthcheckFollowsTheRunningServer() throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         var env = TestEnvironment.serverEnvironment(s3: nil).env
         env["PRESIGN_SERVER_LISTEN_INFO_PATH"] = dir + "/listen.json"
         // The server is given its port by a flag (0: the system picks one), as `docker run IMAGE --port N`.
@@ -106,7 +106,7 @@ struct FirstHourBinaryTests {
         "SQLite where no database can be made (under a file, in a directory this uid may not write): the path and why")
     func sqliteCannotOpen() throws {
         var env = TestEnvironment.serverEnvironment(s3: nil).env
-        let file = TestEnvironment.tempDir() + "/a-file"
+        let file = Temporary.directory() + "/a-file"
         try "x".write(toFile: file, atomically: true, encoding: .utf8)
         env["PRESIGN_RECORDS_URL"] = "sqlite:\(file)/presignd.sqlite3"
         let underAFile = try ServerProcess(environment: env, expectListening: false)
@@ -118,7 +118,7 @@ struct FirstHourBinaryTests {
         #expect(line.contains("\(file) is not a directory"), "\(line)")
         // As the image's uid 999 in a directory it does not own (only root can switch users).
         guard getuid() == 0 else { return }
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         chmod(dir, 0o755)
         env["PRESIGN_RECORDS_URL"] = "sqlite:\(dir)/presignd.sqlite3"
         let denied = try ServerProcess(

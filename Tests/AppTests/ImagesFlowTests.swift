@@ -18,7 +18,7 @@ struct ImagesFlowTests {
 
     static func start(_ backend: Backend, extra: [String: String] = [:]) throws -> (ServerProcess, TestEnvironment.S3) {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         var more = extra
         more["PRESIGN_RECORDS_URL"] = try backend.recordsURL(dir: dir)
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: more)
@@ -115,7 +115,7 @@ struct ImagesFlowTests {
 
     @Test("error cases: no intent, another owner's intent, not uploaded, too large, wrong type, bad bodies")
     func errors() throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let config = """
             {"types": {"PROFILE": {"extensions": ["jpg", "gif"], "contentTypes": ["image/jpeg"],
               "keyTemplate": "delete/profile/{userId}/{uuid}_{epochMillis}.{ext}",

@@ -19,7 +19,7 @@ final class InstancesHarness: @unchecked Sendable {
 
     /// Starts the instances with the test services and `extra` settings, then HAProxy, with its state in
     /// `dir`. A failed start stops whatever it had started before it throws.
-    init(extra: [String: String], dir: String = TestEnvironment.tempDir() + "/instances") throws {
+    init(extra: [String: String], dir: String = Temporary.directory() + "/instances") throws {
         let s3 = try TestEnvironment.s3()
         self.dir = dir
         recordsURL = try Backend.postgres.recordsURL(dir: dir)

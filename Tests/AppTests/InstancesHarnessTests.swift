@@ -55,7 +55,7 @@ struct InstancesHarnessTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &len) }
         }
         let port = Int(UInt16(bigEndian: addr.sin_port))
-        let dir = TestEnvironment.tempDir() + "/instances"
+        let dir = Temporary.directory() + "/instances"
         #expect(throws: (any Error).self) { try InstancesHarness(extra: ["HAPROXY_PORT": "\(port)"], dir: dir) }
         // Every instance it had started (a PID file each) is gone.
         let pids = try (0..<3).map { n -> Int32 in

@@ -69,7 +69,7 @@ struct IssuePromiseTests {
         "kill -9 under GET and POST /presigned-url load: every URL answered 200 has its intent stored",
         arguments: Backend.allCases)
     func killNineKeepsEveryAnsweredIntent(backend: Backend) throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let url = try backend.recordsURL(dir: dir)
         // A commit timeout far beyond any commit on a loaded machine: every answer here is a 200.
         let (env, _) = TestEnvironment.serverEnvironment(
@@ -112,7 +112,7 @@ struct IssuePromiseTests {
     @Test("two instances on one PostgreSQL: created or issued on A, signed or confirmed on B at once, never a 404")
     func secondInstanceSeesFreshIntents() throws {
         let s3 = try TestEnvironment.s3()
-        let url = try Backend.postgres.recordsURL(dir: TestEnvironment.tempDir())
+        let url = try Backend.postgres.recordsURL(dir: Temporary.directory())
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,
             extra: [
@@ -215,7 +215,7 @@ struct IssuePromiseTests {
     @Test("SQLite write-locked by another connection beyond busyTimeout: 503 with Retry-After in time; then 200")
     func lockedSQLite() throws {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let file = "\(dir)/presignd.sqlite3"
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,

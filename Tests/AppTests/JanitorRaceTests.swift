@@ -48,7 +48,7 @@ struct JanitorRaceTests {
     func janitorRacesLateConfirmations(backend: Backend) throws {
         let s3 = try TestEnvironment.s3()
         let store = try RecordStoreFactory.open(
-            url: try backend.recordsURL(dir: TestEnvironment.tempDir()), poolSize: 8, busyTimeoutMs: 5000)
+            url: try backend.recordsURL(dir: Temporary.directory()), poolSize: 8, busyTimeoutMs: 5000)
         try store.migrate()
         let storage = try JanitorTests.client(s3, endpoint: s3.endpoint)
         let env = UploadEnvironment(

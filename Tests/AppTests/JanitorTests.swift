@@ -24,7 +24,7 @@ struct JanitorTests {
     @Test("sweep removes expired unconfirmed intents (and their objects when asked), keeps the rest")
     func sweep() throws {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         try store.migrate()
         let now: Int64 = 2_000_000_000_000
@@ -104,7 +104,7 @@ struct JanitorTests {
     @Test("deleteUnconfirmedObjects=false: uploads stay, but a promoted copy without a record is deleted")
     func keepsUploadsDeletesOrphanedCopies() throws {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         try store.migrate()
         let storage = try Self.client(s3, endpoint: s3.endpoint)
@@ -128,7 +128,7 @@ struct JanitorTests {
         let (host, port) = s3.hostPort
         let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
         defer { proxy.close() }
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         try store.migrate()
         let direct = try Self.client(s3, endpoint: s3.endpoint)
@@ -164,7 +164,7 @@ struct JanitorTests {
 
     @Test("the janitor's thread: started, sweeping on its interval, stopped and joined, each logged")
     func threadStartAndStop() throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         try store.migrate()
         let log = CapturedLog()

@@ -47,7 +47,7 @@ struct MultipartJanitorTests {
         let s3 = try TestEnvironment.s3()
         let storage = try Self.client(s3)
         let store = try RecordStoreFactory.open(
-            url: try backend.recordsURL(dir: TestEnvironment.tempDir()), poolSize: 2, busyTimeoutMs: 5000)
+            url: try backend.recordsURL(dir: Temporary.directory()), poolSize: 2, busyTimeoutMs: 5000)
         try store.migrate()
         let run = "mpj-\(UUID().uuidString.lowercased())"
         let prefix = "\(run)/tmp/"

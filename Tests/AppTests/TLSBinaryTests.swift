@@ -36,7 +36,7 @@ struct TLSBinaryTests {
 
     @Test("HTTPS with the configured certificate; SIGHUP loads a new one for new connections")
     func httpsAndReload() throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         try Self.makeCA(dir + "/a")
         try FileManager.default.createDirectory(atPath: dir + "/live", withIntermediateDirectories: true)
         for f in ["server.pem", "server.key"] {

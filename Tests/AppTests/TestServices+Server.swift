@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 
 /// The real services the end-to-end tests use: TestSupport's `TestServices`, the one reader of
-/// `PRESIGN_TEST_S3_*` (`TestEnvironment.S3`, `.s3()`, `.skipS3` and `.tempDir()` are its own).
+/// `PRESIGN_TEST_S3_*` (`TestEnvironment.S3`, `.s3()` and `.skipS3` are its own).
 typealias TestEnvironment = TestServices
 
 extension TestServices.S3 {
@@ -18,7 +18,7 @@ extension TestServices {
     /// Environment for a server pointed at RGW (or at a dead endpoint when only signing is tested, with
     /// no start-up check of the bucket), with a SQLite store in a temporary directory.
     static func serverEnvironment(s3: S3?, extra: [String: String] = [:]) -> (env: [String: String], dir: String) {
-        let dir = tempDir()
+        let dir = Temporary.directory()
         var env: [String: String] = [
             "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3",
             "PRESIGN_S3_ACCESS_KEY_ID": s3?.accessKey ?? "AKIAIOSFODNN7EXAMPLE",

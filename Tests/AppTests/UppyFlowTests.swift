@@ -131,7 +131,7 @@ struct UppyFlowTests {
 
     @Test("metadata.uploadType picks a type whose key holds the file name's slug; its size limit holds at completion")
     func typedUpload() throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let file = dir + "/clip.json"
         let clip =
             #"{"types":{"CLIP":{"extensions":["jpg"],"contentTypes":["image/jpeg"],"#

@@ -55,7 +55,7 @@ struct UppyMetadataTests {
         arguments: Backend.allCases)
     func multipartMetadata(backend: Backend) throws {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,
             extra: [

@@ -7,19 +7,7 @@ import Foundation
 /// A blocking TCP client that sends exact bytes and reads raw responses, for socket-level tests.
 public final class RawClient {
     /// One response as read off the wire.
-    public struct Response: Sendable {
-        public var status: Int
-        public var headers: [(name: String, value: String)]
-        public var body: [UInt8]
-
-        /// The first value of header `name` (case-insensitive).
-        public func header(_ name: String) -> String? {
-            headers.first { $0.name.lowercased() == name.lowercased() }?.value
-        }
-
-        /// The body as a string.
-        public var text: String { String(decoding: body, as: UTF8.self) }
-    }
+    public typealias Response = WireResponse
 
     /// The socket.
     public let fd: Int32
@@ -98,46 +86,21 @@ public final class RawClient {
         return true
     }
 
-    /// Reads one response (Content-Length framed; `isHead` skips the body). Nil on EOF or time-out.
+    /// Reads one response (Content-Length framed; `isHead` skips the body; interim 1xx answers skipped).
+    /// Nil on EOF, time-out or a status line that is none.
     public func readResponse(isHead: Bool = false) -> Response? {
         while true {
-            if let end = findHeadEnd() {
-                let headText = String(decoding: buffer[0..<end], as: UTF8.self)
-                var lines = headText.components(separatedBy: "\r\n")
-                let statusLine = lines.removeFirst()
-                let parts = statusLine.split(separator: " ")
-                guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
-                var headers: [(name: String, value: String)] = []
-                for l in lines where !l.isEmpty {
-                    if let c = l.firstIndex(of: ":") {
-                        headers.append(
-                            (String(l[..<c]), String(l[l.index(after: c)...]).trimmingCharacters(in: .whitespaces)))
-                    }
-                }
-                var length = 0
-                if !isHead && status != 204 && status != 304 && status >= 200,
-                    let cl = headers.first(where: { $0.name.lowercased() == "content-length" }), let n = Int(cl.value)
-                {
-                    length = n
-                }
-                let total = end + 4 + length
-                while buffer.count < total { if !fill() { return nil } }
-                let body = Array(buffer[(end + 4)..<total])
-                buffer.removeFirst(total)
-                if status == 100 { continue }
-                return Response(status: status, headers: headers, body: body)
+            switch WireResponse.parse(buffer[...], isHead: isHead) {
+            case .response(let response, let consumed):
+                buffer.removeFirst(consumed)
+                if response.status < 200 { continue }
+                return response
+            case .invalid:
+                return nil
+            case .incomplete:
+                if !fill() { return nil }
             }
-            if !fill() { return nil }
         }
-    }
-
-    private func findHeadEnd() -> Int? {
-        guard buffer.count >= 4 else { return nil }
-        for i in 0...(buffer.count - 4)
-        where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
-            return i
-        }
-        return nil
     }
 
     /// True when the server closes the connection (EOF or reset) within the receive time-out, with no

@@ -28,6 +28,18 @@ public final class ServerProcess: @unchecked Sendable {
         return packageRoot.appendingPathComponent(".build/debug/presignd")
     }
 
+    /// The environment every server of a test starts from, before the test's own variables (the in-process
+    /// application reads its configuration from the same): port 0, two event loops, no pause at drain.
+    /// AWS_EC2_METADATA_DISABLED: a server whose credential chain falls through never asks the real
+    /// instance metadata service (169.254.169.254); a test may override it for a loopback stand-in.
+    public static let baseEnvironment: [String: String] = [
+        "PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        // No pause for a load balancer between SIGTERM and closing the listeners (a test that checks
+        // the pause sets its own).
+        "PRESIGN_SERVER_DRAIN_DELAY_MS": "0",
+    ]
+
     /// Starts the server with `environment` added to a minimal one and `arguments`; waits for its
     /// "listening" line (or its exit). Throws if it did not start listening within `timeoutMs`.
     /// `launcher` is a command that execs the binary in the same process, e.g.
@@ -44,15 +56,7 @@ public final class ServerProcess: @unchecked Sendable {
             process.executableURL = ServerProcess.binary
             process.arguments = arguments
         }
-        // AWS_EC2_METADATA_DISABLED: a server whose credential chain falls through never asks the
-        // real instance metadata service (169.254.169.254); a test may override it for a loopback stand-in.
-        var env: [String: String] = [
-            "PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2",
-            "AWS_EC2_METADATA_DISABLED": "true",
-            // No pause for a load balancer between SIGTERM and closing the listeners (a test that checks
-            // the pause sets its own).
-            "PRESIGN_SERVER_DRAIN_DELAY_MS": "0",
-        ]
+        var env = ServerProcess.baseEnvironment
         // Sanitizer settings reach the child, so a sanitized test build checks the server too.
         for k in ["TSAN_OPTIONS", "ASAN_OPTIONS"] {
             if let v = ProcessInfo.processInfo.environment[k] { env[k] = v }

@@ -62,7 +62,7 @@ struct JanitorLeaseTests {
             let store = InMemoryRecordStore()
             return Array(repeating: store, count: count)
         case .sqlite:
-            let path = "\(TestServices.tempDir())/lease.sqlite3"
+            let path = "\(Temporary.directory())/lease.sqlite3"
             let first = try RecordStoreFactory.open(url: "sqlite:\(path)", poolSize: 2, busyTimeoutMs: 10_000)
             try first.migrate()
             var stores = [first]
