@@ -38,7 +38,7 @@ struct LogLinesTests {
 
     @Test("start, served and refused requests, SIGTERM drain: every line is JSON with time; no token in any")
     func wholeRun() throws {
-        let server = try AuthFlowTests.jwtServer()
+        let server = try ServerProcess(environment: AuthFlowTests.jwtEnvironment())
         defer { server.stop() }
         let good = AuthFlowTests.token(sub: "user-7", exp: AuthFlowTests.now + 600)
         let expired = AuthFlowTests.token(sub: "user-7", exp: AuthFlowTests.now - 3600)
@@ -90,7 +90,7 @@ struct LogLinesTests {
 
     @Test("a start-up failure's error is escaped, so a quote or backslash in a path keeps the line JSON")
     func startupFailureIsEscaped() throws {
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let blocker = dir + "/not-a-directory"
         #expect(FileManager.default.createFile(atPath: blocker, contents: Data()))
         let path = blocker + #"/a "quoted\name.sqlite3"#
