@@ -85,6 +85,18 @@ public final class InProcessApp: HTTPTarget, Sendable {
     /// Sends `request` to the main router.
     public func exchange(_ request: [UInt8]) async throws -> WireResponse { try await client.exchange(request) }
 
+    /// Sends `request` to the main router; the response and how long the application took to answer.
+    public func timedExchange(_ request: [UInt8]) async throws -> InMemoryClient.Timed {
+        try await client.timedExchange(request)
+    }
+
+    /// `timedExchange` of one `RawClient.request(...)`.
+    public func timedExchange(
+        _ method: String, _ target: String, headers: String = "", body: String? = nil
+    ) async throws -> InMemoryClient.Timed {
+        try await client.timedExchange(Array(RawClient.request(method, target, headers: headers, body: body).utf8))
+    }
+
     /// Stops the application's threads and the workers (once; blocks until they end).
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }

@@ -290,6 +290,26 @@ struct BinaryTests {
         ops.send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(ops.readResponse()?.status == 404, "the API is not on the metrics port")
     }
+
+    @Test("--check-config shows a preset's effective values and says client P's routes are path-style")
+    func checkConfigNotes() throws {
+        let (env, _) = TestEnvironment.serverEnvironment(
+            s3: nil, extra: ["PRESIGN_S3_PROVIDER": "aws", "PRESIGN_S3_REGION": "ap-northeast-2"])
+        var noEndpoint = env
+        noEndpoint["PRESIGN_S3_ENDPOINT"] = nil
+        let check = try ServerProcess(environment: noEndpoint, arguments: ["--check-config"], expectListening: false)
+        #expect(check.waitForExit() == 0)
+        let dump = try JSONValue(parsing: Array(check.stdout.utf8))
+        #expect(dump["s3"]?["endpoint"]?.stringValue == "https://s3.ap-northeast-2.amazonaws.com")
+        #expect(dump["s3"]?["addressing"]?.stringValue == "virtual")
+        #expect(dump["s3"]?["provider"]?.stringValue == "aws")
+        #expect(
+            check.stderr.contains("presignd: note: s3.provider aws: endpoint https://s3.ap-northeast-2.amazonaws.com"))
+        #expect(
+            check.stderr.contains(
+                "presignd: note: GET /presigned-url and GET /v1/storage/presigned-url serve client P's contract: their URLs are always path-style"
+            ), "\(check.stderr)")
+    }
 }
 
 /// Port helpers for tests.

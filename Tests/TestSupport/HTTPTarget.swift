@@ -30,18 +30,40 @@ extension HTTPTarget {
     }
 }
 
-extension ServerProcess: HTTPTarget {
-    /// Sends `request` on a new connection to the binary (off the cooperative pool: the socket blocks)
-    /// and reads its response within 30 s.
+/// A server on a TCP port (the binary, RGW, a proxy): each exchange on a new connection, its blocking
+/// socket read on a thread of its own (`onThread`), so the awaiting test holds no cooperative thread.
+public struct SocketTarget: HTTPTarget {
+    /// The host to connect to (an IPv4 address).
+    public var host: String
+    /// The port.
+    public var port: Int
+    /// How long a response may take.
+    public var timeoutMs: Int
+
+    /// The server at `host:port`.
+    public init(host: String = "127.0.0.1", port: Int, timeoutMs: Int = 30_000) {
+        self.host = host
+        self.port = port
+        self.timeoutMs = timeoutMs
+    }
+
+    /// Sends `request` on a new connection and reads its response.
     public func exchange(_ request: [UInt8]) async throws -> WireResponse {
-        let port = self.port
+        let (host, port, timeoutMs) = (self.host, self.port, self.timeoutMs)
         return try await onThread {
-            let client = try RawClient(port: port, timeoutMs: 30_000)
+            let client = try RawClient(port: port, host: host, timeoutMs: timeoutMs)
             client.send(request)
             guard let response = client.readResponse(isHead: WireResponse.isHeadRequest(request)) else {
-                throw TestFailure("no response from port \(port) within 30 s")
+                throw TestFailure("no response from \(host):\(port) within \(timeoutMs) ms")
             }
             return response
         }
+    }
+}
+
+extension ServerProcess: HTTPTarget {
+    /// Sends `request` on a new connection to the binary and reads its response within 30 s.
+    public func exchange(_ request: [UInt8]) async throws -> WireResponse {
+        try await SocketTarget(port: port).exchange(request)
     }
 }

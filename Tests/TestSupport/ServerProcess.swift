@@ -165,6 +165,44 @@ public final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// Starts the server as `init` does, but waits for its "listening" line without holding a thread
+    /// of the cooperative pool.
+    public static func start(
+        environment: [String: String], arguments: [String] = [], timeoutMs: Int = 30_000, launcher: [String] = []
+    ) async throws -> ServerProcess {
+        let server = try ServerProcess(
+            environment: environment, arguments: arguments, expectListening: false, launcher: launcher)
+        let listening = await eventually(within: Double(timeoutMs) / 1000, pollMs: 10) {
+            server.port = server.listeningPort() ?? 0
+            return server.port != 0 || !server.process.isRunning
+        }
+        guard listening, server.port != 0 else {
+            let state = server.process.isRunning ? "still running" : "exited with \(server.process.terminationStatus)"
+            if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) }
+            throw TestFailure("presignd did not start listening within \(timeoutMs) ms (\(state)): \(server.stderr)")
+        }
+        return server
+    }
+
+    /// The first line of standard error that contains `text`, awaited up to `seconds` (nil if it did not
+    /// come, or the server exited first).
+    public func line(containing text: String, within seconds: Double = 15) async -> String? {
+        func find() -> String? { stderr.split(separator: "\n").first { $0.contains(text) }.map(String.init) }
+        _ = await eventually(within: seconds, pollMs: 10) { find() != nil || !process.isRunning }
+        if find() == nil && !process.isRunning {
+            try? await Task.sleep(for: .milliseconds(50))  // an exited server's last bytes may still be in the pipe
+        }
+        return find()
+    }
+
+    /// Awaits the process's exit up to `seconds`; its status, or nil if it is still running.
+    public func exit(within seconds: Double = 15) async -> Int32? {
+        guard await eventually(within: seconds, pollMs: 10, { !process.isRunning }) else { return nil }
+        // The pipes' last bytes: wait (bounded) until both readers reached end of file.
+        _ = await eventually(within: 5, pollMs: 2) { output.isComplete }
+        return process.terminationStatus
+    }
+
     /// Sends `signal` to the server.
     public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
