@@ -142,7 +142,7 @@ let package = Package(
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
                 "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials", "Uploads",
-                "UploadsTestSupport", "HTTPClient", "Logging", "Explain", "AppTestSupport",
+                "UploadsTestSupport", "HTTPClient", "Logging", "Explain", "AppTestSupport", "Commands",
             ]),
         .testTarget(name: "CommandsTests", dependencies: ["Commands", "Config", "TestSupport"]),
     ],

@@ -55,7 +55,7 @@ struct AddressingRGWTests {
         #expect(status == 201, "\(code ?? "")")
 
         // Client P's URL is path-style whatever s3.addressing says.
-        let p = try await CredentialsBinaryTests.get(server, "/presigned-url?type=PROFILE&ext=jpg")
+        let p = try await CredentialsChainTests.get(server, "/presigned-url?type=PROFILE&ext=jpg")
         let pURL = try #require(try JSONValue(parsing: p.body)["presignedUrl"]?.stringValue)
         #expect(pURL.hasPrefix("http://localhost:\(port)/\(s3.bucket)/delete/profile/9/"), "\(pURL)")
         let rebuilt = try #require(ClientPFlowTests.rebuildLikeClientP(pURL))
@@ -63,6 +63,6 @@ struct AddressingRGWTests {
             try await Self.put(
                 "http://localhost:\(port)" + rebuilt.path + "?" + rebuilt.query, port: port, contentType: "image/jpeg",
                 body: jpeg) == 200)
-        #expect(try await CredentialsBinaryTests.get(server, "/readyz").status == 200)
+        #expect(try await CredentialsChainTests.get(server, "/readyz").status == 200)
     }
 }

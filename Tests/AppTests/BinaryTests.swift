@@ -1,3 +1,4 @@
+import AppTestSupport
 import Foundation
 import JSON
 import TestSupport
@@ -309,6 +310,42 @@ struct BinaryTests {
             check.stderr.contains(
                 "presignd: note: GET /presigned-url and GET /v1/storage/presigned-url serve client P's contract: their URLs are always path-style"
             ), "\(check.stderr)")
+    }
+
+    @Test(
+        "presignd explain exits 0 when nothing differs, 1 when something does, 2 on usage; explain.enabled needs an admin key (exit 2)"
+    )
+    func explainExits() async throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        // A URL this configuration signs, issued by the application in process (explain asks storage
+        // nothing without an error XML, so the dead endpoint is never called).
+        let app = try InProcessApp(environment: env)
+        defer { app.stop() }
+        let issued = try await ClientBFlowTests.post(
+            app, #"{"contentType":"image/jpeg","imageKey":"\#(UUID().uuidString)"}"#)
+        let url = try #require(try JSONValue(parsing: issued.body)["signedUrl"]?.stringValue, "\(issued.text)")
+        func explain(_ arguments: [String], _ environment: [String: String] = env) async throws -> (
+            Int32?, ServerProcess
+        ) {
+            let p = try ServerProcess(
+                environment: environment, arguments: ["explain"] + arguments, expectListening: false)
+            return (await p.exit(), p)
+        }
+        let (same, sameRun) = try await explain([url, "--method", "PUT", "--header", "Content-Type: image/jpeg"])
+        #expect(same == 0, "\(sameRun.stdout) \(sameRun.stderr)")
+        #expect(try JSONValue(parsing: Array(sameRun.stdout.utf8))["differences"]?.boolValue == false)
+        let (other, otherRun) = try await explain([url, "--method", "PUT", "--header", "Content-Type: image/png"])
+        #expect(other == 1, "\(otherRun.stdout) \(otherRun.stderr)")
+        #expect(try JSONValue(parsing: Array(otherRun.stdout.utf8))["differences"]?.boolValue == true)
+        // Usage: no URL.
+        #expect(try await explain([]).0 == 2)
+        // explain.enabled without an admin API key is a configuration error, for a check and a start.
+        var enabled = env
+        enabled["PRESIGN_EXPLAIN_ENABLED"] = "true"
+        let check = try ServerProcess(environment: enabled, arguments: ["--check-config"], expectListening: false)
+        #expect(await check.exit() == 2)
+        #expect(check.stderr.contains("explain.enabled"))
+        #expect(try await explain([], enabled).0 == 2)
     }
 }
 

@@ -110,7 +110,7 @@ struct CrashDurabilityTests {
                 "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
                 "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
             ])
-        let server = try await ServerProcess.start(environment: env)
+        let server = try await ServerProcess(environment: env)
         defer { server.stop() }
         let key = try await PartialConfirmationTests.uploaded(server, s3)
         let permanent = key.replacingOccurrences(of: "delete/profile/9/", with: "profile/9/origin/")
@@ -136,7 +136,7 @@ struct CrashDurabilityTests {
         #expect(await eventually(within: 60) { (try? storage.head(key: permanent)) != nil }, "the copy landed")
         // The object at the permanent key is named by a stored intent (the janitor deletes it when the
         // intent expires unconfirmed), and a confirmation after a restart records it.
-        let again = try await ServerProcess.start(environment: env)
+        let again = try await ServerProcess(environment: env)
         defer { again.stop() }
         #expect(try store.intent(imageKey: key)?.permanentKey == permanent)
         let (status, _, id, recordedKey) = try await PartialConfirmationTests.confirm(again, key)
@@ -189,7 +189,7 @@ struct CrashDurabilityTests {
             try await Self.setUpNotifications(env, endpoint: "http://127.0.0.1:\(port)/events/rgw").contains(
                 "already set"))
 
-        var server = try await ServerProcess.start(environment: env)
+        var server = try await ServerProcess(environment: env)
         // One upload, never confirmed: recorded within seconds once RGW serves the topic's queue. RGW 16
         // reads its list of persistent queues every 30 s (rgw_notify.cc, Q_LIST_UPDATE_MSEC), so a topic
         // made just now may wait up to that long before its first push: the bound covers it twice.
@@ -246,7 +246,7 @@ struct CrashDurabilityTests {
         var restarted = env
         restarted["PRESIGN_EVENTS_RECONCILE_INTERVAL_MS"] = "1000"
         restarted["PRESIGN_EVENTS_RECONCILE_MIN_AGE_SECONDS"] = "0"
-        server = try await ServerProcess.start(environment: restarted)
+        server = try await ServerProcess(environment: restarted)
         defer { server.stop() }
         let all = try await eventually(within: 60) {
             try await ExactlyOnceFlowTests.records(server, user: "21").count >= keys.count
@@ -275,8 +275,9 @@ struct CrashDurabilityTests {
                 "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
                 "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
                 "PRESIGN_RECORDS_JANITOR_BATCH_SIZE": "4",
-                // The killed server's lease is taken over by the next one 3 s after the kill.
-                "PRESIGN_RECORDS_LEASE_TTL_MS": "3000",
+                // The killed server's lease is taken over by the next one 3 s after the kill, and its claim
+                // on the intent whose objects it was deleting lapses 5 s after (60 s by default).
+                "PRESIGN_RECORDS_LEASE_TTL_MS": "3000", "PRESIGN_RECORDS_CLAIM_LEASE_SECONDS": "5",
             ])
         let url = "sqlite:\(dir)/presignd.sqlite3"
         let direct = try JanitorTests.client(s3, endpoint: s3.endpoint)
@@ -289,7 +290,7 @@ struct CrashDurabilityTests {
         }
         // The sweep's first DELETE is held at the proxy; once it is there, the server is killed.
         proxy.setRules([.init(.method("DELETE"), .stall(milliseconds: 120_000))])
-        let first = try await ServerProcess.start(environment: env)
+        let first = try await ServerProcess(environment: env)
         _ = await eventually(within: 60, pollMs: 1) { proxy.faultCount > 0 }
         #expect(proxy.faultCount >= 1, "a sweep reached storage")
         first.signal(SIGKILL)
@@ -302,7 +303,7 @@ struct CrashDurabilityTests {
         }
         // The proxy forwards everything now; a new server's janitor finishes the work.
         proxy.setRules([])
-        let second = try await ServerProcess.start(environment: env)
+        let second = try await ServerProcess(environment: env)
         defer { second.stop() }
         #expect(await second.line(containing: #""msg":"janitor swept""#, within: 60) != nil, "\(second.stderr)")
         let acquired = second.stderr.split(separator: "\n").first { $0.contains(#""msg":"janitor lease acquired""#) }

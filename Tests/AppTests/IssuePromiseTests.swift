@@ -65,7 +65,7 @@ struct IssuePromiseTests {
         let answered = KeyQueue([])
         let odd = KeyQueue([])
         for cycle in 0..<3 {
-            let server = try await ServerProcess.start(environment: env)
+            let server = try await ServerProcess(environment: env)
             let port = server.port
             let stop = StopFlag()
             let group = DispatchGroup()
@@ -105,9 +105,9 @@ struct IssuePromiseTests {
                 "PRESIGN_RECORDS_URL": url, "PRESIGN_UPPY_ENABLED": "true",
                 "PRESIGN_CORS_ALLOWED_ORIGINS": UppyFlowTests.origin,
             ])
-        let a = try await ServerProcess.start(environment: env)
+        let a = try await ServerProcess(environment: env)
         defer { a.stop() }
-        let b = try await ServerProcess.start(environment: env)
+        let b = try await ServerProcess(environment: env)
         defer { b.stop() }
         var partProblems: [String] = []
         for _ in 0..<50 {

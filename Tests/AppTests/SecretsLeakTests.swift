@@ -19,7 +19,7 @@ struct SecretsLeakTests {
         env["PRESIGN_LOG_LEVEL"] = "debug"
         let dump = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
         _ = await dump.exit()
-        let server = try await ServerProcess.start(environment: env)
+        let server = try await ServerProcess(environment: env)
         let token = "Bearer " + AuthFlowTests.token(sub: "leaky", exp: AuthFlowTests.now + 600, secret: hs)
         var bodies = ""
         var signatures: [String] = []

@@ -165,23 +165,21 @@ public final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    /// Starts the server as `init` does, but waits for its "listening" line without holding a thread
-    /// of the cooperative pool.
-    public static func start(
+    /// Starts the server as the other initialiser does and awaits its "listening" line, without holding
+    /// a thread of the cooperative pool while it waits (an async test's `ServerProcess(environment:)`).
+    public convenience init(
         environment: [String: String], arguments: [String] = [], timeoutMs: Int = 30_000, launcher: [String] = []
-    ) async throws -> ServerProcess {
-        let server = try ServerProcess(
-            environment: environment, arguments: arguments, expectListening: false, launcher: launcher)
+    ) async throws {
+        try self.init(environment: environment, arguments: arguments, expectListening: false, launcher: launcher)
         let listening = await eventually(within: Double(timeoutMs) / 1000, pollMs: 10) {
-            server.port = server.listeningPort() ?? 0
-            return server.port != 0 || !server.process.isRunning
+            port = listeningPort() ?? 0
+            return port != 0 || !process.isRunning
         }
-        guard listening, server.port != 0 else {
-            let state = server.process.isRunning ? "still running" : "exited with \(server.process.terminationStatus)"
-            if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) }
-            throw TestFailure("presignd did not start listening within \(timeoutMs) ms (\(state)): \(server.stderr)")
+        guard listening, port != 0 else {
+            let state = process.isRunning ? "still running" : "exited with \(process.terminationStatus)"
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            throw TestFailure("presignd did not start listening within \(timeoutMs) ms (\(state)): \(stderr)")
         }
-        return server
     }
 
     /// The first line of standard error that contains `text`, awaited up to `seconds` (nil if it did not

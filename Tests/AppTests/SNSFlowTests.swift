@@ -15,7 +15,7 @@ import Testing
 /// that serves the signing certificate and counts the `SubscribeURL` GETs. The signing keys and
 /// certificates are made at test time with the `openssl` tool, as SNS's are: RSA-2048 issued by the CA.
 @Suite("SNS through the application")
-struct SNSBinaryTests {
+struct SNSFlowTests {
     static let topic = "arn:aws:sns:us-east-1:123456789012:presignd-test"
 
     /// The test PKI and the HTTPS server serving its directory; stopped (by its PID) when released.

@@ -12,7 +12,7 @@ import Testing
 /// Every server here runs with `AWS_EC2_METADATA_DISABLED=true` (the tests' base environment) and with
 /// any remote provider pointed at 127.0.0.1, so nothing can reach 169.254.169.254 or 169.254.170.2.
 @Suite("Credentials: the chain in the application", .serialized)
-struct CredentialsBinaryTests {
+struct CredentialsChainTests {
     /// `epochSeconds` as `YYYY-MM-DDTHH:MM:SSZ`.
     static func iso8601(_ epochSeconds: Int) -> String {
         let formatter = ISO8601DateFormatter()
