@@ -48,7 +48,7 @@ struct CrashDurabilityTests {
     }
 
     @Test("SIGKILL under 8 writers, 10 cycles: no acknowledged record is lost", arguments: Backend.allCases)
-    func killNine(backend: Backend) throws {
+    func killNine(backend: Backend) async throws {
         let dir = Temporary.directory()
         let url = try backend.recordsURL(dir: dir)
         let (env, _) = TestEnvironment.serverEnvironment(
@@ -56,7 +56,7 @@ struct CrashDurabilityTests {
         let acked = AckBox()
         var rng = SystemRandomNumberGenerator()
         for cycle in 0..<10 {
-            let server = try ServerProcess(environment: env)
+            let server = try await ServerProcess(environment: env)
             let stop = Date().addingTimeInterval(130)
             let port = server.port
             let group = DispatchGroup()
@@ -69,16 +69,15 @@ struct CrashDurabilityTests {
             // while; the bound only keeps a broken server from hanging the suite), then kill at a random
             // moment.
             let before = acked.count
-            let deadline = Date().addingTimeInterval(120)
-            while acked.count == before && Date() < deadline { usleep(5_000) }
-            usleep(UInt32.random(in: 50_000...600_000, using: &rng))
+            _ = await eventually(within: 120) { acked.count > before }
+            try await Task.sleep(for: .microseconds(UInt64.random(in: 50_000...600_000, using: &rng)))
             server.signal(SIGKILL)
-            _ = server.waitForExit()
-            group.wait()
+            _ = await server.exit()
+            _ = try await onThread { group.wait() }
             #expect(acked.count > before, "cycle \(cycle): no writes were acknowledged")
         }
         // Restart once more, and every acknowledged record must be readable through the API and the store.
-        let server = try ServerProcess(environment: env)
+        let server = try await ServerProcess(environment: env)
         defer { server.stop() }
         let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
         var missing: [String] = []

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -78,7 +79,7 @@ import Testing
         let log = OutcomeLog()
         let intent = Sample.intent()
         writer.submit(intent, completion: log.completion(for: intent.imageKey))
-        #expect(eventually { gated.batches.count >= 1 })
+        #expect(eventuallyBlocking(within: 5) { gated.batches.count >= 1 })
         writer.shutdown()  // returns: the give-up clock starts with the shutdown
         #expect(gated.batches.count >= 2, "retried at least once")
         #expect(log.count == 1)
