@@ -268,7 +268,7 @@ struct BinaryTests {
 
     @Test("server.metricsPort serves /metrics on its own port only")
     func metricsPort() async throws {
-        let probe = try Listening.freePort()
+        let probe = try LoopbackListener.freePort()
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_SERVER_METRICS_PORT": String(probe)])
         let server = try await ServerProcess(environment: env)
         defer { server.stop() }
@@ -359,26 +359,5 @@ struct BinaryTests {
         let line = try #require(await failed.line(containing: #""msg":"cannot start""#))
         #expect(line.contains("the bucket check failed (s3.startupCheck is fail): NoSuchBucket (HTTP 404)"), "\(line)")
         #expect(!failed.stderr.contains(#""msg":"listening""#))
-    }
-}
-
-/// Port helpers for tests.
-enum Listening {
-    /// A port that was free a moment ago (bind to port 0, read it, close).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = 0
-        inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr)
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
-            }
-        }
-        guard ok else { throw TestFailure("no free port") }
-        return Int(UInt16(bigEndian: sin.sin_port))
     }
 }

@@ -163,7 +163,7 @@ struct CrashDurabilityTests {
         let topic = "presignd-test-\(run)"
         let secret = "s-\(UUID().uuidString)"
         defer { ExactlyOnceFlowTests.tearDownNotifications(s3, topic: topic) }
-        let port = try Listening.freePort()
+        let port = try LoopbackListener.freePort()
         let dir = Temporary.directory()
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,

@@ -150,7 +150,7 @@ struct StartupCheckTests {
                 error.description.contains("the bucket check failed (s3.startupCheck is fail): \(cause)"), "\(error)")
         }
         // Storage that does not answer yet may come up later: logged, and the server serves.
-        let closed = try Listening.freePort()
+        let closed = try LoopbackListener.freePort()
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,
             extra: [
