@@ -48,18 +48,7 @@ struct ClientPFlowTests {
 
     /// Reads an object back with a GET URL presigned by the test itself: RGW's status and body.
     static func get(_ s3: TestEnvironment.S3, key: String) async throws -> (Int, [UInt8]) {
-        let signer = try Presigner(
-            credentials: Credentials(
-                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
-            region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
-        let url = try signer.presign(
-            PresignRequest(method: "GET", bucket: s3.bucket, key: key, expires: 60),
-            now: Int64(Date().timeIntervalSince1970)
-        ).url
-        let (host, port) = s3.hostPort
-        let target = String(url[url.range(of: "\(host):\(port)")!.upperBound...])
-        let r = try await SocketTarget(host: host, port: port).exchange(
-            "GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n")
+        let r = try await s3.fetch(key: key)
         return (r.status, r.body)
     }
 

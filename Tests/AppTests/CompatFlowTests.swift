@@ -421,8 +421,7 @@ struct CompatFlowTests {
     )
     func failedDeleteLeavesAPendingDeletion() async throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         let dir = Temporary.directory()
         let (server, _) = try Self.start(

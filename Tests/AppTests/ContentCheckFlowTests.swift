@@ -77,16 +77,7 @@ struct ContentCheckFlowTests {
 
     /// The object under `key` as RGW serves it (status, headers, body), read with a GET the test signs.
     static func object(_ s3: TestEnvironment.S3, _ key: String) async throws -> WireResponse {
-        let signer = try Presigner(
-            credentials: Credentials(accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey)),
-            region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
-        let url = try signer.presign(
-            PresignRequest(method: "GET", bucket: s3.bucket, key: key, expires: 60),
-            now: Int64(Date().timeIntervalSince1970)
-        ).url
-        let (host, port) = s3.hostPort
-        return try await SocketTarget(host: host, port: port).exchange(
-            "GET \(url.dropFirst(s3.endpoint.count)) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n")
+        try await s3.fetch(key: key)
     }
 
     /// The real encoders' files of ImageProbe's tests (Tests/ImageProbeTests/Fixtures): name, media type,
@@ -306,8 +297,7 @@ struct ContentCheckFlowTests {
     @Test("a type with the check off records without reading; a checked type reads once", arguments: Backend.allCases)
     func checkOffRecordsWithoutReading(backend: Backend) async throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         let (server, _) = try Self.start(backend, internalEndpoint: "http://127.0.0.1:\(proxy.port)")
         defer { server.stop() }

@@ -97,18 +97,23 @@ struct CrashDurabilityTests {
         print("crash durability (\(backend)): \(acked.count) acknowledged records over 10 kill -9 cycles, none lost")
     }
 
+    /// RGW, a fault proxy in front of it for the server's own calls, and a server environment with
+    /// `extra` settings (its SQLite store in `dir`); the caller closes the proxy.
+    static func behindProxy(_ extra: [String: String]) throws -> (
+        s3: TestEnvironment.S3, proxy: FaultProxy, env: [String: String], dir: String
+    ) {
+        let s3 = try TestEnvironment.s3()
+        let proxy = try FaultProxy(inFrontOf: s3)
+        let (env, dir) = TestEnvironment.serverEnvironment(s3: s3, proxy: proxy, extra: extra)
+        return (s3, proxy, env, dir)
+    }
+
     @Test("killed during the copy: the intent naming the copy was stored before its URL was answered")
     func killedDuringCopy() async throws {
-        let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let (s3, proxy, env, dir) = try Self.behindProxy([
+            "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
+        ])
         defer { proxy.close() }
-        let (env, dir) = TestEnvironment.serverEnvironment(
-            s3: s3,
-            extra: [
-                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
-                "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
-            ])
         let server = try await ServerProcess(environment: env)
         defer { server.stop() }
         let key = try await PartialConfirmationTests.uploaded(server, s3)
@@ -131,7 +136,7 @@ struct CrashDurabilityTests {
         _ = await confirmation.value
         proxy.setRules([])
         proxy.releaseHeld()
-        let storage = try PostgresOutageTests.storage(s3)
+        let storage = try s3.client()
         #expect(await eventually(within: 60) { (try? storage.head(key: permanent)) != nil }, "the copy landed")
         // The object at the permanent key is named by a stored intent (the janitor deletes it when the
         // intent expires unconfirmed), and a confirmation after a restart records it.
@@ -264,22 +269,16 @@ struct CrashDurabilityTests {
 
     @Test("kill -9 during a sweep: the next server's sweep finishes the work")
     func killNineDuringSweep() async throws {
-        let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let (s3, proxy, env, dir) = try Self.behindProxy([
+            "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
+            "PRESIGN_RECORDS_JANITOR_BATCH_SIZE": "4",
+            // The killed server's lease is taken over by the next one 3 s after the kill, and its claim
+            // on the intent whose objects it was deleting lapses 5 s after (60 s by default).
+            "PRESIGN_RECORDS_LEASE_TTL_MS": "3000", "PRESIGN_RECORDS_CLAIM_LEASE_SECONDS": "5",
+        ])
         defer { proxy.close() }
-        let (env, dir) = TestEnvironment.serverEnvironment(
-            s3: s3,
-            extra: [
-                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
-                "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
-                "PRESIGN_RECORDS_JANITOR_BATCH_SIZE": "4",
-                // The killed server's lease is taken over by the next one 3 s after the kill, and its claim
-                // on the intent whose objects it was deleting lapses 5 s after (60 s by default).
-                "PRESIGN_RECORDS_LEASE_TTL_MS": "3000", "PRESIGN_RECORDS_CLAIM_LEASE_SECONDS": "5",
-            ])
         let url = "sqlite:\(dir)/presignd.sqlite3"
-        let direct = try JanitorTests.client(s3, endpoint: s3.endpoint)
+        let direct = try s3.client(endpoint: s3.endpoint, maxRetries: 0)
         let intents: [UploadIntent]
         do {
             let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)

@@ -190,7 +190,7 @@ struct ExactlyOnceFlowTests {
 
     /// Removes the test's topic and notification rules.
     static func tearDownNotifications(_ s3: TestEnvironment.S3, topic: String) {
-        guard let client = try? MultipartJanitorTests.client(s3) else { return }
+        guard let client = try? s3.client() else { return }
         for rule in (try? client.bucketNotification()) ?? [] where rule.id.hasPrefix(topic + "-") {
             try? client.deleteBucketNotification(id: rule.id)
         }
@@ -211,16 +211,14 @@ struct ExactlyOnceFlowTests {
         arguments: Backend.allCases)
     func retriedCompletion(backend: Backend) async throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         // The server reaches storage through the proxy; part URLs name RGW itself.
         let (server, _) = try UppyFlowTests.start(
             backend,
-            extra: [
-                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
-                "PRESIGN_S3_MAX_RETRIES": "0",
-            ])
+            extra: proxy.serverSettings(s3).merging([
+                "PRESIGN_S3_MAX_RETRIES": "0"
+            ]) { $1 })
         defer { server.stop() }
         let bytes = try UppyFlowTests.payload(100_000)
         let (key, uploadId) = try await UppyFlowTests.create(server)
@@ -237,7 +235,7 @@ struct ExactlyOnceFlowTests {
         let lost = try await UppyFlowTests.call(
             server, "POST", "\(base)/complete?key=\(UppyFlowTests.q(key))", body: body)
         #expect(lost.status >= 500, "the lost answer is the claimant's own storage failure: \(lost.text)")
-        let storage = try MultipartJanitorTests.client(s3)
+        let storage = try s3.client()
         #expect(try storage.head(key: key)?.size == Int64(bytes.count), "storage completed the upload")
 
         // The retry hears NoSuchUpload from ListParts, finds the completion by the object's composite
@@ -291,6 +289,6 @@ struct ExactlyOnceFlowTests {
         let passes = try await Self.metric(server, "presignd_reconciler_passes_total")
         #expect(try await eventually { try await Self.metric(server, "presignd_reconciler_passes_total") > passes + 1 })
         #expect(try await Self.records(server, user: "31").count == 1)
-        #expect(try MultipartJanitorTests.client(s3).head(key: foreign) != nil, "the foreign object stays")
+        #expect(try s3.client().head(key: foreign) != nil, "the foreign object stays")
     }
 }

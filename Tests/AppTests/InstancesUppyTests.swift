@@ -31,18 +31,7 @@ struct InstancesUppyTests {
 
     /// Storage's status and `Content-Length` of `key`: a HEAD with a URL presigned by the test itself.
     static func head(_ s3: TestEnvironment.S3, key: String) async throws -> (status: Int, size: Int?) {
-        let signer = try Presigner(
-            credentials: Credentials(
-                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
-            region: s3.region, endpoint: try Endpoint(parsing: s3.endpoint), addressing: .path)
-        let url = try signer.presign(
-            PresignRequest(method: "HEAD", bucket: s3.bucket, key: key, expires: 60),
-            now: Int64(Date().timeIntervalSince1970)
-        ).url
-        let (host, port) = s3.hostPort
-        let target = String(url[try #require(url.range(of: "\(host):\(port)")).upperBound...])
-        let r = try await SocketTarget(host: host, port: port).exchange(
-            "HEAD \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n")
+        let r = try await s3.fetch("HEAD", key: key)
         return (r.status, Int(r.header("Content-Length") ?? ""))
     }
 

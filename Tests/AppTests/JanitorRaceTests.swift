@@ -50,7 +50,7 @@ struct JanitorRaceTests {
         let store = try RecordStoreFactory.open(
             url: try backend.recordsURL(dir: Temporary.directory()), poolSize: 8, busyTimeoutMs: 5000)
         try store.migrate()
-        let storage = try JanitorTests.client(s3, endpoint: s3.endpoint)
+        let storage = try s3.client(endpoint: s3.endpoint, maxRetries: 0)
         let env = UploadEnvironment(
             nowMillis: { Int64(Date().timeIntervalSince1970 * 1000) }, newUUID: { UUID().uuidString.lowercased() })
         let writer = IntentWriter(store: store, batchSize: 64, onError: { _ in })

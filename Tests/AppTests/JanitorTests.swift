@@ -69,17 +69,6 @@ struct JanitorTests {
         #expect(janitor.sweep() == 0)
     }
 
-    /// An S3 client for RGW at `endpoint` (RGW itself, or a fault proxy in front of it), no retries.
-    static func client(_ s3: TestEnvironment.S3, endpoint: String) throws -> S3Client {
-        let signer = try Presigner(
-            credentials: Credentials(
-                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
-            region: s3.region, endpoint: Endpoint(parsing: endpoint), addressing: .path)
-        var options = ObjectStoreOptions(endpoint: try Endpoint(parsing: endpoint), bucket: s3.bucket)
-        options.maxRetries = 0
-        return S3Client(options: options, signer: signer, now: { Int64(Date().timeIntervalSince1970) })
-    }
-
     /// Expired intents (past the grace period at `now`) of a type with a permanent key, each with an
     /// object at its upload key and, as a confirmation that promoted it and then failed to store its
     /// record leaves it, a copy at its permanent key.
@@ -108,7 +97,7 @@ struct JanitorTests {
         let dir = Temporary.directory()
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         try store.migrate()
-        let storage = try Self.client(s3, endpoint: s3.endpoint)
+        let storage = try s3.client(endpoint: s3.endpoint, maxRetries: 0)
         let now: Int64 = 2_000_000_000_000
         let intents = try Self.promotedButUnrecorded(4, now: now, store: store, storage: storage)
         let janitor = Janitor(
@@ -126,18 +115,17 @@ struct JanitorTests {
     @Test("a storage delete failing mid-batch: the intents handled go, the rest are retried by the next sweep")
     func deleteFailsMidBatch() throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         let dir = Temporary.directory()
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         try store.migrate()
-        let direct = try Self.client(s3, endpoint: s3.endpoint)
+        let direct = try s3.client(endpoint: s3.endpoint, maxRetries: 0)
         let now: Int64 = 2_000_000_000_000
         let intents = try Self.promotedButUnrecorded(5, now: now, store: store, storage: direct)
         let log = LogFile()
         let janitor = Janitor(
-            store: store, storage: try Self.client(s3, endpoint: "http://127.0.0.1:\(proxy.port)"),
+            store: store, storage: try s3.client(endpoint: "http://127.0.0.1:\(proxy.port)", maxRetries: 0),
             deleteObjects: true, batchSize: 10, intervalMs: 60_000,
             env: UploadEnvironment(nowMillis: { now }, newUUID: { UUID().uuidString.lowercased() }),
             events: { $0.write(to: log.sink) })

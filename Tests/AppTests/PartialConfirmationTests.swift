@@ -39,14 +39,13 @@ struct PartialConfirmationTests {
     @Test("the copy succeeds, then deleting the upload fails: a repeat converges to one record")
     func deleteFailsAfterCopy() async throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         let server = try StorageFaultTests.start(s3, proxy: proxy)
         defer { server.stop() }
         let key = try await Self.uploaded(server, s3)
         let permanent = key.replacingOccurrences(of: "delete/profile/9/", with: "profile/9/origin/")
-        let storage = try PostgresOutageTests.storage(s3)
+        let storage = try s3.client()
 
         proxy.setRules([.init(.method("DELETE"), .status(500, code: "InternalError"))])
         let (status, code, _, _) = try await Self.confirm(server, key)
@@ -75,7 +74,7 @@ struct PartialConfirmationTests {
         defer { server.stop() }
         let key = try await Self.uploaded(server, s3)
         let permanent = key.replacingOccurrences(of: "delete/profile/9/", with: "profile/9/origin/")
-        let storage = try PostgresOutageTests.storage(s3)
+        let storage = try s3.client()
 
         // Every insert into records fails (as a database that goes away at the wrong moment would).
         try Self.psql(

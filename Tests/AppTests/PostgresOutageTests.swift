@@ -244,7 +244,7 @@ struct PostgresOutageTests {
 
         // Every acknowledged record is stored, whole, with its object in RGW at the recorded size.
         let store = try RecordStoreFactory.open(url: cluster.url, poolSize: 1, busyTimeoutMs: 5000)
-        let client = try Self.storage(s3)
+        let client = try s3.client()
         for (key, id) in outcomes.createdRecords {
             let record = try #require(try store.record(imageKey: key), "the record of \(key) (201 \(id))")
             #expect(record.id == id && record.ownerId == "9")
@@ -259,16 +259,6 @@ struct PostgresOutageTests {
         #expect(outcomes.acks >= 40)
     }
 
-    /// An S3 client for RGW, to check objects.
-    static func storage(_ s3: TestEnvironment.S3) throws -> S3Client {
-        let signer = try Presigner(
-            credentials: Credentials(
-                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
-            region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
-        return S3Client(
-            options: ObjectStoreOptions(endpoint: try Endpoint(parsing: s3.endpoint), bucket: s3.bucket),
-            signer: signer, now: { Int64(Date().timeIntervalSince1970) })
-    }
 }
 
 /// A flag threads read and one sets.

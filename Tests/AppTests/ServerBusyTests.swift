@@ -33,13 +33,11 @@ struct ServerBusyTests {
     @Test("a hanging store fills the queue: the overflow gets 503 at once, the rest complete on recovery")
     func storageHangs() async throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         let (env, _) = TestEnvironment.serverEnvironment(
-            s3: s3,
+            s3: s3, proxy: proxy,
             extra: [
-                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
                 // Longer than the test holds a request: the hang ends on the test's word, not a timeout.
                 "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
                 "PRESIGN_SERVER_WORKER_THREADS": "2", "PRESIGN_SERVER_WORKER_QUEUE_LIMIT": "2",
@@ -109,16 +107,14 @@ struct ServerBusyTests {
     @Test("on a compatibility route the busy 503 comes in the app's envelope (client B), Retry-After kept")
     func busyInClientBsEnvelope() async throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         let (server, _) = try CompatFlowTests.start(
             .sqlite, profiles: "clientB",
-            extra: [
-                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
+            extra: proxy.serverSettings(s3).merging([
                 "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
                 "PRESIGN_SERVER_WORKER_THREADS": "1", "PRESIGN_SERVER_WORKER_QUEUE_LIMIT": "1",
-            ])
+            ]) { $1 })
         defer { server.stop() }
         let jpeg = try CompatFlowTests.fixture("jpeg-baseline-64x48.jpg")
         var uploaded: [String] = []

@@ -46,17 +46,6 @@ struct StartupCheckTests {
         return (r.status, try JSONValue(parsing: r.body)["checks"]?["storage"]?.stringValue)
     }
 
-    /// A client of RGW for `bucket`.
-    static func client(_ s3: TestEnvironment.S3, bucket: String) throws -> S3Client {
-        let endpoint = try Endpoint(parsing: s3.endpoint)
-        let signer = try Presigner(
-            credentials: Credentials(accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey)),
-            region: s3.region, endpoint: endpoint, addressing: .path)
-        return S3Client(
-            options: ObjectStoreOptions(endpoint: endpoint, bucket: bucket), signer: signer,
-            now: { Int64(Date().timeIntervalSince1970) })
-    }
-
     @Test("warn (the default), a missing bucket: an error line before listening, /readyz and the gauge until it exists")
     func missingBucketWarns() async throws {
         let s3 = try TestEnvironment.s3()
@@ -87,7 +76,7 @@ struct StartupCheckTests {
         #expect(try await Self.gauge(server, "ok") == "presignd_storage_bucket_check{outcome=\"ok\"} 0")
 
         // The bucket comes: the next probe is ready, and the gauge follows it.
-        let rgw = try Self.client(s3, bucket: bucket)
+        let rgw = try s3.client(bucket: bucket)
         try rgw.createBucket()
         defer { try? rgw.deleteBucket() }
         let after = try await Self.readyStorage(server)
@@ -168,8 +157,7 @@ struct StartupCheckTests {
     @Test("off: storage hears nothing at start (counted at a proxy); warn through the same proxy asks it")
     func offSendsNothing() async throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         var (env, _) = TestEnvironment.serverEnvironment(
             s3: s3, extra: ["PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)"])

@@ -14,9 +14,8 @@ struct StorageFaultTests {
     /// A server whose own S3 calls go through `proxy` (one retry, a one-second deadline per attempt).
     static func start(_ s3: TestEnvironment.S3, proxy: FaultProxy) throws -> InProcessApp {
         let (env, _) = TestEnvironment.serverEnvironment(
-            s3: s3,
+            s3: s3, proxy: proxy,
             extra: [
-                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
                 "PRESIGN_S3_REQUEST_TIMEOUT_MS": "1000", "PRESIGN_S3_MAX_RETRIES": "1",
                 // No bucket check at start: its HEAD would leave a pooled connection, and a reset on a pooled
                 // connection is sent once more on a fresh one (a stale keep-alive looks the same), which
@@ -64,8 +63,7 @@ struct StorageFaultTests {
         ])
     func faultMapping(fault: FaultProxy.Fault, status: Int, code: String, attempts: Int) async throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         let server = try Self.start(s3, proxy: proxy)
         defer { server.stop() }
@@ -93,8 +91,7 @@ struct StorageFaultTests {
     @Test("a share of failing requests: every confirmation ends in 201 or a documented 5xx, none lost")
     func shareOfFaults() async throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         let server = try Self.start(s3, proxy: proxy)
         defer { server.stop() }

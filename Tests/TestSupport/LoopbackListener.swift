@@ -140,13 +140,7 @@ public final class LoopbackConnection: @unchecked Sendable {
 
     /// Reads once more into `buffer`; false at end of stream or on an error.
     @discardableResult
-    public func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        buffer.append(contentsOf: chunk[..<count])
-        return true
-    }
+    public func fill() -> Bool { SocketIO.fill(fd, &buffer) }
 
     /// The offset just past the first `\r\n\r\n` of `buffer`, or nil.
     public func headEnd() -> Int? {
@@ -191,17 +185,7 @@ public final class LoopbackConnection: @unchecked Sendable {
 
     /// Sends all of `bytes`; false when the peer is gone.
     @discardableResult
-    public func send(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            if sent <= 0 { return false }
-            offset += sent
-        }
-        return true
-    }
+    public func send(_ bytes: [UInt8]) -> Bool { SocketIO.writeAll(fd, bytes) }
 
     /// Sends `text` as UTF-8.
     @discardableResult
