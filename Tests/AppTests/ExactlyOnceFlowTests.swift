@@ -62,18 +62,7 @@ struct ExactlyOnceFlowTests {
         for trial in 0..<40 {
             let key = try await ImagesFlowTests.uploadP(
                 server, s3, user: "5", type: "FEED", bytes: TestImages.jpeg(width: 9, height: 9))
-            let results = ResultBox()
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<8 {
-                    group.addTask {
-                        let r = try? await ImagesFlowTests.request(
-                            server, "POST", "/images", user: "5", body: #"{"imageKey":"\#(key)"}"#)
-                        results.add(
-                            r?.status ?? -1, r.flatMap { try? JSONValue(parsing: $0.body)["id"]?.stringValue } ?? "")
-                    }
-                }
-            }
-            let all = results.all
+            let all = await ImagesFlowTests.confirmAtOnce(server, key: key, user: "5", times: 8)
             let statuses = all.map(\.0)
             if statuses.filter({ $0 == 201 }).count != 1 || statuses.filter({ $0 == 200 }).count != 7
                 || Set(all.map(\.1)).count != 1

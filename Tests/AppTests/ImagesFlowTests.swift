@@ -194,24 +194,30 @@ struct ImagesFlowTests {
         #expect(try await Self.request(server, "GET", "/images?type=NOPE", user: "1").status == 422)
     }
 
+    /// `POST /images` of `key` as `user`, `times` at once: each answer's status and record id ("" when none).
+    static func confirmAtOnce(_ server: some HTTPTarget, key: String, user: String, times: Int) async -> [(Int, String)]
+    {
+        let results = ResultBox()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<times {
+                group.addTask {
+                    let r = try? await Self.request(
+                        server, "POST", "/images", user: user, body: #"{"imageKey":"\#(key)"}"#)
+                    results.add(
+                        r?.status ?? -1, r.flatMap { try? JSONValue(parsing: $0.body)["id"]?.stringValue } ?? "")
+                }
+            }
+        }
+        return results.all
+    }
+
     @Test("concurrent confirmations of one key give one record", arguments: Backend.allCases)
     func concurrentConfirmations(backend: Backend) async throws {
         let (server, s3) = try Self.start(backend)
         defer { server.stop() }
         let key = try await Self.uploadP(
             server, s3, user: "5", type: "FEED", bytes: TestImages.jpeg(width: 9, height: 9))
-        let results = ResultBox()
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    let r = try? await Self.request(
-                        server, "POST", "/images", user: "5", body: #"{"imageKey":"\#(key)"}"#)
-                    results.add(
-                        r?.status ?? -1, r.flatMap { try? JSONValue(parsing: $0.body)["id"]?.stringValue } ?? "")
-                }
-            }
-        }
-        let all = results.all
+        let all = await Self.confirmAtOnce(server, key: key, user: "5", times: 8)
         #expect(all.filter { $0.0 == 201 }.count == 1, "\(all)")
         #expect(all.filter { $0.0 == 200 }.count == 7, "\(all)")
         #expect(Set(all.map { $0.1 }).count == 1)

@@ -15,25 +15,12 @@ public final class RawClient {
 
     /// Connects to `host:port` with a receive time-out of `timeoutMs`.
     public init(port: Int, host: String = "127.0.0.1", timeoutMs: Int = 5000) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket failed") }
-        var tv = timeval(tv_sec: timeoutMs / 1000, tv_usec: Int((timeoutMs % 1000) * 1000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, host, &sin.sin_addr)
-        let rc = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard rc == 0 else {
-            // No close here: a class whose init throws after its stored properties are set still runs
-            // deinit, which closes the socket. Closing twice closed whatever descriptor reused the number
-            // in another thread (seen as EBADF traps in pipe readers of unrelated tests).
+        guard let fd = SocketIO.connect(host: host, port: port) else {
             throw TestFailure("connect to \(port) failed: errno \(errno)")
         }
+        self.fd = fd
+        var tv = timeval(tv_sec: timeoutMs / 1000, tv_usec: Int((timeoutMs % 1000) * 1000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
@@ -48,20 +35,6 @@ public final class RawClient {
         guard let body else { return text + "\r\n" }
         if let contentType { text += "Content-Type: \(contentType)\r\n" }
         return text + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
-    }
-
-    /// Sends one `request(...)` on a new connection to `port` and reads its response (a HEAD's without a
-    /// body); throws when none comes within `timeoutMs`.
-    public static func exchange(
-        port: Int, _ method: String, _ target: String, host: String = "a", headers: String = "", body: String? = nil,
-        contentType: String? = "application/json", timeoutMs: Int = 15_000
-    ) throws -> Response {
-        let c = try RawClient(port: port, timeoutMs: timeoutMs)
-        c.send(request(method, target, host: host, headers: headers, body: body, contentType: contentType))
-        guard let response = c.readResponse(isHead: method == "HEAD") else {
-            throw TestFailure("no response to \(method) \(target) within \(timeoutMs) ms")
-        }
-        return response
     }
 
     /// Sends `text` (as UTF-8) completely.
