@@ -40,30 +40,41 @@ public final class InProcessApp: HTTPTarget, Sendable {
         environment: [String: String], arguments: [String] = [], nowMillis: (@Sendable () -> Int64)? = nil,
         start: Bool = true
     ) throws {
-        var variables = ServerProcess.baseEnvironment
-        for (name, value) in environment { variables[name] = value }
-        let config: PresigndConfig
-        switch ConfigLoader.load(arguments: arguments, environment: variables) {
-        case .success(.run(let loaded)): config = loaded
-        case .success(let other): throw TestFailure("\(arguments) is not a command line that serves: \(other)")
-        case .failure(let error): throw error
-        }
+        let (config, variables) = try Self.configuration(environment: environment, arguments: arguments)
         try self.init(config: config, variables: variables, nowMillis: nowMillis, start: start)
+    }
+
+    /// The same application, built on a thread of its own: the start asks the credential chain,
+    /// checks the bucket and opens and migrates the store, which block, and an async test must not hold
+    /// a thread of the cooperative pool meanwhile.
+    public convenience init(
+        environment: [String: String], arguments: [String] = [], nowMillis: (@Sendable () -> Int64)? = nil,
+        start: Bool = true
+    ) async throws {
+        let (config, variables) = try Self.configuration(environment: environment, arguments: arguments)
+        let log = LogFile(minimumLevel: LogLevel(rawValue: config.log.level) ?? .info)
+        let env = Self.environment(variables: variables, nowMillis: nowMillis)
+        let core = try await onThread { [sink = log.sink] in try AppCore(config: config, env: env, log: sink) }
+        self.init(config: config, core: core, log: log, start: start)
     }
 
     /// The application of `config`; `variables` are the process environment its credential providers
     /// read (`AWS_*`, `HOME`).
-    public init(
+    public convenience init(
         config: PresigndConfig, variables: [String: String] = [:], nowMillis: (@Sendable () -> Int64)? = nil,
         start: Bool = true
     ) throws {
+        let log = LogFile(minimumLevel: LogLevel(rawValue: config.log.level) ?? .info)
+        let core = try AppCore(
+            config: config, env: Self.environment(variables: variables, nowMillis: nowMillis), log: log.sink)
+        self.init(config: config, core: core, log: log, start: start)
+    }
+
+    /// The clients of `core`, whose log is `log`.
+    private init(config: PresigndConfig, core: AppCore, log: LogFile, start: Bool) {
         self.config = config
-        log = LogFile(minimumLevel: LogLevel(rawValue: config.log.level) ?? .info)
-        let env = AppEnvironment(
-            nowMillis: nowMillis ?? { WallClock.epochMilliseconds() }, newUUID: { UUID().uuidString.lowercased() },
-            variables: variables)
-        let core = try AppCore(config: config, env: env, log: log.sink)
         self.core = core
+        self.log = log
         let pool = WorkerPool(
             threads: config.server.workerThreads, maxQueued: config.server.workerQueueLimit, name: "memory-work")
         pool.registerMetrics(in: core.metrics)
@@ -80,6 +91,36 @@ public final class InProcessApp: HTTPTarget, Sendable {
         }
         self.pools = pools
         if start { core.start() }
+    }
+
+    /// The configuration `presignd` loads from `environment` over the base one, and `arguments`; with
+    /// the variables it read.
+    private static func configuration(environment: [String: String], arguments: [String]) throws -> (
+        PresigndConfig, [String: String]
+    ) {
+        var variables = ServerProcess.baseEnvironment
+        for (name, value) in environment { variables[name] = value }
+        switch ConfigLoader.load(arguments: arguments, environment: variables) {
+        case .success(.run(let config)): return (config, variables)
+        case .success(let other): throw TestFailure("\(arguments) is not a command line that serves: \(other)")
+        case .failure(let error): throw error
+        }
+    }
+
+    /// The application's clock (the wall clock unless `nowMillis`), its ids and the process environment.
+    private static func environment(variables: [String: String], nowMillis: (@Sendable () -> Int64)?)
+        -> AppEnvironment
+    {
+        AppEnvironment(
+            nowMillis: nowMillis ?? { WallClock.epochMilliseconds() }, newUUID: { UUID().uuidString.lowercased() },
+            variables: variables)
+    }
+
+    /// A clock that stays at the moment it was made, for tests of limits that refill with time (token
+    /// buckets): a loaded machine's slowness between two requests gives no token back.
+    public static func frozenClock() -> @Sendable () -> Int64 {
+        let now = WallClock.epochMilliseconds()
+        return { now }
     }
 
     /// Sends `request` to the main router.

@@ -35,7 +35,7 @@ struct AddressingRGWTests {
                 "PRESIGN_S3_ENDPOINT": "http://localhost:\(port)", "PRESIGN_S3_ADDRESSING": addressing,
                 "PRESIGN_S3_CONNECT_HOST": "127.0.0.1",
             ])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
 
         let uuid = UUID().uuidString

@@ -34,9 +34,10 @@ struct AuthFlowTests {
         return TestEnvironment.serverEnvironment(s3: nil, extra: more).env
     }
 
-    /// The application in process with `jwtEnvironment(extra:)`.
-    static func jwtServer(extra: [String: String] = [:]) throws -> InProcessApp {
-        try InProcessApp(environment: jwtEnvironment(extra: extra))
+    /// The application in process with `jwtEnvironment(extra:)`, its clock stopped at its start: a rate
+    /// limit's bucket gets no token back however slowly a loaded machine runs the test.
+    static func jwtServer(extra: [String: String] = [:]) async throws -> InProcessApp {
+        try await InProcessApp(environment: jwtEnvironment(extra: extra), nowMillis: InProcessApp.frozenClock())
     }
 
     static func get(_ server: some HTTPTarget, _ path: String, auth: String? = nil) async throws -> WireResponse {
@@ -45,7 +46,7 @@ struct AuthFlowTests {
 
     @Test("jwt mode: 401 with a challenge without or with a bad token; the user id comes from sub")
     func bearer() async throws {
-        let server = try Self.jwtServer()
+        let server = try await Self.jwtServer()
         defer { server.stop() }
         let none = try await Self.get(server, "/presigned-url?type=PROFILE&ext=jpg")
         #expect(none.status == 401)
@@ -81,7 +82,7 @@ struct AuthFlowTests {
 
     @Test("rate limits: 429 with Retry-After once a user's bucket is empty, counted in the metrics")
     func rateLimits() async throws {
-        let server = try Self.jwtServer(extra: [
+        let server = try await Self.jwtServer(extra: [
             "PRESIGN_LIMITS_ENABLED": "true", "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE": "6",
             "PRESIGN_LIMITS_BURST": "20",
         ])
@@ -102,7 +103,7 @@ struct AuthFlowTests {
 
     @Test("per-address limits apply before any token is verified")
     func addressLimit() async throws {
-        let server = try Self.jwtServer(extra: [
+        let server = try await Self.jwtServer(extra: [
             "PRESIGN_LIMITS_ENABLED": "true", "PRESIGN_LIMITS_ISSUE_PER_ADDRESS_PER_MINUTE": "3",
             "PRESIGN_LIMITS_BURST": "20",
         ])
@@ -115,7 +116,7 @@ struct AuthFlowTests {
     @Test("API keys: a configured key (stored as its SHA-256) is a caller; a wrong one is 401")
     func apiKeys() async throws {
         let key = "server-to-server-key-\(UUID().uuidString)"
-        let server = try Self.jwtServer(extra: ["PRESIGN_AUTH_API_KEYS": "backend:" + SHA256.hash(key).hex])
+        let server = try await Self.jwtServer(extra: ["PRESIGN_AUTH_API_KEYS": "backend:" + SHA256.hash(key).hex])
         defer { server.stop() }
         let r = try await server.exchange(
             "GET", "/presigned-url?type=PROFILE&ext=jpg", headers: "X-Api-Key: \(key)\r\n")

@@ -106,7 +106,7 @@ struct BinaryTests {
     func userIdRule() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
         // The header against the application in process; the setting against the binary's check.
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let cases: [(String, Bool)] = [
             ("alice", true), ("user_42", true), ("a-b", true), (String(repeating: "a", count: 64), true),
@@ -312,7 +312,7 @@ struct BinaryTests {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
         // A URL this configuration signs, issued by the application in process (explain asks storage
         // nothing without an error XML, so the dead endpoint is never called).
-        let app = try InProcessApp(environment: env)
+        let app = try await InProcessApp(environment: env)
         defer { app.stop() }
         let issued = try await ClientBFlowTests.post(
             app, #"{"contentType":"image/jpeg","imageKey":"\#(UUID().uuidString)"}"#)

@@ -50,7 +50,7 @@ struct ChatroomIdFlowTests {
         "CHATROOM_PROFILE without a chatroomId: a fresh UUID per request; with theirs the chat types; each confirms",
         arguments: Backend.allCases)
     func chatroomIds(backend: Backend) async throws {
-        let (server, s3) = try ImagesFlowTests.start(backend)
+        let (server, s3) = try await ImagesFlowTests.start(backend)
         defer { server.stop() }
         for (query, pattern) in Self.types {
             var ids: Set<String> = []
@@ -83,7 +83,7 @@ struct ChatroomIdFlowTests {
         "CHAT and CHAT_PROFILE without a chatroomId: client P's 422, on both paths and on POST; CHATROOM_PROFILE goes")
     func requiredByDefault() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         for type in ["CHAT", "CHAT_PROFILE"] {
             for path in ["/presigned-url", "/v1/storage/presigned-url"] {
@@ -113,7 +113,7 @@ struct ChatroomIdFlowTests {
     @Test("a supplied chatroomId is used where the type takes one, ignored elsewhere, and must be a number")
     func suppliedChatroomId() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         for (query, prefix) in [
             ("type=CHATROOM_PROFILE&ext=jpg&chatroomId=77", "delete/chatroom/77/"),
@@ -146,7 +146,7 @@ struct ChatroomIdFlowTests {
         try #"{"types": {"CHAT": {"chatroomId": "server-made"}, "CHAT_PROFILE": {"requiresChatroomId": false}}}"#.write(
             toFile: dir + "/config.json", atomically: true, encoding: .utf8)
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try InProcessApp(environment: env, arguments: ["--config", dir + "/config.json"])
+        let server = try await InProcessApp(environment: env, arguments: ["--config", dir + "/config.json"])
         defer { server.stop() }
         for (type, pattern) in [
             ("CHAT", #"^delete/chatroom/(\#(Self.uuid))/chat/"#),

@@ -20,7 +20,7 @@ struct ClientBFlowTests {
     func signedContentType() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let uuid = UUID().uuidString  // upper case, as UUID().uuidString on iOS
         let r = try await Self.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
@@ -45,7 +45,7 @@ struct ClientBFlowTests {
     func signedSize() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let uuid = UUID().uuidString.lowercased()
         let r = try await Self.post(server, #"{"contentType":"image/png","imageKey":"\#(uuid)","size":5}"#)
@@ -66,7 +66,7 @@ struct ClientBFlowTests {
     func declaredDigests() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         // Digests of the two bodies from Python's hashlib, base64-encoded.
         let one = Array("integrity body one".utf8)
@@ -149,7 +149,7 @@ struct ClientBFlowTests {
         ])
     func badBodies(body: String, status: Int, field: String) async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let r = try await Self.post(server, body)
         #expect(r.status == status, "\(body) -> \(r.status) \(r.text)")
@@ -165,7 +165,7 @@ struct ClientBFlowTests {
     @Test("invalid UTF-8, a wrong media type and a body over 64 KiB are 400, 415 and 413")
     func otherBadInput() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let bad: [UInt8] = Array(#"{"contentType":"image/jpeg","imageKey":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
         let invalid = try await server.exchange(
@@ -180,7 +180,7 @@ struct ClientBFlowTests {
     @Test("every issued URL records an upload intent, written in batches to SQLite")
     func intentsRecorded() async throws {
         let (env, dir) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let uuid = UUID().uuidString
         #expect(
@@ -213,7 +213,7 @@ struct ClientBFlowTests {
     @Test("a key already recorded, or issued to another user, gets no new URL (409)")
     func keyReuse() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_S3_VERIFY_UPLOADS": "false"])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let uuid = UUID().uuidString
         let body = #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#
@@ -233,7 +233,7 @@ struct ClientBFlowTests {
     func ifNoneMatch() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: ["PRESIGN_PRESIGN_SIGN_IF_NONE_MATCH": "true"])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let uuid = UUID().uuidString.lowercased()
         let r = try await Self.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)

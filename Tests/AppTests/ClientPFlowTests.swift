@@ -61,7 +61,7 @@ struct ClientPFlowTests {
     func uploadAndReadBack() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let r = try await Self.issue(server, query: "type=PROFILE&ext=png")
         #expect(r.status == 200)
@@ -116,7 +116,7 @@ struct ClientPFlowTests {
             """
         try config.write(toFile: dir + "/config.json", atomically: true, encoding: .utf8)
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try InProcessApp(environment: env, arguments: ["--config", dir + "/config.json"])
+        let server = try await InProcessApp(environment: env, arguments: ["--config", dir + "/config.json"])
         defer { server.stop() }
         let body = Array("x".utf8)
 
@@ -197,7 +197,7 @@ struct ClientPFlowTests {
         ])
     func validation(query: String, field: String) async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let r = try await Self.issue(server, query: query)
         #expect(r.status == 422)
@@ -210,7 +210,7 @@ struct ClientPFlowTests {
     @Test("the key layouts of client P's five types, and the /v1/storage alias")
     func keyLayouts() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let cases: [(String, String)] = [
             ("type=PROFILE&ext=jpg", #"^delete/profile/7/[0-9a-f-]{36}_\d{13}\.jpg$"#),

@@ -71,20 +71,21 @@ struct CompatFlowTests {
     }
 
     /// The binary with bearer tokens, RGW, `backend`'s store and `extra` settings.
-    static func start(_ backend: Backend, profiles: String?, arguments: [String] = [], extra: [String: String] = [:])
-        throws -> (InProcessApp, TestEnvironment.S3)
-    {
+    static func start(
+        _ backend: Backend, profiles: String?, arguments: [String] = [], extra: [String: String] = [:],
+        nowMillis: (@Sendable () -> Int64)? = nil
+    ) async throws -> (InProcessApp, TestEnvironment.S3) {
         let s3 = try TestEnvironment.s3()
         let dir = Temporary.directory()
         var more: [String: String] = [
-            "PRESIGN_RECORDS_URL": try backend.recordsURL(dir: dir), "PRESIGN_AUTH_MODE": "jwt",
+            "PRESIGN_RECORDS_URL": try await backend.recordsURL(dir: dir), "PRESIGN_AUTH_MODE": "jwt",
             "PRESIGN_AUTH_JWT_ALGORITHMS": "HS256", "PRESIGN_AUTH_HS256_SECRET": AuthFlowTests.secret,
             "PRESIGN_PRESIGN_CDN_BASE_URL": cdn,
         ]
         if let profiles { more["PRESIGN_COMPAT_PROFILES"] = profiles }
         for (k, v) in extra { more[k] = v }
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: more)
-        return (try InProcessApp(environment: env, arguments: arguments), s3)
+        return (try await InProcessApp(environment: env, arguments: arguments, nowMillis: nowMillis), s3)
     }
 
     /// One request with a bearer token (nil: none) and an optional JSON body.
@@ -161,7 +162,7 @@ struct CompatFlowTests {
         "client P: issue, confirm, replace twice (earlier objects gone, one record), repeat",
         arguments: Backend.allCases)
     func clientPReplacesProfileImage(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend, profiles: "clientP")
+        let (server, s3) = try await Self.start(backend, profiles: "clientP")
         defer { server.stop() }
         let jpeg = try Self.fixture("jpeg-baseline-64x48.jpg")
         var permanents: [String] = []
@@ -197,7 +198,7 @@ struct CompatFlowTests {
 
     @Test("client P: the error paths of its table", arguments: Backend.allCases)
     func clientPErrors(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend, profiles: "clientP")
+        let (server, s3) = try await Self.start(backend, profiles: "clientP")
         defer { server.stop() }
         // A value not under delete/: 422 "4220" with the field.
         let outside = try await Self.confirmLikeP(server, user: "42", key: "profile/42/origin/x.jpeg")
@@ -249,7 +250,7 @@ struct CompatFlowTests {
 
     @Test("client B: signed URL, save, edit with the same key, edit with a new key", arguments: Backend.allCases)
     func clientBSavesAndEdits(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend, profiles: "clientB")
+        let (server, s3) = try await Self.start(backend, profiles: "clientB")
         defer { server.stop() }
         let jpeg = try Self.fixture("jpeg-baseline-64x48.jpg")
         let first = try await Self.uploadLikeB(server, s3, user: "7", bytes: jpeg)
@@ -300,7 +301,7 @@ struct CompatFlowTests {
     /// Client B's older builds send `userId: <Int>` instead of a bearer token: dev mode with that header.
     @Test("client B's older builds: the userId header in dev mode issues, saves and owns the record")
     func clientBOlderBuildsWithUserIdHeader() async throws {
-        let (server, s3) = try Self.start(
+        let (server, s3) = try await Self.start(
             .sqlite, profiles: "clientB",
             extra: ["PRESIGN_AUTH_MODE": "dev", "PRESIGN_AUTH_DEV_USER_HEADER": "userId"])
         defer { server.stop() }
@@ -337,7 +338,8 @@ struct CompatFlowTests {
 
     @Test("client B without a CDN: its read URL is a signed GET for 10 minutes that RGW serves")
     func clientBReadURLLastsTenMinutes() async throws {
-        let (server, s3) = try Self.start(.sqlite, profiles: "clientB", extra: ["PRESIGN_PRESIGN_CDN_BASE_URL": ""])
+        let (server, s3) = try await Self.start(
+            .sqlite, profiles: "clientB", extra: ["PRESIGN_PRESIGN_CDN_BASE_URL": ""])
         defer { server.stop() }
         let jpeg = try Self.fixture("jpeg-baseline-64x48.jpg")
         let key = try await Self.uploadLikeB(server, s3, user: "7", bytes: jpeg)
@@ -359,7 +361,7 @@ struct CompatFlowTests {
 
     @Test("client B: every error is its envelope with the HTTP status", arguments: Backend.allCases)
     func clientBErrors(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend, profiles: "clientB")
+        let (server, s3) = try await Self.start(backend, profiles: "clientB")
         defer { server.stop() }
         func expectEnvelope(_ r: WireResponse, _ status: Int, message: String? = nil) throws {
             #expect(r.status == status, "\(r.text)")
@@ -424,7 +426,7 @@ struct CompatFlowTests {
         let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         let dir = Temporary.directory()
-        let (server, _) = try Self.start(
+        let (server, _) = try await Self.start(
             .sqlite, profiles: "clientB",
             extra: [
                 "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3",
@@ -456,7 +458,7 @@ struct CompatFlowTests {
 
         // The replaced key's intent went before the delete: it cannot be confirmed again.
         // The next server's janitor finds the orphan in the pending deletions and deletes it.
-        let (next, _) = try Self.start(
+        let (next, _) = try await Self.start(
             .sqlite, profiles: "clientB",
             extra: [
                 "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3", "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000",
@@ -475,7 +477,7 @@ struct CompatFlowTests {
 
     @Test("a profile not switched on: its routes are 404, the native ones unchanged")
     func profilesOffByDefault() async throws {
-        let (server, _) = try Self.start(.sqlite, profiles: nil)
+        let (server, _) = try await Self.start(.sqlite, profiles: nil)
         defer { server.stop() }
         #expect(try await Self.confirmLikeP(server, user: "42", key: "delete/profile/42/x.jpeg").status == 404)
         let b = try await Self.send(
@@ -486,7 +488,7 @@ struct CompatFlowTests {
         let native = try await Self.send(server, "GET", "/v1/storage/presigned-url?type=PROFILE&ext=jpeg", user: "42")
         #expect(native.status == 200)
         // Only client P's profile on: client B's routes stay 404.
-        let (onlyP, _) = try Self.start(.sqlite, profiles: "clientP")
+        let (onlyP, _) = try await Self.start(.sqlite, profiles: "clientP")
         defer { onlyP.stop() }
         #expect(try await Self.send(onlyP, "POST", "/api/v1/quests/1/active", user: "7", body: "{}").status == 404)
         #expect(try await Self.confirmLikeP(onlyP, user: "42", key: "x").status == 422)
@@ -511,7 +513,7 @@ struct CompatFlowTests {
     func thirdApp(backend: Backend) async throws {
         let dir = Temporary.directory()
         try Self.operationsExample().write(toFile: dir + "/petcare.json", atomically: true, encoding: .utf8)
-        let (server, s3) = try Self.start(backend, profiles: nil, arguments: ["--config", dir + "/petcare.json"])
+        let (server, s3) = try await Self.start(backend, profiles: nil, arguments: ["--config", dir + "/petcare.json"])
         defer { server.stop() }
         let png = try Self.fixture("png-rgb-33x17.png")
         func upload(_ user: String) async throws -> String {

@@ -67,7 +67,7 @@ struct CompatServerErrorTests {
 
     @Test("client B: 413 (declared and chunked), broken chunks, 405, bad parameters, 415, 431, 501, 408")
     func clientBServerErrors() async throws {
-        let (server, _) = try CompatFlowTests.start(
+        let (server, _) = try await CompatFlowTests.start(
             .sqlite, profiles: "clientP,clientB", extra: ["PRESIGN_SERVER_BODY_TIMEOUT_MS": "300"])
         defer { server.stop() }
         let json = "Content-Type: application/json"
@@ -127,7 +127,7 @@ struct CompatServerErrorTests {
 
     @Test("client P: its confirm route's server errors and refusals are {code: <status>0, message}")
     func clientPServerErrors() async throws {
-        let (server, _) = try CompatFlowTests.start(.sqlite, profiles: "clientP,clientB")
+        let (server, _) = try await CompatFlowTests.start(.sqlite, profiles: "clientP,clientB")
         defer { server.stop() }
         let json = "Content-Type: application/json"
         try Self.expectP(
@@ -158,9 +158,9 @@ struct CompatServerErrorTests {
 
     @Test("client P's issue route with the profile on: the same success, its errors in P's shapes")
     func clientPIssueRoute() async throws {
-        let (server, _) = try CompatFlowTests.start(.sqlite, profiles: "clientP,clientB")
+        let (server, _) = try await CompatFlowTests.start(.sqlite, profiles: "clientP,clientB")
         defer { server.stop() }
-        let (plain, _) = try CompatFlowTests.start(.sqlite, profiles: nil)
+        let (plain, _) = try await CompatFlowTests.start(.sqlite, profiles: nil)
         defer { plain.stop() }
         let ok = try await CompatFlowTests.send(server, "GET", Self.pIssue + "?type=PROFILE&ext=jpeg", user: "42")
         #expect(ok.status == 200, "\(ok.text)")
@@ -196,12 +196,12 @@ struct CompatServerErrorTests {
 
     @Test("rate limits: client B's envelope and client P's 4290, with Retry-After")
     func rateLimited() async throws {
-        let (server, _) = try CompatFlowTests.start(
+        let (server, _) = try await CompatFlowTests.start(
             .sqlite, profiles: "clientP,clientB",
             extra: [
                 "PRESIGN_LIMITS_ENABLED": "true", "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE": "6",
                 "PRESIGN_LIMITS_CONFIRM_PER_USER_PER_MINUTE": "6", "PRESIGN_LIMITS_BURST": "20",
-            ])
+            ], nowMillis: InProcessApp.frozenClock())
         defer { server.stop() }
         // A bucket of 2 per user and scope: the third request is refused.
         func three(_ send: () async throws -> WireResponse) async throws -> WireResponse {
@@ -237,12 +237,12 @@ struct CompatServerErrorTests {
         try Self.unsignableProfile.write(toFile: dir + "/types.json", atomically: true, encoding: .utf8)
         let longUser = "u" + String(repeating: "1", count: 63)
         let query = Self.pIssue + "?type=PROFILE&ext=jpeg"
-        let (server, _) = try CompatFlowTests.start(
+        let (server, _) = try await CompatFlowTests.start(
             .sqlite, profiles: "clientP,clientB", arguments: ["--config", dir + "/types.json"])
         defer { server.stop() }
         try Self.expectP(await CompatFlowTests.send(server, "GET", query, user: longUser), 400, code: "4001")
         #expect(try await CompatFlowTests.send(server, "GET", query, user: "42").status == 200, "a short user id signs")
-        let (plain, _) = try CompatFlowTests.start(
+        let (plain, _) = try await CompatFlowTests.start(
             .sqlite, profiles: nil, arguments: ["--config", dir + "/types.json"])
         defer { plain.stop() }
         let native = try await CompatFlowTests.send(plain, "GET", query, user: longUser)
@@ -256,9 +256,9 @@ struct CompatServerErrorTests {
 
     @Test("native routes: the server's own errors are the same bytes with both profiles on")
     func nativeUnchanged() async throws {
-        let (server, _) = try CompatFlowTests.start(.sqlite, profiles: "clientP,clientB")
+        let (server, _) = try await CompatFlowTests.start(.sqlite, profiles: "clientP,clientB")
         defer { server.stop() }
-        let (plain, _) = try CompatFlowTests.start(.sqlite, profiles: nil)
+        let (plain, _) = try await CompatFlowTests.start(.sqlite, profiles: nil)
         defer { plain.stop() }
         let requests = [
             Self.head("POST", "/presigned-url", ["Content-Type: application/json", "Content-Length: 70000"]),

@@ -24,18 +24,19 @@ struct ContentCheckFlowTests {
         """
 
     /// A server with `config` on `backend`; its own S3 calls go to `internalEndpoint` when given.
-    static func start(_ backend: Backend, internalEndpoint: String? = nil) throws -> (InProcessApp, TestEnvironment.S3)
-    {
+    static func start(_ backend: Backend, internalEndpoint: String? = nil) async throws -> (
+        InProcessApp, TestEnvironment.S3
+    ) {
         let s3 = try TestEnvironment.s3()
         let dir = Temporary.directory()
         try config.write(toFile: dir + "/config.json", atomically: true, encoding: .utf8)
-        var extra = ["PRESIGN_RECORDS_URL": try backend.recordsURL(dir: dir)]
+        var extra = ["PRESIGN_RECORDS_URL": try await backend.recordsURL(dir: dir)]
         if let internalEndpoint {
             extra["PRESIGN_S3_ENDPOINT"] = internalEndpoint
             extra["PRESIGN_S3_PUBLIC_ENDPOINT"] = s3.endpoint
         }
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: extra)
-        return (try InProcessApp(environment: env, arguments: ["--config", dir + "/config.json"]), s3)
+        return (try await InProcessApp(environment: env, arguments: ["--config", dir + "/config.json"]), s3)
     }
 
     /// Client B's flow for `type`: POST a URL signing `label` as the content type, PUT `bytes` with that
@@ -99,7 +100,7 @@ struct ContentCheckFlowTests {
     @Test(
         "every format, labelled image/jpeg, is recorded with its own type and pixel size", arguments: Backend.allCases)
     func everyFormat(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         var cases = TestImages.Format.allCases.enumerated().map { index, format in
             let width = 17 + index
@@ -128,7 +129,7 @@ struct ContentCheckFlowTests {
 
     @Test("wrong labels: the record says what the bytes are, within what the type allows", arguments: Backend.allCases)
     func wrongLabels(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         // (type, label the upload was signed and stored with, bytes, what is recorded).
         let cases: [(String, String, [UInt8], String)] = [
@@ -162,7 +163,7 @@ struct ContentCheckFlowTests {
 
     @Test("client P's flow: a PNG PUT as image/jpeg is recorded and promoted as image/png", arguments: Backend.allCases)
     func clientPSendsPNGAsJPEG(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         let bytes = TestImages.png(width: 120, height: 80, tail: Array(UUID().uuidString.utf8))
         let key = try await Self.uploadP(server, s3, ext: "jpeg", bytes: bytes)
@@ -212,7 +213,7 @@ struct ContentCheckFlowTests {
         "a generic stored type (curl -T: none sent; application/octet-stream) is judged by the bytes",
         arguments: Backend.allCases)
     func genericStoredTypeJudgedByBytes(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         let jpeg = TestImages.jpeg(width: 40, height: 30)
         let key = try await Self.uploadUnlabelled(server, s3, bytes: jpeg)
@@ -265,7 +266,7 @@ struct ContentCheckFlowTests {
         "HTML, SVG, truncated and hostile headers labelled image/jpeg: 422 CONTENT_MISMATCH, deleted, not recorded",
         arguments: Backend.allCases)
     func refusesWhatIsNoImage(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         for (name, bytes, message) in Self.refusals {
             // Client P's flow (promotion to origin/) and client B's (a flat key).
@@ -299,7 +300,7 @@ struct ContentCheckFlowTests {
         let s3 = try TestEnvironment.s3()
         let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
-        let (server, _) = try Self.start(backend, internalEndpoint: "http://127.0.0.1:\(proxy.port)")
+        let (server, _) = try await Self.start(backend, internalEndpoint: "http://127.0.0.1:\(proxy.port)")
         defer { server.stop() }
         // Any GET of the server's own fails: a confirmation that reads cannot succeed.
         proxy.setRules([.init(.method("GET"), .status(500, code: "InternalError"))])

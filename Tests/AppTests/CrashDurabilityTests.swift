@@ -50,7 +50,7 @@ struct CrashDurabilityTests {
     @Test("SIGKILL under 8 writers, 10 cycles: no acknowledged record is lost", arguments: Backend.allCases)
     func killNine(backend: Backend) async throws {
         let dir = Temporary.directory()
-        let url = try backend.recordsURL(dir: dir)
+        let url = try await backend.recordsURL(dir: dir)
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: nil, extra: ["PRESIGN_RECORDS_URL": url, "PRESIGN_S3_VERIFY_UPLOADS": "false"])
         let acked = AckBox()

@@ -85,7 +85,7 @@ struct CredentialsChainTests {
         let s3 = try TestEnvironment.s3()
         let agent = try Self.containerAgent(s3, lifetime: 7200)
         defer { agent.stop() }
-        let server = try InProcessApp(environment: Self.containerEnvironment(s3, agent: agent))
+        let server = try await InProcessApp(environment: Self.containerEnvironment(s3, agent: agent))
         defer { server.stop() }
 
         let line = try #require(await server.log.line(containing: #""msg":"credentials""#))
@@ -133,7 +133,7 @@ struct CredentialsChainTests {
         let s3 = try TestEnvironment.s3()
         let agent = try Self.containerAgent(s3, lifetime: 300)
         defer { agent.stop() }
-        let server = try InProcessApp(environment: Self.containerEnvironment(s3, agent: agent))
+        let server = try await InProcessApp(environment: Self.containerEnvironment(s3, agent: agent))
         defer { server.stop() }
         let line = try #require(await server.log.line(containing: #""msg":"credentials""#))
         let expiration = try #require(
@@ -161,7 +161,7 @@ struct CredentialsChainTests {
         let s3 = try TestEnvironment.s3()
         let agent = try Self.containerAgent(s3, lifetime: 30)
         defer { agent.stop() }
-        let server = try InProcessApp(environment: Self.containerEnvironment(s3, agent: agent))
+        let server = try await InProcessApp(environment: Self.containerEnvironment(s3, agent: agent))
         defer { server.stop() }
         let r = try await Self.get(server, "/presigned-url?type=PROFILE&ext=jpg")
         #expect(r.status == 503)
@@ -230,7 +230,7 @@ struct CredentialsChainTests {
         #expect(reason.contains("presign.temporaryCredentialsWithClientP=warn"))
         #expect(!reason.contains(Self.stsToken) && !reason.contains(Self.stsSecret))
 
-        let warned = try InProcessApp(
+        let warned = try await InProcessApp(
             environment: try Self.webIdentityEnvironment(
                 sts, extra: ["PRESIGN_PRESIGN_TEMPORARY_CREDENTIALS_WITH_CLIENT_P": "warn"]))
         defer { warned.stop() }
@@ -246,7 +246,7 @@ struct CredentialsChainTests {
     func sessionTokenMatchesBotocore() async throws {
         let sts = try Self.sts()
         defer { sts.stop() }
-        let server = try InProcessApp(
+        let server = try await InProcessApp(
             environment: try Self.webIdentityEnvironment(sts, extra: ["PRESIGN_PRESIGN_SERVE_CLIENT_P": "false"]))
         defer { server.stop() }
         let asked = try #require(sts.requests.first)
@@ -283,7 +283,7 @@ struct CredentialsChainTests {
         var env = TestEnvironment.serverEnvironment(s3: s3).env
         env["AWS_ACCESS_KEY_ID"] = "AKIAAWSENVIGNORED001"
         env["AWS_SECRET_ACCESS_KEY"] = "aws-env-secret-that-must-not-be-used-0000"
-        let both = try InProcessApp(environment: env)
+        let both = try await InProcessApp(environment: env)
         defer { both.stop() }
         let line = try #require(await both.log.line(containing: "PRESIGN_S3_* win over AWS_*"))
         #expect(line.contains(#""using":"PRESIGN_S3_ACCESS_KEY_ID, PRESIGN_S3_SECRET_ACCESS_KEY""#), "\(line)")
@@ -298,7 +298,7 @@ struct CredentialsChainTests {
         // AWS_* alone: they are used, and nothing is said about precedence.
         env["PRESIGN_S3_ACCESS_KEY_ID"] = nil
         env["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
-        let awsOnly = try InProcessApp(environment: env)
+        let awsOnly = try await InProcessApp(environment: env)
         defer { awsOnly.stop() }
         let credentials = try #require(await awsOnly.log.line(containing: #""msg":"credentials""#))
         #expect(credentials.contains(#""origins":"AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY""#), "\(credentials)")
@@ -323,7 +323,7 @@ struct CredentialsChainTests {
                 ) : StandInServer.json(500, #"{"Code":"Down","Message":"agent down"}"#)
         }
         defer { agent.stop() }
-        let server = try InProcessApp(environment: Self.containerEnvironment(s3, agent: agent))
+        let server = try await InProcessApp(environment: Self.containerEnvironment(s3, agent: agent))
         defer { server.stop() }
         #expect(
             try await Self.get(server, "/presigned-url?type=PROFILE&ext=jpg").status == 503, "3 s is under the minimum")

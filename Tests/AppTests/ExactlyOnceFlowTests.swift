@@ -19,14 +19,14 @@ import Testing
 @Suite("Exactly once: claims and the store's events")
 struct ExactlyOnceFlowTests {
     /// A server on `backend` with `extra` settings; its records URL is returned too, for a restart.
-    static func start(_ backend: Backend, extra: [String: String] = [:]) throws -> (
+    static func start(_ backend: Backend, extra: [String: String] = [:]) async throws -> (
         InProcessApp, TestEnvironment.S3, [String: String]
     ) {
         let s3 = try TestEnvironment.s3()
         var more = extra
-        more["PRESIGN_RECORDS_URL"] = try backend.recordsURL(dir: Temporary.directory())
+        more["PRESIGN_RECORDS_URL"] = try await backend.recordsURL(dir: Temporary.directory())
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: more)
-        return (try InProcessApp(environment: env), s3, env)
+        return (try await InProcessApp(environment: env), s3, env)
     }
 
     /// The owner's records, every page.
@@ -56,7 +56,7 @@ struct ExactlyOnceFlowTests {
 
     @Test("8 concurrent confirmations x 40 trials: one 201, the rest 200, never a 5xx", arguments: Backend.allCases)
     func concurrentConfirmations(backend: Backend) async throws {
-        let (server, s3, _) = try Self.start(backend)
+        let (server, s3, _) = try await Self.start(backend)
         defer { server.stop() }
         var failures: [String] = []
         for trial in 0..<40 {
@@ -95,7 +95,7 @@ struct ExactlyOnceFlowTests {
     @Test("the store's event and POST /images at once: one record, no 5xx", arguments: Backend.allCases)
     func eventRacesConfirmation(backend: Backend) async throws {
         let secret = "s-\(UUID().uuidString)"
-        let (server, s3, _) = try Self.start(
+        let (server, s3, _) = try await Self.start(
             backend,
             extra: [
                 "PRESIGN_EVENTS_ENABLED": "true", "PRESIGN_EVENTS_SECRET": secret,
@@ -146,7 +146,7 @@ struct ExactlyOnceFlowTests {
     @Test("unauthenticated, not JSON and unusable deliveries: 401, 400, and 200 counted by reason")
     func refusals() async throws {
         let secret = "s-\(UUID().uuidString)"
-        let (server, s3, _) = try Self.start(
+        let (server, s3, _) = try await Self.start(
             .sqlite,
             extra: [
                 "PRESIGN_EVENTS_ENABLED": "true", "PRESIGN_EVENTS_SECRET": secret,
@@ -203,7 +203,7 @@ struct ExactlyOnceFlowTests {
         let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
         // The server reaches storage through the proxy; part URLs name RGW itself.
-        let (server, _) = try UppyFlowTests.start(
+        let (server, _) = try await UppyFlowTests.start(
             backend,
             extra: proxy.serverSettings(s3).merging([
                 "PRESIGN_S3_MAX_RETRIES": "0"
@@ -248,7 +248,7 @@ struct ExactlyOnceFlowTests {
         let run = UUID().uuidString.lowercased().prefix(8)
         let prefix = "eo-\(run)/"
         // Events on, but no bucket notification: nothing pushes; only the reconciler can record.
-        let (server, _, _) = try Self.start(
+        let (server, _, _) = try await Self.start(
             .sqlite,
             extra: [
                 "PRESIGN_TYPES": Self.types(prefix: prefix), "PRESIGN_PRESIGN_DEFAULT_POST_TYPE": "EO",

@@ -36,9 +36,9 @@ struct ExplainRGWTests {
         let app: InProcessApp
         let clock = Clock()
 
-        init(_ env: [String: String]) throws {
+        init(_ env: [String: String]) async throws {
             let clock = self.clock
-            app = try InProcessApp(
+            app = try await InProcessApp(
                 environment: env,
                 nowMillis: { Int64(Date().timeIntervalSince1970 * 1000) + clock.offset.withLock { $0 } * 1000 })
         }
@@ -190,7 +190,7 @@ struct ExplainRGWTests {
     func fine() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let url = try await app.clientB()
         let headers = [("Content-Type", "image/jpeg")]
         #expect(try await Self.put(s3, url, headers: headers).status == 200)
@@ -209,7 +209,7 @@ struct ExplainRGWTests {
     func doubleEncoded() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let url = try await app.clientP().replacingOccurrences(of: "%2F", with: "%252F")
         let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 400,
@@ -222,7 +222,7 @@ struct ExplainRGWTests {
     func dropped() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let issued = try await app.clientP()
         let url = issued.replacingOccurrences(of: "&X-Amz-Expires=600", with: "")
         #expect(url != issued)
@@ -236,7 +236,7 @@ struct ExplainRGWTests {
     func reordered() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let issued = try await app.clientP()
         let (base, query) = (issued.split(separator: "?")[0], issued.split(separator: "?")[1])
         let url = String(base) + "?" + query.split(separator: "&").reversed().joined(separator: "&")
@@ -251,7 +251,7 @@ struct ExplainRGWTests {
     func added() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let url = try await app.clientP() + "&x-id=PutObject"
         let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
@@ -263,7 +263,7 @@ struct ExplainRGWTests {
     func contentType() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let url = try await app.clientB()
         let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/png")], rgwStatus: 403,
@@ -294,7 +294,7 @@ struct ExplainRGWTests {
     func expired() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         app.shift(-7200)
         let url = try await app.clientP()
         app.shift(0)
@@ -307,7 +307,7 @@ struct ExplainRGWTests {
     func wrongHost() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let url = try await app.clientP().replacingOccurrences(of: "://127.0.0.1:", with: "://localhost:")
         let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
@@ -322,7 +322,7 @@ struct ExplainRGWTests {
     func addressing() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let issued = try await app.clientP()
         let authority = s3.endpoint.replacingOccurrences(of: "http://", with: "")
         let url = issued.replacingOccurrences(
@@ -343,7 +343,7 @@ struct ExplainRGWTests {
     func clockSkew() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         app.shift(3600)
         let url = try await app.clientP()
         app.shift(0)
@@ -359,7 +359,7 @@ struct ExplainRGWTests {
     func credentialRegion() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let url = try await app.clientP().replacingOccurrences(of: "%2F\(s3.region)%2F", with: "%2Fkr-standard%2F")
         _ = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
@@ -370,7 +370,7 @@ struct ExplainRGWTests {
     func notIssuedHere() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let forger = try Presigner(
             credentials: Credentials(accessKeyId: s3.accessKey, secretAccessKey: Secret("not-the-rgw-secret-key")),
             region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
@@ -389,7 +389,7 @@ struct ExplainRGWTests {
         let s3 = try TestEnvironment.s3()
         var env = Self.environment(s3)
         env["PRESIGN_S3_SECRET_ACCESS_KEY"] = "not-the-secret-rgw-has-for-this-key-000000"
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let url = try await app.clientB()
         // RGW's answer names nothing but the code (an empty Message, no StringToSign).
         let answer = try await Self.put(s3, url, headers: [("Content-Type", "image/jpeg")])
@@ -406,7 +406,7 @@ struct ExplainRGWTests {
     func literalPercentKey() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let signer = try Presigner(
             credentials: Credentials(accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey)),
             region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
@@ -432,10 +432,10 @@ struct ExplainRGWTests {
     @Test("the route: 404 when off, 401 without or with an unknown key, 403 for a non-admin key or a user")
     func access() async throws {
         let s3 = try TestEnvironment.s3()
-        let off = try InProcess(Self.environment(s3, enabled: false))
+        let off = try await InProcess(Self.environment(s3, enabled: false))
         let body: JSONValue = ["url": "http://127.0.0.1:1/uploads/a.jpg"]
         #expect(try await off.explain(body).status == 404)
-        let app = try InProcess(Self.environment(s3))
+        let app = try await InProcess(Self.environment(s3))
         #expect(try await app.explain(body, key: nil).status == 401)
         #expect(try await app.explain(body, key: "not-a-configured-key-0123456789abcdef").status == 401)
         let plain = try await app.explain(body, key: Self.plainKey)

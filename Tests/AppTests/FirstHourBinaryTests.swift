@@ -73,7 +73,7 @@ struct FirstHourBinaryTests {
         let env = Self.withoutKeys([
             "AWS_SHARED_CREDENTIALS_FILE": dir + "/no-such-credentials", "AWS_CONFIG_FILE": config,
         ])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let warning = try #require(await server.log.line(containing: #""msg":"credentials warning""#))
         #expect(warning.contains("AWS_SHARED_CREDENTIALS_FILE names \(dir)/no-such-credentials, which does not exist"))
@@ -144,7 +144,7 @@ struct FirstHourBinaryTests {
         let token = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(token.split(separator: ".").count == 3)
         // The application that configuration serves (in process) takes it.
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let answer = try await server.exchange(
             "GET", "/presigned-url?type=PROFILE&ext=jpg", headers: "Authorization: Bearer \(token)\r\n")

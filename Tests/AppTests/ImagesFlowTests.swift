@@ -20,19 +20,21 @@ struct ImagesFlowTests {
     }
 
     /// The environment of a server on RGW with `backend`'s store (a fresh one) and `extra` settings.
-    static func environment(_ backend: Backend, extra: [String: String] = [:]) throws -> (
+    static func environment(_ backend: Backend, extra: [String: String] = [:]) async throws -> (
         [String: String], TestEnvironment.S3
     ) {
         let s3 = try TestEnvironment.s3()
         var more = extra
-        more["PRESIGN_RECORDS_URL"] = try backend.recordsURL(dir: Temporary.directory())
+        more["PRESIGN_RECORDS_URL"] = try await backend.recordsURL(dir: Temporary.directory())
         return (TestEnvironment.serverEnvironment(s3: s3, extra: more).env, s3)
     }
 
     /// The application in process on RGW with `backend`'s store and `extra` settings.
-    static func start(_ backend: Backend, extra: [String: String] = [:]) throws -> (InProcessApp, TestEnvironment.S3) {
-        let (env, s3) = try environment(backend, extra: extra)
-        return (try InProcessApp(environment: env), s3)
+    static func start(
+        _ backend: Backend, extra: [String: String] = [:], nowMillis: (@Sendable () -> Int64)? = nil
+    ) async throws -> (InProcessApp, TestEnvironment.S3) {
+        let (env, s3) = try await environment(backend, extra: extra)
+        return (try await InProcessApp(environment: env, nowMillis: nowMillis), s3)
     }
 
     /// Issues a client P URL and uploads `bytes` with `contentType` through it; returns the key.
@@ -54,7 +56,7 @@ struct ImagesFlowTests {
         "client P: confirm promotes delete/... to .../origin/..., is idempotent, and reads back",
         arguments: Backend.allCases)
     func clientPConfirm(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         let bytes = TestImages.jpeg(width: 64, height: 48, tail: Array("profile picture \(UUID())".utf8))
         let key = try await Self.uploadP(server, s3, user: "42", bytes: bytes)
@@ -102,7 +104,7 @@ struct ImagesFlowTests {
 
     @Test("client B: confirm a lower-cased UUID with its signed content type", arguments: Backend.allCases)
     func clientBConfirm(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         let uuid = UUID().uuidString
         let issued = try await ClientBFlowTests.post(server, #"{"contentType":"image/png","imageKey":"\#(uuid)"}"#)
@@ -138,7 +140,7 @@ struct ImagesFlowTests {
         try config.write(toFile: dir + "/config.json", atomically: true, encoding: .utf8)
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try InProcessApp(environment: env, arguments: ["--config", dir + "/config.json"])
+        let server = try await InProcessApp(environment: env, arguments: ["--config", dir + "/config.json"])
         defer { server.stop() }
 
         let unknown = try await Self.request(server, "POST", "/images", user: "1", body: #"{"imageKey":"\#(UUID())"}"#)
@@ -213,7 +215,7 @@ struct ImagesFlowTests {
 
     @Test("concurrent confirmations of one key give one record", arguments: Backend.allCases)
     func concurrentConfirmations(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         let key = try await Self.uploadP(
             server, s3, user: "5", type: "FEED", bytes: TestImages.jpeg(width: 9, height: 9))
@@ -225,7 +227,7 @@ struct ImagesFlowTests {
 
     @Test("listing is newest first with an opaque cursor and a type filter", arguments: Backend.allCases)
     func listing(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend, extra: ["PRESIGN_S3_VERIFY_UPLOADS": "false"])
+        let (server, s3) = try await Self.start(backend, extra: ["PRESIGN_S3_VERIFY_UPLOADS": "false"])
         defer { server.stop() }
         _ = s3
         var ids: [String] = []
@@ -270,7 +272,7 @@ struct ImagesFlowTests {
         let s3 = try TestEnvironment.s3()
         let (host, port) = s3.hostPort
         let publicEndpoint = "http://localhost:\(port)"  // the same RGW under another name
-        let (server, _) = try Self.start(
+        let (server, _) = try await Self.start(
             .sqlite,
             extra: [
                 "PRESIGN_S3_PUBLIC_ENDPOINT": publicEndpoint,
@@ -302,7 +304,7 @@ struct ImagesFlowTests {
         let ca = try #require(environment["PRESIGN_TEST_S3_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 })
         let s3 = try TestEnvironment.s3()
         // Clients upload over plain HTTP (the public endpoint); every call of the server's own goes over TLS.
-        let (server, _) = try Self.start(
+        let (server, _) = try await Self.start(
             .sqlite,
             extra: [
                 "PRESIGN_S3_ENDPOINT": tls, "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint, "PRESIGN_S3_CA_FILE": ca,
@@ -324,7 +326,7 @@ struct ImagesFlowTests {
         #expect(try await Self.request(server, "DELETE", "/images/\(id)", user: "77").status == 204)
         #expect(try await ClientPFlowTests.get(s3, key: permanent).0 == 404)
         // Without the CA the server's calls fail verification: not ready.
-        let (untrusting, _) = try Self.start(.sqlite, extra: ["PRESIGN_S3_ENDPOINT": tls])
+        let (untrusting, _) = try await Self.start(.sqlite, extra: ["PRESIGN_S3_ENDPOINT": tls])
         defer { untrusting.stop() }
         let refused = try await Self.request(untrusting, "GET", "/readyz", user: "1")
         #expect(refused.status == 503)
@@ -334,7 +336,7 @@ struct ImagesFlowTests {
 
     @Test("readyz reports the database and the storage endpoint")
     func readiness() async throws {
-        let (server, _) = try Self.start(.sqlite)
+        let (server, _) = try await Self.start(.sqlite)
         defer { server.stop() }
         let r = try await Self.request(server, "GET", "/readyz", user: "1")
         #expect(r.status == 200)
@@ -343,7 +345,7 @@ struct ImagesFlowTests {
         #expect(j["checks"]?["storage"]?.stringValue == "ok")
         #expect(j["checks"]?["clock"]?.stringValue == "ok")
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)  // storage endpoint 127.0.0.1:9: nothing there
-        let down = try InProcessApp(environment: env)
+        let down = try await InProcessApp(environment: env)
         defer { down.stop() }
         let d = try await Self.request(down, "GET", "/readyz", user: "1")
         #expect(d.status == 503)
@@ -355,8 +357,8 @@ struct ImagesFlowTests {
     @Test("readyz fails when this server's clock is two hours ahead of the storage server's")
     func readinessWithASkewedClock() async throws {
         // The application's clock (every signature, the readiness check's reading) two hours ahead.
-        let (env, _) = try Self.environment(.sqlite)
-        let skewed = try InProcessApp(
+        let (env, _) = try await Self.environment(.sqlite)
+        let skewed = try await InProcessApp(
             environment: env, nowMillis: { Int64(Date().timeIntervalSince1970 * 1000) + 2 * 3_600_000 })
         defer { skewed.stop() }
         let r = try await Self.request(skewed, "GET", "/readyz", user: "1")

@@ -78,7 +78,7 @@ struct IssueOutageTests {
                 "PRESIGN_CORS_ALLOWED_ORIGINS": UppyFlowTests.origin,
                 "PRESIGN_RECORDS_INTENT_COMMIT_TIMEOUT_MS": "\(Self.commitTimeoutMs)",
             ])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         #expect(await PostgresOutageTests.request(server, "GET", "/presigned-url?type=PROFILE&ext=jpg")?.status == 200)
         try await onThread { try cluster.stop() }
@@ -101,7 +101,7 @@ struct IssueOutageTests {
                 "PRESIGN_RECORDS_INTENT_COMMIT_TIMEOUT_MS": "\(Self.commitTimeoutMs)",
                 "PRESIGN_RECORDS_BUSY_TIMEOUT_MS": "200",
             ])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         #expect(await PostgresOutageTests.request(server, "GET", "/presigned-url?type=PROFILE&ext=jpg")?.status == 200)
         // Another connection takes the write lock (BEGIN IMMEDIATE) and holds it until told to commit.

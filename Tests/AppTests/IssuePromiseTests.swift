@@ -57,7 +57,7 @@ struct IssuePromiseTests {
         arguments: Backend.allCases)
     func killNineKeepsEveryAnsweredIntent(backend: Backend) async throws {
         let dir = Temporary.directory()
-        let url = try backend.recordsURL(dir: dir)
+        let url = try await backend.recordsURL(dir: dir)
         // A commit timeout far beyond any commit on a loaded machine: every answer here is a 200.
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: nil, extra: ["PRESIGN_RECORDS_URL": url, "PRESIGN_RECORDS_INTENT_COMMIT_TIMEOUT_MS": "60000"])
@@ -98,7 +98,7 @@ struct IssuePromiseTests {
     @Test("two instances on one PostgreSQL: created or issued on A, signed or confirmed on B at once, never a 404")
     func secondInstanceSeesFreshIntents() async throws {
         let s3 = try TestEnvironment.s3()
-        let url = try Backend.postgres.recordsURL(dir: Temporary.directory())
+        let url = try await Backend.postgres.recordsURL(dir: Temporary.directory())
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,
             extra: [

@@ -117,7 +117,7 @@ struct JanitorLeaseBinaryTests {
                 "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000",
             ])
         env["PRESIGN_LIMITS_ENABLED"] = "true"
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let user = "quota-\(UUID().uuidString.prefix(8).lowercased())"
         func issue() async throws -> WireResponse { try await server.exchange(Self.issue(user)) }

@@ -139,7 +139,7 @@ struct OpenAPIDocumentTests {
                 "PRESIGN_AUTH_MODE": "jwt", "PRESIGN_AUTH_JWT_ALGORITHMS": "HS256",
                 "PRESIGN_AUTH_HS256_SECRET": AuthFlowTests.secret,
             ])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let yaml = try await server.exchange("GET", "/openapi.yaml")
         #expect(yaml.status == 200)

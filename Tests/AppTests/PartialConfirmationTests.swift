@@ -41,7 +41,7 @@ struct PartialConfirmationTests {
         let s3 = try TestEnvironment.s3()
         let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
-        let server = try StorageFaultTests.start(s3, proxy: proxy)
+        let server = try await StorageFaultTests.start(s3, proxy: proxy)
         defer { server.stop() }
         let key = try await Self.uploaded(server, s3)
         let permanent = key.replacingOccurrences(of: "delete/profile/9/", with: "profile/9/origin/")
@@ -70,7 +70,7 @@ struct PartialConfirmationTests {
         let cluster = try await onThread { try PostgresCluster() }
         defer { cluster.destroy() }
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: ["PRESIGN_RECORDS_URL": cluster.url])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let key = try await Self.uploaded(server, s3)
         let permanent = key.replacingOccurrences(of: "delete/profile/9/", with: "profile/9/origin/")

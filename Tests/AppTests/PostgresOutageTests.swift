@@ -187,7 +187,7 @@ struct PostgresOutageTests {
                 "PRESIGN_RECORDS_INTENT_BATCH_SIZE": "8", "PRESIGN_RECORDS_INTENT_QUEUE_LIMIT": "40",
                 "PRESIGN_RECORDS_INTENT_COMMIT_TIMEOUT_MS": "\(Self.commitTimeoutMs)",
             ])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let outcomes = Outcomes()
         let stopFlag = StopFlag()

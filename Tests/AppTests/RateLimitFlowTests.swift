@@ -8,10 +8,11 @@ import Testing
 /// only from a configured proxy.
 @Suite("Rate limits")
 struct RateLimitFlowTests {
-    static func server(_ extra: [String: String]) throws -> InProcessApp {
+    static func server(_ extra: [String: String]) async throws -> InProcessApp {
         var (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: extra)
         env["PRESIGN_LIMITS_ENABLED"] = "true"
-        return try InProcessApp(environment: env)
+        // The clock stopped at the start: no bucket refills between two requests of a slow run.
+        return try await InProcessApp(environment: env, nowMillis: InProcessApp.frozenClock())
     }
 
     /// One request as user `user` with these extra header lines.
@@ -26,7 +27,7 @@ struct RateLimitFlowTests {
     @Test("confirm scope: /images reads and confirmations share a per-user bucket of their own")
     func confirmScopePerUser() async throws {
         // 6 a minute with a 20-second burst: a bucket of 2 per user.
-        let server = try Self.server([
+        let server = try await Self.server([
             "PRESIGN_LIMITS_CONFIRM_PER_USER_PER_MINUTE": "6", "PRESIGN_LIMITS_BURST": "20",
         ])
         defer { server.stop() }
@@ -61,7 +62,7 @@ struct RateLimitFlowTests {
         ])
     func forwardedFor(trusted: String, hops: [String], statuses: [Int]) async throws {
         // 3 a minute with a 20-second burst: one request per address.
-        let server = try Self.server([
+        let server = try await Self.server([
             "PRESIGN_LIMITS_CONFIRM_PER_ADDRESS_PER_MINUTE": "3", "PRESIGN_LIMITS_BURST": "20",
             "PRESIGN_LIMITS_TRUST_FORWARDED_FOR": "true", "PRESIGN_LIMITS_TRUSTED_PROXIES": trusted,
         ])
@@ -75,7 +76,7 @@ struct RateLimitFlowTests {
 
     @Test("X-Forwarded-For is ignored unless trusted, whatever proxies are listed")
     func forwardedForOff() async throws {
-        let server = try Self.server([
+        let server = try await Self.server([
             "PRESIGN_LIMITS_CONFIRM_PER_ADDRESS_PER_MINUTE": "3", "PRESIGN_LIMITS_BURST": "20",
             "PRESIGN_LIMITS_TRUSTED_PROXIES": "127.0.0.1",
         ])

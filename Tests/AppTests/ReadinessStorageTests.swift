@@ -47,7 +47,7 @@ struct ReadinessStorageTests {
         let s3 = try TestEnvironment.s3()
         let closedPort = try LoopbackListener.freePort()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: wrong.environment(s3, closedPort: closedPort))
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let expected = wrong.expected(closedPort: closedPort)
 

@@ -19,7 +19,7 @@ struct SNSFlowTests {
     static let topic = "arn:aws:sns:us-east-1:123456789012:presignd-test"
 
     /// The test PKI and the HTTPS server serving its directory; stopped (by its PID) when released.
-    final class CertificateServer {
+    final class CertificateServer: @unchecked Sendable {
         let directory: URL
         let port: Int
         private let process: Process
@@ -130,7 +130,7 @@ struct SNSFlowTests {
     @Test(
         "signed notification recorded once (and its replay), bad signature and wrong host 401, subscription confirmed")
     func snsThroughTheApplication() async throws {
-        let tls = try CertificateServer()
+        let tls = try await onThread { try CertificateServer() }
         let s3 = try TestEnvironment.s3()
         let prefix = "sns-\(UUID().uuidString.lowercased().prefix(8))/"
         let (env, _) = TestEnvironment.serverEnvironment(
@@ -142,7 +142,7 @@ struct SNSFlowTests {
                 "PRESIGN_EVENTS_SNS_CA_FILE": tls.directory.appendingPathComponent("ca/ca.pem").path,
                 "PRESIGN_EVENTS_RECORD_DELAY_MS": "0", "PRESIGN_EVENTS_RECONCILE_INTERVAL_MS": "0",
             ])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let signer = try tls.read("signer.key")
         let certURL = tls.url("signer.pem")

@@ -42,7 +42,7 @@ struct ServerBusyTests {
                 "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
                 "PRESIGN_SERVER_WORKER_THREADS": "2", "PRESIGN_SERVER_WORKER_QUEUE_LIMIT": "2",
             ])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         var uploaded: [String] = []
         for _ in 0..<8 { uploaded.append(try await StorageFaultTests.uploaded(server, s3)) }
@@ -109,7 +109,7 @@ struct ServerBusyTests {
         let s3 = try TestEnvironment.s3()
         let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
-        let (server, _) = try CompatFlowTests.start(
+        let (server, _) = try await CompatFlowTests.start(
             .sqlite, profiles: "clientB",
             extra: proxy.serverSettings(s3).merging([
                 "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",

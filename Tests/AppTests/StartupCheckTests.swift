@@ -51,7 +51,7 @@ struct StartupCheckTests {
         let s3 = try TestEnvironment.s3()
         let bucket = Self.missingBucket()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: ["PRESIGN_S3_BUCKET": bucket])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let cause = "NoSuchBucket (HTTP 404): the bucket s3.bucket does not exist"
         let failed = try Self.entries(server, "storage bucket check failed")
@@ -93,7 +93,7 @@ struct StartupCheckTests {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3, extra: ["PRESIGN_S3_SECRET_ACCESS_KEY": Self.wrongSecret])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let line = try #require(try Self.entries(server, "storage bucket check failed").first, "\(server.log.text)")
         #expect(line["outcome"]?.stringValue == "credentials_refused")
@@ -110,7 +110,7 @@ struct StartupCheckTests {
     func fineBucket() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let checked = try Self.entries(server, "storage bucket checked")
         #expect(checked.count == 1)
@@ -146,7 +146,7 @@ struct StartupCheckTests {
                 "PRESIGN_S3_STARTUP_CHECK": "fail", "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(closed)",
                 "PRESIGN_S3_MAX_RETRIES": "0",
             ])
-        let server = try InProcessApp(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let line = try #require(try Self.entries(server, "storage bucket check failed").first, "\(server.log.text)")
         #expect(line["outcome"]?.stringValue == "unreachable")
@@ -162,7 +162,7 @@ struct StartupCheckTests {
         var (env, _) = TestEnvironment.serverEnvironment(
             s3: s3, extra: ["PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)"])
         env["PRESIGN_S3_STARTUP_CHECK"] = "off"
-        let off = try InProcessApp(environment: env)
+        let off = try await InProcessApp(environment: env)
         // The check would run while the application is built: by now it would have been counted.
         #expect(proxy.requestCount == 0)
         #expect(!off.log.text.contains("storage bucket check"))
@@ -171,7 +171,7 @@ struct StartupCheckTests {
         #expect(proxy.requestCount == 0)
 
         env["PRESIGN_S3_STARTUP_CHECK"] = "warn"
-        let warn = try InProcessApp(environment: env)
+        let warn = try await InProcessApp(environment: env)
         defer { warn.stop() }
         #expect(proxy.requestCount == 1, "one signed HEAD of the bucket, answered 200")
         #expect(try Self.entries(warn, "storage bucket checked").first?["outcome"]?.stringValue == "ok")

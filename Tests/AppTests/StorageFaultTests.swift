@@ -12,7 +12,7 @@ import Testing
 @Suite("Storage faults on confirmation (fault proxy, RGW)", .serialized)
 struct StorageFaultTests {
     /// A server whose own S3 calls go through `proxy` (one retry, a one-second deadline per attempt).
-    static func start(_ s3: TestEnvironment.S3, proxy: FaultProxy) throws -> InProcessApp {
+    static func start(_ s3: TestEnvironment.S3, proxy: FaultProxy) async throws -> InProcessApp {
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3, proxy: proxy,
             extra: [
@@ -22,7 +22,7 @@ struct StorageFaultTests {
                 // would make the attempts counted below depend on the pool's idle timeout.
                 "PRESIGN_S3_STARTUP_CHECK": "off",
             ])
-        return try InProcessApp(environment: env)
+        return try await InProcessApp(environment: env)
     }
 
     /// Issues a client-B URL and uploads to RGW directly; returns the image key.
@@ -65,7 +65,7 @@ struct StorageFaultTests {
         let s3 = try TestEnvironment.s3()
         let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
-        let server = try Self.start(s3, proxy: proxy)
+        let server = try await Self.start(s3, proxy: proxy)
         defer { server.stop() }
         let key = try await Self.uploaded(server, s3)
 
@@ -93,7 +93,7 @@ struct StorageFaultTests {
         let s3 = try TestEnvironment.s3()
         let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
-        let server = try Self.start(s3, proxy: proxy)
+        let server = try await Self.start(s3, proxy: proxy)
         defer { server.stop() }
         var keys: [String] = []
         for _ in 0..<12 { keys.append(try await Self.uploaded(server, s3)) }

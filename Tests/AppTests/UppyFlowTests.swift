@@ -11,13 +11,15 @@ import Testing
 struct UppyFlowTests {
     static let origin = "https://app.example.test"
 
-    static func start(_ backend: Backend, extra: [String: String] = [:]) throws -> (InProcessApp, TestEnvironment.S3) {
+    static func start(
+        _ backend: Backend, extra: [String: String] = [:], nowMillis: (@Sendable () -> Int64)? = nil
+    ) async throws -> (InProcessApp, TestEnvironment.S3) {
         var more = [
             "PRESIGN_UPPY_ENABLED": "true", "PRESIGN_CORS_ALLOWED_ORIGINS": origin,
             "PRESIGN_CORS_ALLOW_CREDENTIALS": "true",
         ]
         for (k, v) in extra { more[k] = v }
-        return try ImagesFlowTests.start(backend, extra: more)
+        return try await ImagesFlowTests.start(backend, extra: more, nowMillis: nowMillis)
     }
 
     /// One request to presignd as `user` (the application, the binary, or a balancer in front of several).
@@ -74,7 +76,7 @@ struct UppyFlowTests {
         "12 MiB in 3 parts through part URLs (single and batch), completed, read back, recorded",
         arguments: Backend.allCases)
     func fullUpload(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         let bytes = try Self.payload(12 * Self.mib)
         let (key, uploadId) = try await Self.create(server)
@@ -130,7 +132,7 @@ struct UppyFlowTests {
             + #""keyTemplate":"clips/{userId}/{uuid}/{filename}.{ext}","permanentKeyTemplate":"","#
             + #""maxBytes":7340032,"expiresSeconds":600,"requiresChatroomId":false}}}"#
         try clip.write(toFile: file, atomically: true, encoding: .utf8)
-        let (server, s3) = try Self.start(.sqlite, extra: ["PRESIGN_CONFIG": file])
+        let (server, s3) = try await Self.start(.sqlite, extra: ["PRESIGN_CONFIG": file])
         defer { server.stop() }
         func upload(_ sizes: [Int]) async throws -> (key: String, WireResponse) {
             let r = try await Self.call(
@@ -176,7 +178,7 @@ struct UppyFlowTests {
         "resume: list after 2 of 3 parts, upload the third, complete with the listed ETags", arguments: Backend.allCases
     )
     func resume(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         let bytes = try Self.payload(11 * Self.mib)
         let (key, uploadId) = try await Self.create(server)
@@ -217,7 +219,7 @@ struct UppyFlowTests {
 
     @Test("1,001 uncompleted one-byte parts list in full; too small to complete; abort removes the upload")
     func manyPartsAndAbort() async throws {
-        let (server, s3) = try Self.start(.sqlite)
+        let (server, s3) = try await Self.start(.sqlite)
         defer { server.stop() }
         let (key, uploadId) = try await Self.create(server)
         let base = "/s3/multipart/\(Self.q(uploadId))"
@@ -260,7 +262,7 @@ struct UppyFlowTests {
         "a mismatched uploadId/key pair and another caller's upload are 404, and the owner's stays",
         arguments: Backend.allCases)
     func refusals(backend: Backend) async throws {
-        let (server, _) = try Self.start(backend)
+        let (server, _) = try await Self.start(backend)
         defer { server.stop() }
         let a = try await Self.create(server)
         let b = try await Self.create(server, filename: "other.jpg")
@@ -297,7 +299,7 @@ struct UppyFlowTests {
 
     @Test("bad input is 400 {\"error\", \"message\"} as Companion answers it, with the message Uppy shows")
     func badInput() async throws {
-        let (server, _) = try Self.start(.sqlite)
+        let (server, _) = try await Self.start(.sqlite)
         defer { server.stop() }
         let (key, uploadId) = try await Self.create(server)
         let base = "/s3/multipart/\(Self.q(uploadId))"
@@ -338,7 +340,7 @@ struct UppyFlowTests {
 
     @Test("GET /s3/sts is not served: 501 in Companion's error shape, with the message Uppy shows")
     func stsNotServed() async throws {
-        let (server, _) = try Self.start(.sqlite)
+        let (server, _) = try await Self.start(.sqlite)
         defer { server.stop() }
         let r = try await Self.call(server, "GET", "/s3/sts")
         #expect(r.status == 501, "\(r.text)")
@@ -352,7 +354,7 @@ struct UppyFlowTests {
 
     @Test("401 without valid auth, as JSON")
     func unauthorized() async throws {
-        let (server, _) = try Self.start(
+        let (server, _) = try await Self.start(
             .sqlite,
             extra: [
                 "PRESIGN_AUTH_MODE": "jwt", "PRESIGN_AUTH_JWT_ALGORITHMS": "HS256",
@@ -390,7 +392,7 @@ struct UppyFlowTests {
         "params: POST under the limit is 201 (ETag only in the body on this RGW), over it EntityTooLarge, wrong type refused"
     )
     func paramsPost() async throws {
-        let (server, s3) = try Self.start(.sqlite, extra: ["PRESIGN_UPPY_PARAMS_METHOD": "post"])
+        let (server, s3) = try await Self.start(.sqlite, extra: ["PRESIGN_UPPY_PARAMS_METHOD": "post"])
         defer { server.stop() }
         func params() async throws -> (url: String, fields: [(String, String)], key: String) {
             let r = try await Self.call(
@@ -440,7 +442,7 @@ struct UppyFlowTests {
 
     @Test("params: PUT (the default) carries the ETag header and confirms", arguments: Backend.allCases)
     func paramsPut(backend: Backend) async throws {
-        let (server, s3) = try Self.start(backend)
+        let (server, s3) = try await Self.start(backend)
         defer { server.stop() }
         let r = try await Self.call(server, "GET", "/s3/params?filename=dog.jpg&type=image%2Fjpeg")
         #expect(r.status == 200, "\(r.text)")
@@ -465,7 +467,7 @@ struct UppyFlowTests {
 
     @Test("CORS: a preflight from an allowed origin passes; another origin gets no CORS headers; off by default")
     func cors() async throws {
-        let (server, _) = try Self.start(.sqlite)
+        let (server, _) = try await Self.start(.sqlite)
         defer { server.stop() }
         let preflight =
             "Origin: \(Self.origin)\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: authorization, content-type, uppy-versions\r\n"
@@ -505,7 +507,7 @@ struct UppyFlowTests {
         #expect(devHeader.status == 204)
         #expect(devHeader.header("Access-Control-Allow-Headers") == "content-type, x-user-id")
         // Outside dev mode the header is not allowed unless listed.
-        let (noDev, _) = try Self.start(.sqlite, extra: ["PRESIGN_AUTH_MODE": "none"])
+        let (noDev, _) = try await Self.start(.sqlite, extra: ["PRESIGN_AUTH_MODE": "none"])
         defer { noDev.stop() }
         let refusedDevHeader = try await Self.call(
             noDev, "OPTIONS", "/s3/multipart",
@@ -525,7 +527,7 @@ struct UppyFlowTests {
 
         // Without configured origins, OPTIONS stays 405 and nothing has CORS headers; without
         // uppy.enabled the routes are not there.
-        let (plain, _) = try ImagesFlowTests.start(.sqlite)
+        let (plain, _) = try await ImagesFlowTests.start(.sqlite)
         defer { plain.stop() }
         let none = try await Self.call(plain, "OPTIONS", "/images", headers: preflight)
         #expect(none.status == 405)

@@ -9,15 +9,16 @@ import Testing
 /// refused for rate.
 @Suite("Uppy routes: rate limits (RGW)", .serialized)
 struct UppyLimitTests {
-    static func start(_ extra: [String: String] = [:]) throws -> (InProcessApp, TestEnvironment.S3) {
+    static func start(_ extra: [String: String] = [:]) async throws -> (InProcessApp, TestEnvironment.S3) {
         var more = ["PRESIGN_LIMITS_ENABLED": "true"]
         for (k, v) in extra { more[k] = v }
-        return try UppyFlowTests.start(.sqlite, extra: more)
+        // The clock stopped at the start: the budget must hold the batch without a refill.
+        return try await UppyFlowTests.start(.sqlite, extra: more, nowMillis: InProcessApp.frozenClock())
     }
 
     @Test("the default limits take 100 files' create, params, part URL and completion from one user at once")
     func hundredFiles() async throws {
-        let (server, s3) = try Self.start()
+        let (server, s3) = try await Self.start()
         defer { server.stop() }
         let jpeg = try ImageFixture.bytes("jpeg-baseline-64x48.jpg")
         // Uppy sends the batch's creates and params first, then the parts, then the completions.
@@ -51,7 +52,7 @@ struct UppyLimitTests {
     @Test("an abort is never rate-limited: with the Companion bucket empty it still aborts, and counts nothing")
     func abortNotLimited() async throws {
         // One request a minute everywhere: a bucket of one.
-        let (server, _) = try Self.start([
+        let (server, _) = try await Self.start([
             "PRESIGN_LIMITS_UPPY_PER_USER_PER_MINUTE": "1", "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE": "1",
             "PRESIGN_LIMITS_CONFIRM_PER_USER_PER_MINUTE": "1",
         ])

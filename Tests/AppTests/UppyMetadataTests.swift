@@ -28,7 +28,7 @@ struct UppyMetadataTests {
     /// the completion's answer. The server is restarted between creation and completion when `restart`.
     static func upload(
         _ server: inout InProcessApp, _ s3: TestEnvironment.S3, metadata: String,
-        restart: (() throws -> InProcessApp)?
+        restart: (() async throws -> InProcessApp)?
     ) async throws -> JSONValue {
         let created = try await U.call(
             server, "POST", "/s3/multipart",
@@ -39,7 +39,7 @@ struct UppyMetadataTests {
         let uploadId = try #require(c["uploadId"]?.stringValue)
         if let restart {
             server.stop()
-            server = try restart()
+            server = try await restart()
         }
         let base = "/s3/multipart/\(U.q(uploadId))"
         let part = try await U.call(server, "GET", "\(base)/1?key=\(U.q(key))")
@@ -62,14 +62,14 @@ struct UppyMetadataTests {
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,
             extra: [
-                "PRESIGN_UPPY_ENABLED": "true", "PRESIGN_RECORDS_URL": try backend.recordsURL(dir: dir),
+                "PRESIGN_UPPY_ENABLED": "true", "PRESIGN_RECORDS_URL": try await backend.recordsURL(dir: dir),
             ])
-        var server = try InProcessApp(environment: env)
+        var server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let metadata =
             #"{"name":"Vidéo de vacances.jpg","type":"image/jpeg","uploadType":"IMAGE","chatroomId":"12","caption":"안녕 🌏 \"quoted\"\nsecond line","e\u0301":"NFD key"}"#
         let done = try await Self.upload(
-            &server, s3, metadata: metadata, restart: { try InProcessApp(environment: env) })
+            &server, s3, metadata: metadata, restart: { try await InProcessApp(environment: env) })
         let expected: [(String, String)] = [
             ("name", "Vidéo de vacances.jpg"), ("type", "image/jpeg"), ("chatroomId", "12"),
             ("caption", "안녕 🌏 \"quoted\"\nsecond line"), ("e\u{301}", "NFD key"),
@@ -91,7 +91,7 @@ struct UppyMetadataTests {
         "params: metadata[k]=v is on the record POST /images makes, unless the confirmation brings its own",
         arguments: Backend.allCases)
     func paramsMetadata(backend: Backend) async throws {
-        let (server, s3) = try U.start(backend)
+        let (server, s3) = try await U.start(backend)
         defer { server.stop() }
         func issueAndUpload(_ query: String) async throws -> String {
             let r = try await U.call(server, "GET", "/s3/params?filename=dog.jpg&type=image%2Fjpeg&" + query)
@@ -123,7 +123,7 @@ struct UppyMetadataTests {
 
     @Test("bad metadata is 400 {\"error\"} on both routes; metadata at the limits passes")
     func badMetadata() async throws {
-        let (server, _) = try U.start(.sqlite)
+        let (server, _) = try await U.start(.sqlite)
         defer { server.stop() }
         func body(_ metadata: String) -> String { #"{"filename":"a.jpg","type":"image/jpeg","metadata":\#(metadata)}"# }
         let many = (0...MultipartRules.maxMetadataEntries).map { #""k\#($0)":"v""# }.joined(separator: ",")
