@@ -49,6 +49,20 @@ final class InstancesHarness: @unchecked Sendable {
         port = p
     }
 
+    /// `init(extra:dir:)` on a thread of its own (the script starts three binaries and HAProxy and waits
+    /// for them), for async tests.
+    static func start(extra: [String: String], dir: String = Temporary.directory() + "/instances") async throws
+        -> InstancesHarness
+    {
+        try await onThread { try InstancesHarness(extra: extra, dir: dir) }
+    }
+
+    /// Runs `scripts/instances.sh` with `arguments` on a thread of its own; its standard output.
+    @discardableResult
+    func running(_ arguments: [String]) async throws -> String {
+        try await onThread { try self.run(arguments) }
+    }
+
     /// Runs `scripts/instances.sh` with `arguments`; its standard output. Bounded: the script's own waits
     /// are 30 s each, and it is killed after 120 s. Its output goes to a file, read once it has exited:
     /// a pipe read to its end would also wait for any other process that came to hold its write end.
@@ -85,11 +99,11 @@ final class InstancesHarness: @unchecked Sendable {
     }
 
     /// SIGTERM instance `n` and wait for it to exit.
-    func term(_ n: Int) throws { try run(["term", "\(n)"]) }
+    func term(_ n: Int) async throws { try await running(["term", "\(n)"]) }
     /// SIGKILL instance `n`.
-    func kill9(_ n: Int) throws { try run(["kill", "\(n)"]) }
+    func kill9(_ n: Int) async throws { try await running(["kill", "\(n)"]) }
     /// Starts instance `n` again on its port and waits until HAProxy has it UP.
-    func up(_ n: Int) throws { try run(["up", "\(n)"]) }
+    func up(_ n: Int) async throws { try await running(["up", "\(n)"]) }
     /// Instance `n`'s own port.
     func instancePort(_ n: Int) throws -> Int {
         guard let p = Int(try run(["port", "\(n)"]).trimmingCharacters(in: .whitespacesAndNewlines)) else {

@@ -18,8 +18,8 @@ struct InstancesUppyTests {
     /// The parts of every multipart upload here: S3's 5 MiB least but for the last part.
     static let partSizes = [5 * mib, 1 * mib]
 
-    static func start() throws -> (InstancesHarness, TestEnvironment.S3) {
-        (try InstancesHarness(extra: ["PRESIGN_UPPY_ENABLED": "true"]), try TestEnvironment.s3())
+    static func start() async throws -> (InstancesHarness, TestEnvironment.S3) {
+        (try await InstancesHarness.start(extra: ["PRESIGN_UPPY_ENABLED": "true"]), try TestEnvironment.s3())
     }
 
     /// One request as `user` on a new connection to `port` (an instance's or HAProxy's).
@@ -117,7 +117,7 @@ struct InstancesUppyTests {
 
     @Test("created on instance 1, part 1 signed on 2 and part 2 on 3, listed on 2, completed on 3: recorded")
     func multipartAcrossInstances() async throws {
-        let (harness, s3) = try Self.start()
+        let (harness, s3) = try await Self.start()
         defer { harness.stop() }
         let ports = try (0..<3).map { try harness.instancePort($0) }
         let user = "uppy-\(UUID().uuidString.prefix(8).lowercased())"
@@ -187,7 +187,7 @@ struct InstancesUppyTests {
 
     @Test("5 Uppy multipart uploads through HAProxy's round robin: each succeeds, each served by several instances")
     func multipartThroughBalancer() async throws {
-        let (harness, s3) = try Self.start()
+        let (harness, s3) = try await Self.start()
         defer { harness.stop() }
         let ports = try (0..<3).map { try harness.instancePort($0) }
         let user = "uppy-\(UUID().uuidString.prefix(8).lowercased())"
@@ -222,7 +222,7 @@ struct InstancesUppyTests {
 
     @Test("params issued on instance 1, the PUT to RGW, confirmed on 2 (again on 3), read back on 3")
     func paramsAcrossInstances() async throws {
-        let (harness, s3) = try Self.start()
+        let (harness, s3) = try await Self.start()
         defer { harness.stop() }
         let ports = try (0..<3).map { try harness.instancePort($0) }
         let user = "uppy-\(UUID().uuidString.prefix(8).lowercased())"

@@ -53,7 +53,7 @@ struct JanitorLeaseBinaryTests {
     @Test("three instances: each expired intent removed once in total; after kill -9 of the holder, once again")
     func eachRemovalHappensOnceAcrossInstances() async throws {
         let prefix = "jl-\(UUID().uuidString.prefix(8).lowercased())/"
-        let harness = try InstancesHarness(extra: [
+        let harness = try await InstancesHarness.start(extra: [
             "PRESIGN_TYPES": Self.types(prefix: prefix), "PRESIGN_PRESIGN_DEFAULT_POST_TYPE": "JL",
             "PRESIGN_RECORDS_JANITOR_GRACE_MS": "0", "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000",
             "PRESIGN_RECORDS_JANITOR_BATCH_SIZE": "16", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
@@ -87,7 +87,7 @@ struct JanitorLeaseBinaryTests {
         let lease = try #require(try store.lease(name: "janitor"))
 
         // kill -9 the holder; M more URLs, removed once by the survivors after the lease runs out.
-        try harness.kill9(holder)
+        try await harness.kill9(holder)
         let survivors = (0..<3).filter { $0 != holder }.map { ports[$0] }
         let before = try await sums(survivors)
         let m = 40
