@@ -232,8 +232,8 @@ struct BinaryTests {
     func gracefulShutdown() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
         let server = try await ServerProcess(environment: env)
-        let c = try RawClient(port: server.port)
-        let idle = try RawClient(port: server.port)
+        let c = try RawClient(port: server.port, timeoutMs: 30_000)
+        let idle = try RawClient(port: server.port, timeoutMs: 30_000)
         idle.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(idle.readResponse()?.status == 200)
         let body = #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#
@@ -243,7 +243,7 @@ struct BinaryTests {
         // Wait until the server has the request in flight (its head read, the body arriving), as its
         // metrics say, instead of sleeping and assuming it. The metrics request may count itself, so
         // the gauge is compared with what it read before the POST was sent.
-        let inFlight = try await eventually(within: 5, pollMs: 10) {
+        let inFlight = try await eventually(within: 30, pollMs: 10) {
             try await Self.requestsInFlight(server) > baseline
         }
         #expect(inFlight, "the POST never showed as in flight")

@@ -161,7 +161,10 @@ struct CredentialsChainTests {
         let s3 = try TestEnvironment.s3()
         let agent = try Self.containerAgent(s3, lifetime: 30)
         defer { agent.stop() }
-        let server = try await InProcessApp(environment: Self.containerEnvironment(s3, agent: agent))
+        // The application's clock stays at its start: the credentials keep their 30 s however slowly a
+        // loaded machine runs the test (they must be too short to sign with, not expired).
+        let server = try await InProcessApp(
+            environment: Self.containerEnvironment(s3, agent: agent), nowMillis: InProcessApp.frozenClock())
         defer { server.stop() }
         let r = try await Self.get(server, "/presigned-url?type=PROFILE&ext=jpg")
         #expect(r.status == 503)

@@ -185,15 +185,16 @@ struct InMemoryClientTests {
         let gate = Gate()
         let pool = WorkerPool(threads: 1, maxQueued: 1)
         defer { pool.shutdown() }
+        defer { gate.open(2) }  // first: the pool's workers must not be left in the gate
         let metrics = ServerMetrics(shards: 1)
         pool.registerMetrics(in: metrics)
         let client = InMemoryClient(
             router: Self.router(gate: gate), options: Self.options, metrics: metrics, blocking: .pool(pool))
         // The only worker held, then one job waiting for it: the queue is full.
         let held = Task { try await client.exchange("GET", "/held") }
-        #expect(await eventually(within: 10) { gate.waiting == 1 }, "the only worker is held")
+        #expect(await eventually(within: 60) { gate.waiting == 1 }, "the only worker is held")
         let queued = Task { try await client.exchange("GET", "/work") }
-        #expect(await eventually(within: 10) { pool.queuedCount == 1 }, "one job waits")
+        #expect(await eventually(within: 60) { pool.queuedCount == 1 }, "one job waits")
         let refused = try await client.exchange("GET", "/work")
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "1")

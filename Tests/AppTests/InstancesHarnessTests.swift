@@ -73,9 +73,12 @@ struct InstancesHarnessTests {
 
     @Test("rolling restart (SIGTERM each instance in turn, then start it again) under steady load: 0 failed requests")
     func rollingRestartLosesNoRequest() async throws {
-        // No retries in HAProxy (as with a balancer like kube-proxy): only the drain delay (3 s, above the
-        // health check's 250 ms) keeps requests whole; with PRESIGN_SERVER_DRAIN_DELAY_MS=0 this fails.
-        let harness = try await InstancesHarness.start(extra: ["HAPROXY_RETRIES": "0"])
+        // No retries in HAProxy (as with a balancer like kube-proxy): only the drain delay keeps requests
+        // whole; with PRESIGN_SERVER_DRAIN_DELAY_MS=0 this fails. 6 s: far above the health check's 250 ms,
+        // so that HAProxy marks the instance down in time even on a machine loaded by the other tests.
+        let harness = try await InstancesHarness.start(extra: [
+            "HAPROXY_RETRIES": "0", "PRESIGN_SERVER_DRAIN_DELAY_MS": "6000",
+        ])
         defer { harness.stop() }
         let load = SteadyLoad(port: harness.port, clients: 4) { client, _ in Self.issue("r\(client)") }
         defer { load.stop() }
@@ -95,7 +98,7 @@ struct InstancesHarnessTests {
         // Each instance went through the pause for the balancer, then stopped (its log before the restart).
         for n in 0..<3 {
             let log = try String(contentsOfFile: harness.dir + "/\(n).log.old", encoding: .utf8)
-            #expect(log.contains(#""msg":"draining""#) && log.contains(#""delayMs":3000"#), "instance \(n)")
+            #expect(log.contains(#""msg":"draining""#) && log.contains(#""delayMs":6000"#), "instance \(n)")
             #expect(log.contains(#""msg":"stopped""#), "instance \(n)")
         }
         print("rolling restart: \(load.ok) requests through HAProxy, \(failures.count) failed")
