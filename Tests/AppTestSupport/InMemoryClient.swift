@@ -48,7 +48,7 @@ public final class InMemoryClient: HTTPTarget, Sendable {
     /// requests are counted in `metrics` (shard 0) when given.
     public init(
         router: Router, options: ServerOptions, metrics: ServerMetrics? = nil, blocking: Blocking,
-        answerTimeout: Duration = .seconds(60)
+        answerTimeout: Duration = .seconds(600)
     ) {
         self.router = router
         self.options = options

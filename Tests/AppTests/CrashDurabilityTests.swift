@@ -111,7 +111,7 @@ struct CrashDurabilityTests {
     @Test("killed during the copy: the intent naming the copy was stored before its URL was answered")
     func killedDuringCopy() async throws {
         let (s3, proxy, env, dir) = try Self.behindProxy([
-            "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
+            "PRESIGN_S3_REQUEST_TIMEOUT_MS": "600000", "PRESIGN_S3_MAX_RETRIES": "0",
         ])
         defer { proxy.close() }
         let server = try await ServerProcess(environment: env)

@@ -38,8 +38,9 @@ struct ServerBusyTests {
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3, proxy: proxy,
             extra: [
-                // Longer than the test holds a request: the hang ends on the test's word, not a timeout.
-                "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
+                // Longer than the test holds a request, however slowly a loaded machine runs it: the hang ends on
+                // the test's word, not a timeout.
+                "PRESIGN_S3_REQUEST_TIMEOUT_MS": "600000", "PRESIGN_S3_MAX_RETRIES": "0",
                 "PRESIGN_SERVER_WORKER_THREADS": "2", "PRESIGN_SERVER_WORKER_QUEUE_LIMIT": "2",
             ])
         let server = try await InProcessApp(environment: env)
@@ -112,7 +113,7 @@ struct ServerBusyTests {
         let (server, _) = try await CompatFlowTests.start(
             .sqlite, profiles: "clientB",
             extra: proxy.serverSettings(s3).merging([
-                "PRESIGN_S3_REQUEST_TIMEOUT_MS": "120000", "PRESIGN_S3_MAX_RETRIES": "0",
+                "PRESIGN_S3_REQUEST_TIMEOUT_MS": "600000", "PRESIGN_S3_MAX_RETRIES": "0",
                 "PRESIGN_SERVER_WORKER_THREADS": "1", "PRESIGN_SERVER_WORKER_QUEUE_LIMIT": "1",
             ]) { $1 })
         defer { server.stop() }
