@@ -101,6 +101,12 @@ let package = Package(
         .target(
             name: "UploadsTestSupport", dependencies: ["Uploads", "ObjectStore", "Records", "System"],
             path: "Tests/UploadsTestSupport"),
+        // The application in process for AppTests: `AppCore` built as the binary builds it, and the
+        // in-memory client that carries requests to its router through the server's own pieces.
+        .target(
+            name: "AppTestSupport",
+            dependencies: ["App", "Config", "HTTP1", "HTTPServer", "JSON", "Logging", "System", "TestSupport"],
+            path: "Tests/AppTestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "ImageProbeTests", dependencies: ["ImageProbe"], resources: [.copy("Fixtures")]),
@@ -142,7 +148,8 @@ let package = Package(
             dependencies: [
                 "App", "Auth", "Config", "HTTP1", "HTTPServer", "SigV4", "Crypto", "Records", "ObjectStore", "JSON",
                 "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials", "Uploads",
-                "UploadsTestSupport", "RecordsTestSupport", "HTTPClient", "Logging", "Explain",
+                "UploadsTestSupport", "RecordsTestSupport", "HTTPClient", "Logging", "Explain", "AppTestSupport",
+                "Commands",
             ]),
         .testTarget(name: "CommandsTests", dependencies: ["Commands", "Config", "Crypto", "SigV4", "TestSupport"]),
     ],

@@ -24,25 +24,23 @@ public final class HTTPServer: @unchecked Sendable {
     private let tlsOptions: TLSOptions?
 
     /// Loads the TLS certificate and key (when `options.tls` is set), binds the listeners and prepares
-    /// the loops; call `start()` to serve.
-    public init(options: ServerOptions, router: Router, logSink: LogSink = LogSink()) throws(ServerError) {
+    /// the loops; call `start()` to serve. The loops record into `metrics` (made by the caller, with a
+    /// shard for each loop, so that its gauges exist before the server does), or into metrics of their own.
+    public init(
+        options: ServerOptions, router: Router, metrics given: ServerMetrics? = nil, logSink: LogSink = LogSink()
+    ) throws(ServerError) {
         tlsOptions = options.tls
-        let context = try options.tls.map { (t) throws(ServerError) in try TLSServerContext(options: t) }
-        shared = EventLoop.SharedState(tlsContext: context)
         let sizing = CPUCount.detect(configured: options.eventLoops)
         let count = sizing.count
+        if let given, given.shardCount < count { throw .metricsShards(have: given.shardCount, loops: count) }
+        let context = try options.tls.map { (t) throws(ServerError) in try TLSServerContext(options: t) }
+        shared = EventLoop.SharedState(tlsContext: context)
         eventLoopCount = count
         eventLoopCountSource = sizing.source
-        metrics = ServerMetrics(shards: count)
+        metrics = given ?? ServerMetrics(shards: count)
         let pool = WorkerPool(threads: options.workerThreads, maxQueued: options.maxQueuedJobs)
         self.pool = pool
-        metrics.register(
-            name: "presignd_server_busy_total",
-            help: "Requests answered 503 SERVER_BUSY because the worker queue was full."
-        ) { pool.refusedCount }
-        metrics.register(name: "presignd_worker_queue_jobs", help: "Blocking jobs waiting for a worker.") {
-            pool.queuedCount
-        }
+        pool.registerMetrics(in: metrics)
         var loops: [EventLoop] = []
         do {
             // The TLS context is built before the pool; from here on a failure stops the pool's

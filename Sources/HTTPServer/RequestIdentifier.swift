@@ -1,7 +1,7 @@
 /// Rules for request ids taken from clients.
-enum RequestIdentifier {
+public enum RequestIdentifier {
     /// 1 to 128 characters of `[A-Za-z0-9._:-]`.
-    static func isWellFormed(_ s: String) -> Bool {
+    public static func isWellFormed(_ s: String) -> Bool {
         let u = s.utf8
         guard !u.isEmpty, u.count <= 128 else { return false }
         for b in u {

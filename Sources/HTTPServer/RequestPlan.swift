@@ -3,8 +3,9 @@ import HTTP1
 /// What the event loop does with a parsed request head, decided as a pure function of the head and the
 /// router (no sockets, no clock): refuse it (with which `ServerError`, in which route's error shape,
 /// closing or not), run its handler at once, or read its body first. The loop only carries it out
-/// (`EventLoop+Requests.swift`); `RequestPlanTests` checks each decision without a connection.
-enum RequestPlan {
+/// (`EventLoop+Requests.swift`); `RequestPlanTests` checks each decision without a connection, and the
+/// in-process test client (Tests/AppTestSupport) follows the same plans without a socket.
+public enum RequestPlan: Sendable {
     /// Answer `error` in `renderer`'s shape (nil: `ServerOptions.errorBody`), logged under `routeName`;
     /// `mustClose` when the request's framing cannot be trusted past the head.
     case refuse(ServerError, renderer: ErrorRenderer?, routeName: String, mustClose: Bool)
@@ -15,12 +16,12 @@ enum RequestPlan {
     case readBody(Route, parameters: [(name: String, value: String)], declared: Int, chunked: Bool, sendContinue: Bool)
 
     /// The route name of answers that matched no route.
-    static let unmatched = "<unmatched>"
+    public static let unmatched = "<unmatched>"
 
     /// The plan for `head` on `router`: 501 for an unknown method (closing: its framing is unknown),
     /// 404 or 405 (closing when a body follows, which is not read), 413 when the declared body is
     /// over the route's limit (closing), else run or read the body.
-    static func decide(for head: borrowing RequestHead, router: Router) -> RequestPlan {
+    public static func decide(for head: borrowing RequestHead, router: Router) -> RequestPlan {
         let hasBody = head.isChunked || (head.contentLength ?? 0) > 0
         guard let method = head.method else {
             return .refuse(

@@ -18,6 +18,8 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     case tls(String, reason: String)
     /// `reloadTLS()` was called on a server started without TLS.
     case tlsNotEnabled
+    /// The metrics handed to the server have fewer request shards than it runs event loops.
+    case metricsShards(have: Int, loops: Int)
     /// The request head, or a chunked body's framing, does not parse (400, 413, 414, 431, 501, 505).
     case malformed(ParseError)
     /// The method is not one the server knows (501; its framing is unknown, so the connection closes).
@@ -45,7 +47,7 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         case .payloadTooLarge: return 413
         case .bodyTimeout: return 408
         case .busy: return 503
-        case .invalidAddress, .socket, .tls, .tlsNotEnabled, .responderDropped: return 500
+        case .invalidAddress, .socket, .tls, .tlsNotEnabled, .metricsShards, .responderDropped: return 500
         }
     }
 
@@ -67,7 +69,7 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         case .payloadTooLarge: return "PAYLOAD_TOO_LARGE"
         case .bodyTimeout: return "REQUEST_TIMEOUT"
         case .busy: return "SERVER_BUSY"
-        case .invalidAddress, .socket, .tls, .tlsNotEnabled, .responderDropped: return "INTERNAL_ERROR"
+        case .invalidAddress, .socket, .tls, .tlsNotEnabled, .metricsShards, .responderDropped: return "INTERNAL_ERROR"
         }
     }
 
@@ -82,7 +84,7 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         case .bodyTimeout: return "request body not received in time"
         case .busy: return "the server is busy; retry later"
         case .responderDropped: return "the request was not answered"
-        case .invalidAddress, .socket, .tls, .tlsNotEnabled: return "internal server error"
+        case .invalidAddress, .socket, .tls, .tlsNotEnabled, .metricsShards: return "internal server error"
         }
     }
 
@@ -102,6 +104,7 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         case .socket(let call, let e): return "\(call) failed: \(String(cString: strerror(e)))"
         case .tls(let what, let reason): return "TLS \(what): \(reason)"
         case .tlsNotEnabled: return "TLS is not enabled on this server"
+        case .metricsShards(let have, let loops): return "the metrics have \(have) shards for \(loops) event loops"
         default: return "\(status) \(code): \(message)"
         }
     }

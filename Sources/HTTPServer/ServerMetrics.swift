@@ -68,12 +68,17 @@ public final class ServerMetrics: Sendable {
         [(name: String, help: String, label: String, samples: @Sendable () -> [(value: String, count: Int)])]
     >([])
 
-    init(shards: Int) {
+    /// Metrics with `shards` request shards (one per event loop that records into them; at least one).
+    /// The application makes them before its server, so its gauges are registered without a listener.
+    public init(shards: Int) {
         self.shards = (0..<max(1, shards)).map { _ in ShardBox() }
     }
 
-    /// Records one answered request on `shard`.
-    func record(shard: Int, route: String, method: String, status: Int, micros: Int64) {
+    /// How many shards record requests (an event loop records into the one of its index).
+    public var shardCount: Int { shards.count }
+
+    /// Records one answered request on `shard` (below `shardCount`).
+    public func record(shard: Int, route: String, method: String, status: Int, micros: Int64) {
         shards[shard].state.withLock { s in
             s.routes[route, default: RouteStats()].record(method: method, status: status, micros: micros)
         }

@@ -50,6 +50,17 @@ public final class WorkerPool: @unchecked Sendable {
     /// Jobs `trySubmit` refused so far because the queue was full.
     public var refusedCount: Int { refusedJobs.load(ordering: .relaxed) }
 
+    /// Registers the pool's gauge and counter in `metrics`: jobs waiting, and jobs refused (503 `SERVER_BUSY`).
+    public func registerMetrics(in metrics: ServerMetrics) {
+        metrics.register(
+            name: "presignd_server_busy_total",
+            help: "Requests answered 503 SERVER_BUSY because the worker queue was full."
+        ) { [self] in refusedCount }
+        metrics.register(name: "presignd_worker_queue_jobs", help: "Blocking jobs waiting for a worker.") {
+            [self] in queuedCount
+        }
+    }
+
     /// Lets queued jobs finish, then stops and joins the workers.
     public func shutdown() {
         lock.withLock { stopping = true }

@@ -1,3 +1,4 @@
+import AppTestSupport
 import CloudCredentials
 import Config
 import Crypto
@@ -57,7 +58,7 @@ struct AppCredentialsTests {
         config.s3.endpoint = "http://127.0.0.1:9"
         config.presign.temporaryCredentialsWithClientP = .warn
         let signers = try Application.makeSigners(config.s3, credentials: initial.credentials)
-        let sink = CapturedLog()
+        let sink = LogFile()
         let credentials = Application.makeCredentials(
             config, provider: provider, initial: initial, signers: signers,
             env: AppEnvironment(nowMillis: { clock.withLock { $0 } * 1000 }, newUUID: { "u" }), log: sink.sink,

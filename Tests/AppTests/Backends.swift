@@ -30,4 +30,10 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
             return base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
         }
     }
+
+    /// `recordsURL(dir:)` on a thread of its own (PostgreSQL's schema is made by a `psql` process the
+    /// calling thread would wait for), for async tests.
+    func recordsURL(dir: String) async throws -> String {
+        try await onThread { try self.recordsURL(dir: dir) }
+    }
 }

@@ -1,3 +1,4 @@
+import AppTestSupport
 import Foundation
 import JSON
 import TestSupport
@@ -11,17 +12,17 @@ import Testing
 @Suite("presignd binary")
 struct BinaryTests {
     @Test("--version, --help and --check-config; secrets never printed")
-    func flags() throws {
+    func flags() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
         let v = try ServerProcess(environment: env, arguments: ["--version"], expectListening: false)
-        #expect(v.waitForExit() == 0)
+        #expect(await v.exit() == 0)
         #expect(v.stdout.hasPrefix("presignd "))
         let h = try ServerProcess(environment: env, arguments: ["--help"], expectListening: false)
-        #expect(h.waitForExit() == 0)
+        #expect(await h.exit() == 0)
         #expect(h.stdout.contains("--config"))
         let c = try ServerProcess(
             environment: env, arguments: ["--check-config", "--port", "9999"], expectListening: false)
-        #expect(c.waitForExit() == 0)
+        #expect(await c.exit() == 0)
         let dump = try JSONValue(parsing: Array(c.stdout.utf8))
         #expect(dump["server"]?["port"]?.intValue == 9999)
         #expect(!c.stdout.contains("wJalrXUtnFEMI"))
@@ -29,14 +30,14 @@ struct BinaryTests {
     }
 
     @Test("three invalid values are all reported with their key paths, exit 2")
-    func invalidConfig() throws {
+    func invalidConfig() async throws {
         let (env0, _) = TestEnvironment.serverEnvironment(s3: nil)
         var env = env0
         env["PRESIGN_SERVER_PORT"] = "70000"
         env["PRESIGN_S3_ADDRESSING"] = "sideways"
         env["PRESIGN_PRESIGN_EXPIRES_SECONDS"] = "700000"
         let p = try ServerProcess(environment: env, expectListening: false)
-        #expect(p.waitForExit() == 2)
+        #expect(await p.exit() == 2)
         let err = p.stderr
         #expect(err.contains("server.port"))
         #expect(err.contains("s3.addressing"))
@@ -51,7 +52,7 @@ struct BinaryTests {
     @Test(
         "missing S3 credentials: --check-config and a start both exit 2 with the same problems (key paths, variables)"
     )
-    func missingCredentials() throws {
+    func missingCredentials() async throws {
         let (base, _) = TestEnvironment.serverEnvironment(s3: nil)
         var noSecret = base
         noSecret["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
@@ -63,9 +64,9 @@ struct BinaryTests {
             (staticOnly, ["s3.accessKeyId: is required", "s3.secretAccessKey: is required"]),
         ] {
             let check = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
-            #expect(check.waitForExit() == 2)
+            #expect(await check.exit() == 2)
             let start = try ServerProcess(environment: env, expectListening: false)
-            #expect(start.waitForExit() == 2, "start-up refuses it as configuration, not as a part failing (1)")
+            #expect(await start.exit() == 2, "start-up refuses it as configuration, not as a part failing (1)")
             let checked = Self.configurationProblems(check)
             #expect(checked.count == expected.count, "\(check.stderr)")
             #expect(checked == Self.configurationProblems(start), "\(start.stderr)")
@@ -78,20 +79,20 @@ struct BinaryTests {
     }
 
     @Test("no static keys and no provider configured: --check-config notes the chain, a start exits 2 naming each")
-    func noCredentialSource() throws {
+    func noCredentialSource() async throws {
         var env = TestEnvironment.serverEnvironment(s3: nil).env
         env["PRESIGN_S3_ACCESS_KEY_ID"] = nil
         env["PRESIGN_S3_SECRET_ACCESS_KEY"] = nil
-        env["HOME"] = TestEnvironment.tempDir()  // no ~/.aws files there
+        env["HOME"] = Temporary.directory()  // no ~/.aws files there
         let check = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
-        #expect(check.waitForExit() == 0)
+        #expect(await check.exit() == 0)
         #expect(
             check.stderr.contains(
                 "presignd: note: no static S3 keys: at start presignd asks, in order, webIdentity, sharedFiles, container, imds"
             ), "\(check.stderr)")
         let start = try ServerProcess(environment: env, expectListening: false)
-        #expect(start.waitForExit() == 2)
-        let line = try #require(start.waitForLine(containing: #""msg":"cannot start""#))
+        #expect(await start.exit() == 2)
+        let line = try #require(await start.line(containing: #""msg":"cannot start""#))
         for skipped in [
             "static: no PRESIGN_S3_ACCESS_KEY_ID",
             "web identity: AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN are not set",
@@ -102,9 +103,10 @@ struct BinaryTests {
     }
 
     @Test("one user-id rule: X-User-Id and auth.devDefaultUserId accept and refuse the same values")
-    func userIdRule() throws {
+    func userIdRule() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
+        // The header against the application in process; the setting against the binary's check.
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let cases: [(String, Bool)] = [
             ("alice", true), ("user_42", true), ("a-b", true), (String(repeating: "a", count: 64), true),
@@ -112,9 +114,8 @@ struct BinaryTests {
             (String(repeating: "a", count: 65), false),
         ]
         for (value, valid) in cases {
-            let c = try RawClient(port: server.port)
-            c.send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-User-Id: \(value)\r\n\r\n")
-            let r = try #require(c.readResponse())
+            let r = try await server.exchange(
+                "GET", "/presigned-url?type=PROFILE&ext=jpg", headers: "X-User-Id: \(value)\r\n")
             #expect(r.status == (valid ? 200 : 400), "X-User-Id: \(value) -> \(r.status) \(r.text)")
             if valid {
                 #expect(r.text.contains("/\(value)/"), "the id is used as given, in the key")
@@ -127,7 +128,7 @@ struct BinaryTests {
             withDefault["PRESIGN_AUTH_DEV_DEFAULT_USER_ID"] = value
             let check = try ServerProcess(
                 environment: withDefault, arguments: ["--check-config"], expectListening: false)
-            #expect(check.waitForExit() == (valid ? 0 : 2), "auth.devDefaultUserId=\(value): \(check.stderr)")
+            #expect(await check.exit() == (valid ? 0 : 2), "auth.devDefaultUserId=\(value): \(check.stderr)")
             if !valid {
                 #expect(
                     check.stderr.contains("auth.devDefaultUserId: must be 1-64 characters of a-z 0-9 _ -"),
@@ -137,14 +138,12 @@ struct BinaryTests {
     }
 
     @Test("one JSON access-log line per request, with the route template and never the query")
-    func accessLog() throws {
+    func accessLog() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
-        let c = try RawClient(port: server.port)
-        c.send(
+        let server = try await ServerProcess(environment: env)
+        let r = try await server.exchange(
             "GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-Request-Id: trace-1\r\nAuthorization: Bearer sekrit-token\r\n\r\n"
         )
-        let r = try #require(c.readResponse())
         #expect(r.header("X-Request-Id") == "trace-1")
         let url = try JSONValue(parsing: r.body)["presignedUrl"]?.stringValue ?? ""
         let signature = String(url.suffix(64))
@@ -164,9 +163,9 @@ struct BinaryTests {
     }
 
     @Test("healthz, readyz (database through the worker pool) and metrics")
-    func operations() throws {
+    func operations() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
+        let server = try await ServerProcess(environment: env)
         defer { server.stop() }
         let c = try RawClient(port: server.port)
         c.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
@@ -184,9 +183,9 @@ struct BinaryTests {
     }
 
     @Test("smuggling attempts against the binary are answered and closed with no desync")
-    func smuggling() throws {
+    func smuggling() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
+        let server = try await ServerProcess(environment: env)
         defer { server.stop() }
         for attack in [
             "POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: a\r\n\r\n",
@@ -229,53 +228,51 @@ struct BinaryTests {
     }
 
     @Test("SIGTERM: an in-flight request (body still arriving) is finished, then exit 0")
-    func gracefulShutdown() throws {
-        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
-        let c = try RawClient(port: server.port)
-        let idle = try RawClient(port: server.port)
+    func gracefulShutdown() async throws {
+        // The body's deadline far beyond the test's steps, however slowly a loaded machine runs them: the
+        // answer must be the drained request's, not a 408.
+        let (env, _) = TestEnvironment.serverEnvironment(
+            s3: nil, extra: ["PRESIGN_SERVER_BODY_TIMEOUT_MS": "120000"])
+        let server = try await ServerProcess(environment: env)
+        let c = try RawClient(port: server.port, timeoutMs: 30_000)
+        let idle = try RawClient(port: server.port, timeoutMs: 30_000)
         idle.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(idle.readResponse()?.status == 200)
         let body = #"{"contentType":"image/jpeg","imageKey":"0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"}"#
-        let baseline = try Self.requestsInFlight(port: server.port)
+        let baseline = try await Self.requestsInFlight(server)
         c.send(
             "POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(10))")
         // Wait until the server has the request in flight (its head read, the body arriving), as its
         // metrics say, instead of sleeping and assuming it. The metrics request may count itself, so
         // the gauge is compared with what it read before the POST was sent.
-        var inFlight = false
-        for _ in 0..<500 where !inFlight {
-            inFlight = try Self.requestsInFlight(port: server.port) > baseline
-            if !inFlight { usleep(10_000) }
+        let inFlight = try await eventually(within: 30, pollMs: 10) {
+            try await Self.requestsInFlight(server) > baseline
         }
         #expect(inFlight, "the POST never showed as in flight")
         server.signal(SIGTERM)
-        #expect(server.waitForLine(containing: #""msg":"draining""#) != nil)
+        #expect(await server.line(containing: #""msg":"draining""#) != nil)
         #expect(idle.isClosedByPeer(), "idle connections are closed at once")
         c.send(String(body.dropFirst(10)))
         let r = try #require(c.readResponse())
         #expect(r.status == 200)
         #expect(r.header("Connection") == "close")
-        #expect(server.waitForExit() == 0)
+        #expect(await server.exit() == 0)
         #expect(server.stderr.contains(#""msg":"stopped""#))
     }
 
     /// The `presignd_requests_in_flight` gauge as one fresh request reads it.
-    static func requestsInFlight(port: Int) throws -> Int {
-        let m = try RawClient(port: port)
-        m.send("GET /metrics HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-        let text = m.readResponse()?.text ?? ""
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("presignd_requests_in_flight ") }),
-            let value = Int(line.split(separator: " ").last ?? "")
-        else { throw TestFailure("no presignd_requests_in_flight in /metrics") }
+    static func requestsInFlight(_ server: ServerProcess) async throws -> Int {
+        guard let value = try await server.metric("presignd_requests_in_flight") else {
+            throw TestFailure("no presignd_requests_in_flight in /metrics")
+        }
         return value
     }
 
     @Test("server.metricsPort serves /metrics on its own port only")
-    func metricsPort() throws {
-        let probe = try Listening.freePort()
+    func metricsPort() async throws {
+        let probe = try LoopbackListener.freePort()
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_SERVER_METRICS_PORT": String(probe)])
-        let server = try ServerProcess(environment: env)
+        let server = try await ServerProcess(environment: env)
         defer { server.stop() }
         let main = try RawClient(port: server.port)
         main.send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
@@ -289,25 +286,80 @@ struct BinaryTests {
         ops.send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(ops.readResponse()?.status == 404, "the API is not on the metrics port")
     }
-}
 
-/// Port helpers for tests.
-enum Listening {
-    /// A port that was free a moment ago (bind to port 0, read it, close).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = 0
-        inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr)
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
-            }
+    @Test("--check-config shows a preset's effective values and says client P's routes are path-style")
+    func checkConfigNotes() async throws {
+        let (env, _) = TestEnvironment.serverEnvironment(
+            s3: nil, extra: ["PRESIGN_S3_PROVIDER": "aws", "PRESIGN_S3_REGION": "ap-northeast-2"])
+        var noEndpoint = env
+        noEndpoint["PRESIGN_S3_ENDPOINT"] = nil
+        let check = try ServerProcess(environment: noEndpoint, arguments: ["--check-config"], expectListening: false)
+        #expect(await check.exit() == 0)
+        let dump = try JSONValue(parsing: Array(check.stdout.utf8))
+        #expect(dump["s3"]?["endpoint"]?.stringValue == "https://s3.ap-northeast-2.amazonaws.com")
+        #expect(dump["s3"]?["addressing"]?.stringValue == "virtual")
+        #expect(dump["s3"]?["provider"]?.stringValue == "aws")
+        #expect(
+            check.stderr.contains("presignd: note: s3.provider aws: endpoint https://s3.ap-northeast-2.amazonaws.com"))
+        #expect(
+            check.stderr.contains(
+                "presignd: note: GET /presigned-url and GET /v1/storage/presigned-url serve client P's contract: their URLs are always path-style"
+            ), "\(check.stderr)")
+    }
+
+    @Test(
+        "presignd explain exits 0 when nothing differs, 1 when something does, 2 on usage; explain.enabled needs an admin key (exit 2)"
+    )
+    func explainExits() async throws {
+        let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
+        // A URL this configuration signs, issued by the application in process (explain asks storage
+        // nothing without an error XML, so the dead endpoint is never called).
+        let app = try await InProcessApp(environment: env)
+        defer { app.stop() }
+        let issued = try await ClientBFlowTests.post(
+            app, #"{"contentType":"image/jpeg","imageKey":"\#(UUID().uuidString)"}"#)
+        let url = try #require(try JSONValue(parsing: issued.body)["signedUrl"]?.stringValue, "\(issued.text)")
+        func explain(_ arguments: [String], _ environment: [String: String] = env) async throws -> (
+            Int32?, ServerProcess
+        ) {
+            let p = try ServerProcess(
+                environment: environment, arguments: ["explain"] + arguments, expectListening: false)
+            return (await p.exit(), p)
         }
-        guard ok else { throw TestFailure("no free port") }
-        return Int(UInt16(bigEndian: sin.sin_port))
+        let (same, sameRun) = try await explain([url, "--method", "PUT", "--header", "Content-Type: image/jpeg"])
+        #expect(same == 0, "\(sameRun.stdout) \(sameRun.stderr)")
+        #expect(try JSONValue(parsing: Array(sameRun.stdout.utf8))["differences"]?.boolValue == false)
+        let (other, otherRun) = try await explain([url, "--method", "PUT", "--header", "Content-Type: image/png"])
+        #expect(other == 1, "\(otherRun.stdout) \(otherRun.stderr)")
+        #expect(try JSONValue(parsing: Array(otherRun.stdout.utf8))["differences"]?.boolValue == true)
+        // Usage: no URL.
+        #expect(try await explain([]).0 == 2)
+        // explain.enabled without an admin API key is a configuration error, for a check and a start.
+        var enabled = env
+        enabled["PRESIGN_EXPLAIN_ENABLED"] = "true"
+        let check = try ServerProcess(environment: enabled, arguments: ["--check-config"], expectListening: false)
+        #expect(await check.exit() == 2)
+        #expect(check.stderr.contains("explain.enabled"))
+        #expect(try await explain([], enabled).0 == 2)
+    }
+
+    @Test("s3.startupCheck through the binary: warn writes its line before listening; fail exits 1 and never listens")
+    func startupCheckExits() async throws {
+        let s3 = try TestEnvironment.s3()
+        let bucket = "no-such-bucket-" + UUID().uuidString.prefix(8).lowercased()
+        var (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: ["PRESIGN_S3_BUCKET": bucket])
+        let warned = try await ServerProcess(environment: env)
+        defer { warned.stop() }
+        let lines = warned.stderr.split(separator: "\n")
+        let checkIndex = try #require(lines.firstIndex { $0.contains(#""msg":"storage bucket check failed""#) })
+        let listeningIndex = try #require(lines.firstIndex { $0.contains(#""msg":"listening""#) })
+        #expect(checkIndex < listeningIndex, "the check's line comes before the server listens")
+
+        env["PRESIGN_S3_STARTUP_CHECK"] = "fail"
+        let failed = try ServerProcess(environment: env, expectListening: false)
+        #expect(await failed.exit(within: 30) == 1, "\(failed.stderr)")
+        let line = try #require(await failed.line(containing: #""msg":"cannot start""#))
+        #expect(line.contains("the bucket check failed (s3.startupCheck is fail): NoSuchBucket (HTTP 404)"), "\(line)")
+        #expect(!failed.stderr.contains(#""msg":"listening""#))
     }
 }

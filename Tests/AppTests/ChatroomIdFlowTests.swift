@@ -1,13 +1,14 @@
+import AppTestSupport
 import Foundation
 import JSON
 import TestSupport
 import Testing
 
-/// The chat-room types (issue 19, point 11), end to end against the binary and RGW: `CHAT` and
+/// The chat-room types (issue 19, point 11), end to end: the application in process and RGW: `CHAT` and
 /// `CHAT_PROFILE` need a `chatroomId`, as client P's own server requires (422 in its shape without
 /// one); `CHATROOM_PROFILE`, which client P's app sends without one, gets a server-made UUID in that key
 /// segment; a type configured `chatroomId: server-made` goes without as well.
-@Suite("Chat-room types and their chatroomId (binary, RGW)", .serialized)
+@Suite("Chat-room types and their chatroomId (RGW)", .serialized)
 struct ChatroomIdFlowTests {
     /// The chat-room segment's pattern: a lower-case UUID.
     static let uuid = "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
@@ -33,27 +34,28 @@ struct ChatroomIdFlowTests {
     }
 
     /// Client P's upload of `query`'s URL (as `ImagesFlowTests.uploadP`, with the whole query). Returns the key.
-    static func uploadP(_ server: ServerProcess, _ s3: TestEnvironment.S3, query: String) throws -> String {
-        let r = try ClientPFlowTests.issue(server, query: query, user: "9")
+    static func uploadP(_ server: some HTTPTarget, _ s3: TestEnvironment.S3, query: String) async throws -> String {
+        let r = try await ClientPFlowTests.issue(server, query: query, user: "9")
         let json = try JSONValue(parsing: r.body)
         let url = try #require(json["presignedUrl"]?.stringValue, "\(query): \(r.text)")
         let t = try #require(ClientPFlowTests.rebuildLikeClientP(url))
         let bytes = TestImages.jpeg(width: 10, height: 10)
         #expect(
-            try ClientPFlowTests.put(s3, target: t.path + "?" + t.query, contentType: "image/jpeg", body: bytes) == 200)
+            try await ClientPFlowTests.put(s3, target: t.path + "?" + t.query, contentType: "image/jpeg", body: bytes)
+                == 200)
         return try #require(json["key"]?.stringValue)
     }
 
     @Test(
         "CHATROOM_PROFILE without a chatroomId: a fresh UUID per request; with theirs the chat types; each confirms",
         arguments: Backend.allCases)
-    func chatroomIds(backend: Backend) throws {
-        let (server, s3) = try ImagesFlowTests.start(backend)
+    func chatroomIds(backend: Backend) async throws {
+        let (server, s3) = try await ImagesFlowTests.start(backend)
         defer { server.stop() }
         for (query, pattern) in Self.types {
             var ids: Set<String> = []
             for _ in 0..<3 {
-                let r = try ClientPFlowTests.issue(server, query: query, user: "9")
+                let r = try await ClientPFlowTests.issue(server, query: query, user: "9")
                 #expect(r.status == 200, "\(query): \(r.text)")
                 let key = try #require(try JSONValue(parsing: r.body)["key"]?.stringValue)
                 let id = try #require(try Self.chatroomId(key, pattern), "\(query) gave \(key)")
@@ -62,9 +64,9 @@ struct ChatroomIdFlowTests {
             let serverMade = query.hasPrefix("type=CHATROOM_PROFILE")
             #expect(ids.count == (serverMade ? 3 : 1), "\(query): a server-made id is new each time, a given one kept")
             // Upload as client P does, confirm: promoted under the same chat-room id.
-            let key = try Self.uploadP(server, s3, query: query)
+            let key = try await Self.uploadP(server, s3, query: query)
             let id = try #require(try Self.chatroomId(key, pattern))
-            let confirmed = try ImagesFlowTests.request(
+            let confirmed = try await ImagesFlowTests.request(
                 server, "POST", "/images", user: "9", body: #"{"imageKey":"\#(key)"}"#)
             #expect(confirmed.status == 201, "\(query): \(confirmed.text)")
             let record = try JSONValue(parsing: confirmed.body)
@@ -73,23 +75,21 @@ struct ChatroomIdFlowTests {
             #expect(permanent.contains("/origin/"))
             let type = String(query.split(separator: "&")[0].dropFirst("type=".count))
             #expect(record["type"]?.stringValue == type)
-            #expect(try ClientPFlowTests.get(s3, key: permanent).0 == 200)
+            #expect(try await ClientPFlowTests.get(s3, key: permanent).0 == 200)
         }
     }
 
     @Test(
         "CHAT and CHAT_PROFILE without a chatroomId: client P's 422, on both paths and on POST; CHATROOM_PROFILE goes")
-    func requiredByDefault() throws {
+    func requiredByDefault() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         for type in ["CHAT", "CHAT_PROFILE"] {
             for path in ["/presigned-url", "/v1/storage/presigned-url"] {
                 // Not sent, and sent empty (which means not sent).
                 for query in ["type=\(type)&ext=jpg", "type=\(type)&ext=jpg&chatroomId="] {
-                    let c = try RawClient(port: server.port)
-                    c.send("GET \(path)?\(query) HTTP/1.1\r\nHost: a\r\nX-User-Id: 9\r\n\r\n")
-                    let r = try #require(c.readResponse())
+                    let r = try await server.exchange("GET", "\(path)?\(query)", headers: "X-User-Id: 9\r\n")
                     #expect(r.status == 422, "\(path)?\(query)")
                     #expect(
                         r.text
@@ -98,22 +98,22 @@ struct ChatroomIdFlowTests {
                 }
             }
             // POST has no chatroomId to give.
-            let posted = try ClientBFlowTests.post(
+            let posted = try await ClientBFlowTests.post(
                 server, #"{"type":"\#(type)","contentType":"image/jpeg","imageKey":"\#(UUID())"}"#)
             #expect(posted.status == 422)
             #expect(posted.text.contains("requires a chatroomId"), "\(posted.text)")
         }
         // What client P's app really sends: PROFILE and CHATROOM_PROFILE with ext=jpeg, never a chatroomId.
         for type in ["PROFILE", "CHATROOM_PROFILE"] {
-            let r = try ClientPFlowTests.issue(server, query: "type=\(type)&ext=jpeg", user: "9")
+            let r = try await ClientPFlowTests.issue(server, query: "type=\(type)&ext=jpeg", user: "9")
             #expect(r.status == 200, "\(type): \(r.text)")
         }
     }
 
     @Test("a supplied chatroomId is used where the type takes one, ignored elsewhere, and must be a number")
-    func suppliedChatroomId() throws {
+    func suppliedChatroomId() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         for (query, prefix) in [
             ("type=CHATROOM_PROFILE&ext=jpg&chatroomId=77", "delete/chatroom/77/"),
@@ -124,16 +124,16 @@ struct ChatroomIdFlowTests {
             // A type without the segment ignores it.
             ("type=PROFILE&ext=jpg&chatroomId=77", "delete/profile/9/"),
         ] {
-            let r = try ClientPFlowTests.issue(server, query: query, user: "9")
+            let r = try await ClientPFlowTests.issue(server, query: query, user: "9")
             #expect(r.status == 200, "\(query): \(r.text)")
             let key = try JSONValue(parsing: r.body)["key"]?.stringValue ?? ""
             #expect(key.hasPrefix(prefix), "\(query) gave \(key)")
         }
-        let bad = try ClientPFlowTests.issue(server, query: "type=CHAT&ext=jpg&chatroomId=abc", user: "9")
+        let bad = try await ClientPFlowTests.issue(server, query: "type=CHAT&ext=jpg&chatroomId=abc", user: "9")
         #expect(bad.status == 422)
         // Client B's POST takes no chatroomId: CHATROOM_PROFILE gets a server-made one there.
         let uuid = UUID().uuidString
-        let posted = try ClientBFlowTests.post(
+        let posted = try await ClientBFlowTests.post(
             server, #"{"type":"CHATROOM_PROFILE","contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
         #expect(posted.status == 200, "\(posted.text)")
         let key = try JSONValue(parsing: posted.body)["key"]?.stringValue ?? ""
@@ -141,18 +141,18 @@ struct ChatroomIdFlowTests {
     }
 
     @Test("a chat type configured chatroomId: server-made goes without one again")
-    func serverMadeByConfiguration() throws {
-        let dir = TestEnvironment.tempDir()
+    func serverMadeByConfiguration() async throws {
+        let dir = Temporary.directory()
         try #"{"types": {"CHAT": {"chatroomId": "server-made"}, "CHAT_PROFILE": {"requiresChatroomId": false}}}"#.write(
             toFile: dir + "/config.json", atomically: true, encoding: .utf8)
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env, arguments: ["--config", dir + "/config.json"])
+        let server = try await InProcessApp(environment: env, arguments: ["--config", dir + "/config.json"])
         defer { server.stop() }
         for (type, pattern) in [
             ("CHAT", #"^delete/chatroom/(\#(Self.uuid))/chat/"#),
             ("CHAT_PROFILE", #"^delete/chatroom/(\#(Self.uuid))/chat_profile/9/"#),
         ] {
-            let r = try ClientPFlowTests.issue(server, query: "type=\(type)&ext=jpg", user: "9")
+            let r = try await ClientPFlowTests.issue(server, query: "type=\(type)&ext=jpg", user: "9")
             #expect(r.status == 200, "\(type): \(r.text)")
             let key = try JSONValue(parsing: r.body)["key"]?.stringValue ?? ""
             #expect(try Self.chatroomId(key, pattern) != nil, "\(key)")

@@ -1,3 +1,4 @@
+import AppTestSupport
 import Foundation
 import JSON
 import Records
@@ -5,25 +6,25 @@ import RecordsTestSupport
 import TestSupport
 import Testing
 
-/// Client B's flow, end to end against the real binary and a real Ceph RGW.
+/// Client B's flow, end to end: the application in process and a real Ceph RGW.
 @Suite("Client B: POST /presigned-url against RGW", .serialized)
 struct ClientBFlowTests {
-    static func post(_ server: ServerProcess, _ body: String, contentType: String? = "application/json") throws
-        -> RawClient.Response
+    /// `POST /presigned-url` as user 9 with `body`.
+    static func post(_ server: some HTTPTarget, _ body: String, contentType: String? = "application/json")
+        async throws -> WireResponse
     {
-        try RawClient.exchange(
-            port: server.port, "POST", "/presigned-url", headers: "X-User-Id: 9\r\n", body: body,
-            contentType: contentType, timeoutMs: 5000)
+        try await server.exchange(
+            "POST", "/presigned-url", headers: "X-User-Id: 9\r\n", body: body, contentType: contentType)
     }
 
     @Test("the signed Content-Type uploads; another Content-Type is refused by RGW")
-    func signedContentType() throws {
+    func signedContentType() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let uuid = UUID().uuidString  // upper case, as UUID().uuidString on iOS
-        let r = try Self.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
+        let r = try await Self.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
         #expect(r.status == 200, "\(r.text)")
         #expect(r.header("Cache-Control") == "no-store")
         let json = try JSONValue(parsing: r.body)
@@ -34,37 +35,39 @@ struct ClientBFlowTests {
         #expect(url.contains("X-Amz-SignedHeaders=content-type%3Bhost"))
         let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
         let bytes = Array("jpeg bytes \(uuid)".utf8)
-        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: bytes) == 403)
-        #expect(try ClientPFlowTests.put(s3, target: target, contentType: "image/jpeg", body: bytes) == 200)
-        let (status, body) = try ClientPFlowTests.get(s3, key: uuid.lowercased())
+        #expect(try await ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: bytes) == 403)
+        #expect(try await ClientPFlowTests.put(s3, target: target, contentType: "image/jpeg", body: bytes) == 200)
+        let (status, body) = try await ClientPFlowTests.get(s3, key: uuid.lowercased())
         #expect(status == 200)
         #expect(body == bytes)
     }
 
     @Test("a declared size is signed as content-length and returned in headers")
-    func signedSize() throws {
+    func signedSize() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let uuid = UUID().uuidString.lowercased()
-        let r = try Self.post(server, #"{"contentType":"image/png","imageKey":"\#(uuid)","size":5}"#)
+        let r = try await Self.post(server, #"{"contentType":"image/png","imageKey":"\#(uuid)","size":5}"#)
         #expect(r.status == 200)
         let json = try JSONValue(parsing: r.body)
         #expect(json["headers"]?["Content-Length"]?.stringValue == "5")
         let url = try #require(json["signedUrl"]?.stringValue)
         let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
         #expect(
-            try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("12345".utf8)) == 200)
+            try await ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("12345".utf8))
+                == 200)
         #expect(
-            try ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("123456".utf8)) == 403)
+            try await ClientPFlowTests.put(s3, target: target, contentType: "image/png", body: Array("123456".utf8))
+                == 403)
     }
 
     @Test("declared MD5 and SHA-256 digests are signed; RGW refuses another body or another digest")
-    func declaredDigests() throws {
+    func declaredDigests() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         // Digests of the two bodies from Python's hashlib, base64-encoded.
         let one = Array("integrity body one".utf8)
@@ -74,7 +77,7 @@ struct ClientBFlowTests {
         let shaOne = "cRc5reHoWp/hr1Nw2YJb0w3TkSKB80ECoevO7HOqpDU="
         let shaTwo = "n1qYjD5zaD/2AfBcu/8CWluF8Jy7dJSZUlwLjR236gc="
         let uuid = UUID().uuidString.lowercased()
-        let r = try Self.post(
+        let r = try await Self.post(
             server,
             #"{"contentType":"image/jpeg","imageKey":"\#(uuid)","contentMD5":"\#(md5One)","checksumSHA256":"\#(shaOne)"}"#
         )
@@ -85,18 +88,18 @@ struct ClientBFlowTests {
         let url = try #require(json["signedUrl"]?.stringValue)
         #expect(url.contains("X-Amz-SignedHeaders=content-md5%3Bcontent-type%3Bhost%3Bx-amz-checksum-sha256"))
         let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
-        func put(_ body: [UInt8], md5: String, sha: String) throws -> Int {
-            try ClientPFlowTests.put(
+        func put(_ body: [UInt8], md5: String, sha: String) async throws -> Int {
+            try await ClientPFlowTests.put(
                 s3, target: target, contentType: "image/jpeg", body: body,
                 extraHeaders: "Content-MD5: \(md5)\r\nx-amz-checksum-sha256: \(sha)\r\n")
         }
         // Another digest than the signed one: the signature does not match.
-        #expect(try put(two, md5: md5Two, sha: shaOne) == 403)
-        #expect(try put(one, md5: md5One, sha: shaTwo) == 403)
+        #expect(try await put(two, md5: md5Two, sha: shaOne) == 403)
+        #expect(try await put(one, md5: md5One, sha: shaTwo) == 403)
         // The signed digests with another body: RGW checks Content-MD5 against the bytes (400 BadDigest).
-        #expect(try put(two, md5: md5One, sha: shaOne) == 400)
-        #expect(try put(one, md5: md5One, sha: shaOne) == 200)
-        let (status, body) = try ClientPFlowTests.get(s3, key: uuid)
+        #expect(try await put(two, md5: md5One, sha: shaOne) == 400)
+        #expect(try await put(one, md5: md5One, sha: shaOne) == 200)
+        let (status, body) = try await ClientPFlowTests.get(s3, key: uuid)
         #expect(status == 200)
         #expect(body == one)
     }
@@ -145,11 +148,11 @@ struct ClientBFlowTests {
             ),
             ("", 400, ""),
         ])
-    func badBodies(body: String, status: Int, field: String) throws {
+    func badBodies(body: String, status: Int, field: String) async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
-        let r = try Self.post(server, body)
+        let r = try await Self.post(server, body)
         #expect(r.status == status, "\(body) -> \(r.status) \(r.text)")
         let json = try JSONValue(parsing: r.body)
         if status == 422 {
@@ -161,37 +164,39 @@ struct ClientBFlowTests {
     }
 
     @Test("invalid UTF-8, a wrong media type and a body over 64 KiB are 400, 415 and 413")
-    func otherBadInput() throws {
+    func otherBadInput() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
-        let c = try RawClient(port: server.port)
         let bad: [UInt8] = Array(#"{"contentType":"image/jpeg","imageKey":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
-        c.send(Array("POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: \(bad.count)\r\n\r\n".utf8) + bad)
-        #expect(c.readResponse()?.status == 400)
-        #expect(try Self.post(server, "{}", contentType: "text/plain").status == 415)
-        let big = try RawClient(port: server.port)
-        big.send("POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: 70000\r\n\r\n")
-        #expect(big.readResponse()?.status == 413)
+        let invalid = try await server.exchange(
+            Array("POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: \(bad.count)\r\n\r\n".utf8) + bad)
+        #expect(invalid.status == 400)
+        #expect(try await Self.post(server, "{}", contentType: "text/plain").status == 415)
+        // Refused on the declared length, before any of the body is read (none is sent).
+        let big = try await server.exchange("POST /presigned-url HTTP/1.1\r\nHost: a\r\nContent-Length: 70000\r\n\r\n")
+        #expect(big.status == 413)
     }
 
     @Test("every issued URL records an upload intent, written in batches to SQLite")
-    func intentsRecorded() throws {
+    func intentsRecorded() async throws {
         let (env, dir) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let uuid = UUID().uuidString
-        #expect(try Self.post(server, #"{"contentType":"image/heic","imageKey":"\#(uuid)","size":100}"#).status == 200)
-        let p = try JSONValue(parsing: ClientPFlowTests.issue(server, query: "type=PROFILE&ext=jpg", user: "77").body)
+        #expect(
+            try await Self.post(server, #"{"contentType":"image/heic","imageKey":"\#(uuid)","size":100}"#).status == 200
+        )
+        let p = try JSONValue(
+            parsing: await ClientPFlowTests.issue(server, query: "type=PROFILE&ext=jpg", user: "77").body)
         let pKey = try #require(p["key"]?.stringValue)
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/presignd.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         var b: UploadIntent?
         var pIntent: UploadIntent?
-        for _ in 0..<100 {
+        _ = try await eventually(within: 2) {
             b = try store.intent(imageKey: uuid.lowercased())
             pIntent = try store.intent(imageKey: pKey)
-            if b != nil && pIntent != nil { break }
-            usleep(20_000)
+            return b != nil && pIntent != nil
         }
         let bi = try #require(b)
         #expect(bi.ownerId == "9")
@@ -207,40 +212,32 @@ struct ClientBFlowTests {
     }
 
     @Test("a key already recorded, or issued to another user, gets no new URL (409)")
-    func keyReuse() throws {
+    func keyReuse() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_S3_VERIFY_UPLOADS": "false"])
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let uuid = UUID().uuidString
         let body = #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#
-        #expect(try Self.post(server, body).status == 200)  // user 9
-        #expect(try Self.post(server, body).status == 200, "the same user may ask again")
-        let other = try RawClient(port: server.port)
-        other.send(
-            "POST /presigned-url HTTP/1.1\r\nHost: a\r\nX-User-Id: 10\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        )
-        let taken = try #require(other.readResponse())
+        #expect(try await Self.post(server, body).status == 200)  // user 9
+        #expect(try await Self.post(server, body).status == 200, "the same user may ask again")
+        let taken = try await server.exchange("POST", "/presigned-url", headers: "X-User-Id: 10\r\n", body: body)
         #expect(taken.status == 409)
         #expect(taken.text.contains("KEY_IN_USE"))
-        let c = try RawClient(port: server.port)
         let confirm = #"{"imageKey":"\#(uuid)"}"#
-        c.send(
-            "POST /images HTTP/1.1\r\nHost: a\r\nX-User-Id: 9\r\nContent-Type: application/json\r\nContent-Length: \(confirm.utf8.count)\r\n\r\n\(confirm)"
-        )
-        #expect(c.readResponse()?.status == 201)
-        let again = try Self.post(server, body)
+        #expect(try await server.exchange("POST", "/images", headers: "X-User-Id: 9\r\n", body: confirm).status == 201)
+        let again = try await Self.post(server, body)
         #expect(again.status == 409)
         #expect(again.text.contains("KEY_ALREADY_RECORDED"))
     }
 
     @Test("presign.signIfNoneMatch signs If-None-Match: * and the upload must send it")
-    func ifNoneMatch() throws {
+    func ifNoneMatch() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: ["PRESIGN_PRESIGN_SIGN_IF_NONE_MATCH": "true"])
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let uuid = UUID().uuidString.lowercased()
-        let r = try Self.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
+        let r = try await Self.post(server, #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
         #expect(r.status == 200)
         let json = try JSONValue(parsing: r.body)
         #expect(json["headers"]?["If-None-Match"]?.stringValue == "*")
@@ -248,10 +245,10 @@ struct ClientBFlowTests {
         #expect(url.contains("X-Amz-SignedHeaders=content-type%3Bhost%3Bif-none-match"))
         let target = String(url[url.range(of: s3.endpoint)!.upperBound...])
         #expect(
-            try ClientPFlowTests.put(s3, target: target, contentType: "image/jpeg", body: [1]) == 403,
+            try await ClientPFlowTests.put(s3, target: target, contentType: "image/jpeg", body: [1]) == 403,
             "without the signed header the store refuses")
         #expect(
-            try ClientPFlowTests.put(
+            try await ClientPFlowTests.put(
                 s3, target: target, contentType: "image/jpeg", body: [1], extraHeaders: "If-None-Match: *\r\n") == 200)
     }
 }

@@ -1,3 +1,4 @@
+import AppTestSupport
 import Crypto
 import Foundation
 import JSON
@@ -5,7 +6,7 @@ import SigV4
 import TestSupport
 import Testing
 
-/// Client P's flow, end to end against the real binary and a real Ceph RGW.
+/// Client P's flow, end to end: the application in process and a real Ceph RGW.
 @Suite("Client P: GET /presigned-url against RGW", .serialized)
 struct ClientPFlowTests {
     /// Does what client P's iOS code does with the URL: split at `?`, split pairs on `=`, keep the six
@@ -31,51 +32,38 @@ struct ClientPFlowTests {
         return (String(afterScheme[slash...]), parts.joined(separator: "&"))
     }
 
+    /// PUTs `body` to RGW at `target` (a presigned URL's path and query), with `Host` the endpoint's or
+    /// `hostHeader`; RGW's status.
     static func put(
         _ s3: TestEnvironment.S3, target: String, contentType: String, body: [UInt8], extraHeaders: String = "",
         hostHeader: String? = nil
-    ) throws -> Int {
+    ) async throws -> Int {
         let (host, port) = s3.hostPort
-        let c = try RawClient(port: port, host: host)
         var req =
             "PUT \(target) HTTP/1.1\r\nHost: \(hostHeader ?? "\(host):\(port)")\r\nContent-Type: \(contentType)\r\n"
         req += extraHeaders
         req += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        c.send(Array(req.utf8) + body)
-        return c.readResponse()?.status ?? -1
+        return try await SocketTarget(host: host, port: port).exchange(Array(req.utf8) + body).status
     }
 
-    /// Reads an object back with a GET URL presigned by the test itself.
-    static func get(_ s3: TestEnvironment.S3, key: String) throws -> (Int, [UInt8]) {
-        let signer = try Presigner(
-            credentials: Credentials(
-                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
-            region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
-        let url = try signer.presign(
-            PresignRequest(method: "GET", bucket: s3.bucket, key: key, expires: 60),
-            now: Int64(Date().timeIntervalSince1970)
-        ).url
-        let (host, port) = s3.hostPort
-        let target = String(url[url.range(of: "\(host):\(port)")!.upperBound...])
-        let c = try RawClient(port: port, host: host)
-        c.send("GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n")
-        let r = c.readResponse()
-        return (r?.status ?? -1, r?.body ?? [])
+    /// Reads an object back with a GET URL presigned by the test itself: RGW's status and body.
+    static func get(_ s3: TestEnvironment.S3, key: String) async throws -> (Int, [UInt8]) {
+        let r = try await s3.fetch(key: key)
+        return (r.status, r.body)
     }
 
-    static func issue(_ server: ServerProcess, query: String, user: String = "42") throws -> RawClient.Response {
-        let c = try RawClient(port: server.port)
-        c.send("GET /presigned-url?\(query) HTTP/1.1\r\nHost: localhost\r\nX-User-Id: \(user)\r\n\r\n")
-        return try #require(c.readResponse())
+    static func issue(_ server: some HTTPTarget, query: String, user: String = "42") async throws -> WireResponse {
+        try await server.exchange(
+            "GET", "/presigned-url?\(query)", host: "localhost", headers: "X-User-Id: \(user)\r\n")
     }
 
     @Test("a PROFILE png URL, rebuilt as client P does and PUT as image/jpeg, uploads and reads back")
-    func uploadAndReadBack() throws {
+    func uploadAndReadBack() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
-        let r = try Self.issue(server, query: "type=PROFILE&ext=png")
+        let r = try await Self.issue(server, query: "type=PROFILE&ext=png")
         #expect(r.status == 200)
         #expect(r.header("Cache-Control") == "no-store")
         let json = try JSONValue(parsing: r.body)
@@ -103,16 +91,17 @@ struct ClientPFlowTests {
 
         let bytes = TestImages.png(width: 30, height: 20, tail: Array("\(UUID())".utf8))
         #expect(
-            try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: bytes) == 200)
-        let (status, body) = try Self.get(s3, key: key)
+            try await Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: bytes)
+                == 200)
+        let (status, body) = try await Self.get(s3, key: key)
         #expect(status == 200)
         #expect(body == bytes)
     }
 
     @Test("RGW refuses a tampered signature, a URL used for another key, and an expired URL")
-    func refusals() throws {
+    func refusals() async throws {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         // A config file with a 1-second expiry for PROFILE, to see an expired URL refused.
         let config = """
             {"types": {"PROFILE": {"extensions": ["jpg"], "contentTypes": ["image/jpeg"],
@@ -127,28 +116,32 @@ struct ClientPFlowTests {
             """
         try config.write(toFile: dir + "/config.json", atomically: true, encoding: .utf8)
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3)
-        let server = try ServerProcess(environment: env, arguments: ["--config", dir + "/config.json"])
+        let server = try await InProcessApp(environment: env, arguments: ["--config", dir + "/config.json"])
         defer { server.stop() }
         let body = Array("x".utf8)
 
         // Tampered signature.
-        let feed = try JSONValue(parsing: Self.issue(server, query: "type=FEED&ext=jpg").body)
+        let feed = try JSONValue(parsing: await Self.issue(server, query: "type=FEED&ext=jpg").body)
         let feedURL = try #require(feed["presignedUrl"]?.stringValue)
         var rebuilt = try #require(Self.rebuildLikeClientP(feedURL))
         let sig = rebuilt.query.suffix(64)
         let flipped = String(sig.first == "0" ? "1" : "0") + sig.dropFirst()
         let tampered = rebuilt.query.dropLast(64) + flipped
-        #expect(try Self.put(s3, target: rebuilt.path + "?" + tampered, contentType: "image/jpeg", body: body) == 403)
+        #expect(
+            try await Self.put(s3, target: rebuilt.path + "?" + tampered, contentType: "image/jpeg", body: body) == 403)
 
         // The same signature used for another key.
         let otherPath = rebuilt.path.replacingOccurrences(of: "delete/feed/", with: "delete/feed/x")
-        #expect(try Self.put(s3, target: otherPath + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 403)
+        #expect(
+            try await Self.put(s3, target: otherPath + "?" + rebuilt.query, contentType: "image/jpeg", body: body)
+                == 403)
         // ...while the genuine one works.
         #expect(
-            try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 200)
+            try await Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body)
+                == 200)
 
         // Expired: a 1-second URL used after 2 seconds.
-        let profile = try JSONValue(parsing: Self.issue(server, query: "type=PROFILE&ext=jpg").body)
+        let profile = try JSONValue(parsing: await Self.issue(server, query: "type=PROFILE&ext=jpg").body)
         let profileURL = try #require(profile["presignedUrl"]?.stringValue)
         rebuilt = try #require(Self.rebuildLikeClientP(profileURL))
         #expect(rebuilt.query.contains("X-Amz-Expires=1&"))
@@ -156,15 +149,16 @@ struct ClientPFlowTests {
         let signedAt = try #require(
             rebuilt.query.split(separator: "&").first { $0.hasPrefix("X-Amz-Date=") }
                 .flatMap { Self.amzDate(String($0.dropFirst("X-Amz-Date=".count))) })
-        var storageNow = try Self.storageClock(s3)
+        var storageNow = try await Self.storageClock(s3)
         for _ in 0..<300 where storageNow.map({ $0 <= signedAt + 1 }) ?? true {
-            usleep(20_000)
-            storageNow = try Self.storageClock(s3)
+            try await Task.sleep(for: .milliseconds(20))
+            storageNow = try await Self.storageClock(s3)
         }
         let now = try #require(storageNow, "RGW sent a Date header")
         #expect(now > signedAt + 1, "RGW's clock passed the URL's expiry")
         #expect(
-            try Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body) == 403)
+            try await Self.put(s3, target: rebuilt.path + "?" + rebuilt.query, contentType: "image/jpeg", body: body)
+                == 403)
     }
 
     /// Seconds since the epoch of an `X-Amz-Date` (`20260102T030405Z`).
@@ -177,10 +171,10 @@ struct ClientPFlowTests {
     }
 
     /// RGW's clock, in whole seconds, from the `Date` header of an anonymous request to it.
-    static func storageClock(_ s3: TestEnvironment.S3) throws -> Int64? {
-        let c = try RawClient(port: s3.hostPort.1)
-        c.send("GET / HTTP/1.1\r\nHost: \(s3.hostPort.0)\r\nConnection: close\r\n\r\n")
-        guard let date = c.readResponse()?.header("Date") else { return nil }
+    static func storageClock(_ s3: TestEnvironment.S3) async throws -> Int64? {
+        let r = try await SocketTarget(host: s3.hostPort.0, port: s3.hostPort.1).exchange(
+            "GET / HTTP/1.1\r\nHost: \(s3.hostPort.0)\r\nConnection: close\r\n\r\n")
+        guard let date = r.header("Date") else { return nil }
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = TimeZone(identifier: "GMT")
@@ -201,11 +195,11 @@ struct ClientPFlowTests {
             ("type=CHAT&ext=jpg", "chatroomId"),
             ("type=CHAT_PROFILE&ext=jpg&chatroomId=", "chatroomId"),
         ])
-    func validation(query: String, field: String) throws {
+    func validation(query: String, field: String) async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
-        let r = try Self.issue(server, query: query)
+        let r = try await Self.issue(server, query: query)
         #expect(r.status == 422)
         let json = try JSONValue(parsing: r.body)
         #expect(json["code"]?.stringValue == "4220")
@@ -214,9 +208,9 @@ struct ClientPFlowTests {
     }
 
     @Test("the key layouts of client P's five types, and the /v1/storage alias")
-    func keyLayouts() throws {
+    func keyLayouts() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let cases: [(String, String)] = [
             ("type=PROFILE&ext=jpg", #"^delete/profile/7/[0-9a-f-]{36}_\d{13}\.jpg$"#),
@@ -229,13 +223,11 @@ struct ClientPFlowTests {
             ),
         ]
         for (q, pattern) in cases {
-            let r = try Self.issue(server, query: q, user: "7")
+            let r = try await Self.issue(server, query: q, user: "7")
             #expect(r.status == 200, "\(q): \(r.text)")
             let key = try JSONValue(parsing: r.body)["key"]?.stringValue ?? ""
             #expect(key.range(of: pattern, options: .regularExpression) != nil, "\(q) gave \(key)")
         }
-        let c = try RawClient(port: server.port)
-        c.send("GET /v1/storage/presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\n\r\n")
-        #expect(c.readResponse()?.status == 200)
+        #expect(try await server.exchange("GET", "/v1/storage/presigned-url?type=PROFILE&ext=jpg").status == 200)
     }
 }

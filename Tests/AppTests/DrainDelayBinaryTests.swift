@@ -9,50 +9,48 @@ import Testing
 @Suite("Drain delay: /readyz 503 first, then the drain (binary)")
 struct DrainDelayBinaryTests {
     /// One GET on a new connection.
-    static func get(_ server: ServerProcess, _ path: String) throws -> RawClient.Response {
-        let c = try RawClient(port: server.port, timeoutMs: 15_000)
-        c.send("GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
-        return try #require(c.readResponse())
+    static func get(_ server: ServerProcess, _ path: String) async throws -> WireResponse {
+        try await server.exchange("GET", path)
     }
 
     @Test("SIGTERM: readyz 503 draining, healthz and issuing still served, exit 0 after the delay")
-    func readinessTurnsFirst() throws {
+    func readinessTurnsFirst() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(
-            s3: s3, extra: ["PRESIGN_SERVER_DRAIN_DELAY_MS": "2000", "PRESIGN_LIMITS_ENABLED": "false"])
-        let server = try ServerProcess(environment: env)
+            s3: s3, extra: ["PRESIGN_SERVER_DRAIN_DELAY_MS": "6000", "PRESIGN_LIMITS_ENABLED": "false"])
+        let server = try await ServerProcess(environment: env)
         defer { server.stop() }
-        #expect(try Self.get(server, "/readyz").status == 200)
+        #expect(try await Self.get(server, "/readyz").status == 200)
         let signalled = Date()
         server.signal(SIGTERM)
-        #expect(server.waitForLine(containing: #""msg":"draining""#)?.contains(#""delayMs":2000"#) == true)
-        let ready = try Self.get(server, "/readyz")
+        #expect(await server.line(containing: #""msg":"draining""#)?.contains(#""delayMs":6000"#) == true)
+        let ready = try await Self.get(server, "/readyz")
         #expect(ready.status == 503)
         let body = try JSONValue(parsing: ready.body)
         #expect(body["checks"]?["draining"]?.stringValue?.hasPrefix("stopping") == true)
-        #expect(try Self.get(server, "/healthz").status == 200)
-        #expect(try Self.get(server, "/presigned-url?type=PROFILE&ext=jpg").status == 200)
-        #expect(server.waitForExit(timeoutMs: 15_000) == 0)
+        #expect(try await Self.get(server, "/healthz").status == 200)
+        #expect(try await Self.get(server, "/presigned-url?type=PROFILE&ext=jpg").status == 200)
+        #expect(await server.exit(within: 15) == 0)
         // Not before the delay: the listeners stayed open for it.
-        #expect(Date().timeIntervalSince(signalled) >= 1.9)
+        #expect(Date().timeIntervalSince(signalled) >= 5.9)
     }
 
     @Test("a second SIGTERM ends the delay; SIGINT drains at once")
-    func secondSignalAndInterrupt() throws {
+    func secondSignalAndInterrupt() async throws {
         let s3 = try TestEnvironment.s3()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: ["PRESIGN_SERVER_DRAIN_DELAY_MS": "60000"])
-        let first = try ServerProcess(environment: env)
+        let first = try await ServerProcess(environment: env)
         defer { first.stop() }
         first.signal(SIGTERM)
-        #expect(first.waitForLine(containing: #""msg":"draining""#) != nil)
-        #expect(try Self.get(first, "/readyz").status == 503)
+        #expect(await first.line(containing: #""msg":"draining""#) != nil)
+        #expect(try await Self.get(first, "/readyz").status == 503)
         first.signal(SIGTERM)
-        #expect(first.waitForExit(timeoutMs: 15_000) == 0)
+        #expect(await first.exit(within: 15) == 0)
 
-        let second = try ServerProcess(environment: env)
+        let second = try await ServerProcess(environment: env)
         defer { second.stop() }
         second.signal(SIGINT)
-        #expect(second.waitForLine(containing: #""msg":"draining""#)?.contains(#""delayMs":0"#) == true)
-        #expect(second.waitForExit(timeoutMs: 15_000) == 0)
+        #expect(await second.line(containing: #""msg":"draining""#)?.contains(#""delayMs":0"#) == true)
+        #expect(await second.exit(within: 15) == 0)
     }
 }

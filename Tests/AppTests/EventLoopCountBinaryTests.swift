@@ -32,14 +32,14 @@ struct EventLoopCountBinaryTests {
     @Test(
         "pinned to one CPU with server.eventLoops at its default: one loop, source affinity",
         .enabled(if: FileManager.default.isExecutableFile(atPath: taskset)))
-    func pinnedToOneCPU() throws {
+    func pinnedToOneCPU() async throws {
         let (env0, _) = TestEnvironment.serverEnvironment(s3: nil)
         var env = env0
         env["PRESIGN_SERVER_EVENT_LOOPS"] = "0"  // the default (ServerProcess sets 2 otherwise)
         let cpu = try Self.firstAllowedCPU()
-        let server = try ServerProcess(environment: env, launcher: [Self.taskset, "-c", String(cpu)])
+        let server = try await ServerProcess(environment: env, launcher: [Self.taskset, "-c", String(cpu)])
         defer { server.stop() }
-        let line = try #require(server.waitForLine(containing: #""msg":"event loops""#), "\(server.stderr)")
+        let line = try #require(await server.line(containing: #""msg":"event loops""#), "\(server.stderr)")
         let json = try JSONValue(parsing: line)
         #expect(json["level"]?.stringValue == "info")
         #expect(json["count"]?.intValue == 1)
@@ -48,28 +48,25 @@ struct EventLoopCountBinaryTests {
         // Live threads: every thread names itself as it starts, so wait until the first loop has and no
         // thread is left with the process's name, then count the loops.
         let pid = server.process.processIdentifier
-        let deadline = Date().addingTimeInterval(15)
         var names = Self.threadNames(pid: pid)
-        while Date() < deadline && (!names.contains("presignd-loop0") || names.contains("presignd")) {
-            usleep(10_000)
+        _ = await eventually(within: 15, pollMs: 10) {
             names = Self.threadNames(pid: pid)
+            return names.contains("presignd-loop0") && !names.contains("presignd")
         }
         #expect(names.filter { $0.hasPrefix("presignd-loop") } == ["presignd-loop0"], "\(names)")
 
         // And it serves.
-        let c = try RawClient(port: server.port)
-        c.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
-        #expect(c.readResponse()?.status == 200)
+        #expect(try await server.exchange("GET", "/healthz").status == 200)
     }
 
     @Test("server.eventLoops set: that many loops, source configured")
-    func configured() throws {
+    func configured() async throws {
         let (env0, _) = TestEnvironment.serverEnvironment(s3: nil)
         var env = env0
         env["PRESIGN_SERVER_EVENT_LOOPS"] = "3"
-        let server = try ServerProcess(environment: env)
+        let server = try await ServerProcess(environment: env)
         defer { server.stop() }
-        let line = try #require(server.waitForLine(containing: #""msg":"event loops""#), "\(server.stderr)")
+        let line = try #require(await server.line(containing: #""msg":"event loops""#), "\(server.stderr)")
         let json = try JSONValue(parsing: line)
         #expect(json["count"]?.intValue == 3)
         #expect(json["source"]?.stringValue == "configured")

@@ -1,3 +1,5 @@
+import AppTestSupport
+import Commands
 import Config
 import Crypto
 import Foundation
@@ -30,37 +32,26 @@ struct ExplainRGWTests {
     }
 
     /// The application in this process, its clock `offset` seconds from the real one.
-    final class InProcess: @unchecked Sendable {
-        let app: Application
+    final class InProcess: Sendable {
+        let app: InProcessApp
         let clock = Clock()
-        var port: Int { app.server.port }
 
-        init(_ env: [String: String]) throws {
-            guard case .success(.run(let config)) = ConfigLoader.load(arguments: [], environment: env) else {
-                throw TestFailure("configuration refused: \(ConfigLoader.load(arguments: [], environment: env))")
-            }
+        init(_ env: [String: String]) async throws {
             let clock = self.clock
-            app = try Application(
-                config: config,
-                env: AppEnvironment(
-                    nowMillis: { Int64(Date().timeIntervalSince1970 * 1000) + clock.offset.withLock { $0 } * 1000 },
-                    newUUID: { UUID().uuidString.lowercased() }))
-            app.start()
+            app = try await InProcessApp(
+                environment: env,
+                nowMillis: { Int64(Date().timeIntervalSince1970 * 1000) + clock.offset.withLock { $0 } * 1000 })
         }
 
         /// Sets the clock `seconds` from the real one.
         func shift(_ seconds: Int64) { clock.offset.withLock { $0 = seconds } }
 
-        func send(_ text: String) throws -> RawClient.Response {
-            let c = try RawClient(port: port)
-            c.send(text)
-            return try #require(c.readResponse())
-        }
+        func send(_ text: String) async throws -> WireResponse { try await app.exchange(text) }
 
         /// Client B's URL (`content-type: image/jpeg` signed, 900 s).
-        func clientB() throws -> String {
+        func clientB() async throws -> String {
             let body = #"{"contentType":"image/jpeg","imageKey":"\#(UUID().uuidString)"}"#
-            let r = try send(
+            let r = try await send(
                 "POST /presigned-url HTTP/1.1\r\nHost: a\r\nX-User-Id: 9\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
             )
             guard r.status == 200 else { throw TestFailure("issue: \(r.status) \(r.text)") }
@@ -68,23 +59,23 @@ struct ExplainRGWTests {
         }
 
         /// Client P's URL (host only, 600 s, a key with slashes).
-        func clientP() throws -> String {
-            let r = try send("GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-User-Id: 42\r\n\r\n")
+        func clientP() async throws -> String {
+            let r = try await send(
+                "GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nX-User-Id: 42\r\n\r\n")
             guard r.status == 200 else { throw TestFailure("issue: \(r.status) \(r.text)") }
             return try #require(try JSONValue(parsing: r.body)["presignedUrl"]?.stringValue)
         }
 
         /// `POST /admin/explain` with `body`, as the holder of `key` (none when nil).
-        func explain(_ body: JSONValue, key: String? = ExplainRGWTests.adminKey, header: String = "X-Api-Key") throws
-            -> RawClient.Response
+        func explain(_ body: JSONValue, key: String? = ExplainRGWTests.adminKey, header: String = "X-Api-Key")
+            async throws -> WireResponse
         {
             let text = body.jsonText
             var head = "POST /admin/explain HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
             if let key { head += "\(header): \(header == "Authorization" ? "Bearer " : "")\(key)\r\n" }
-            return try send(head + "Content-Length: \(text.utf8.count)\r\n\r\n\(text)")
+            return try await send(head + "Content-Length: \(text.utf8.count)\r\n\r\n\(text)")
         }
 
-        deinit { app.stop() }
     }
 
     /// The seconds the application's clock is set off the real one.
@@ -101,20 +92,18 @@ struct ExplainRGWTests {
 
     /// PUTs five bytes to RGW with `url` (its path and query as written), with `headers`, and `Host` the
     /// URL's authority unless `host` says otherwise.
-    static func put(_ s3: TestEnvironment.S3, _ url: String, headers: [(String, String)], host: String? = nil) throws
-        -> Answer
+    static func put(_ s3: TestEnvironment.S3, _ url: String, headers: [(String, String)], host: String? = nil)
+        async throws -> Answer
     {
         let afterScheme = url[url.range(of: "://")!.upperBound...]
         let slash = afterScheme.firstIndex(of: "/")!
         let authority = String(afterScheme[..<slash])
         let target = String(afterScheme[slash...])
         let (rgwHost, rgwPort) = s3.hostPort
-        let c = try RawClient(port: rgwPort, host: rgwHost)
         var request = "PUT \(target) HTTP/1.1\r\nHost: \(host ?? authority)\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         request += "Content-Length: 5\r\nConnection: close\r\n\r\nhello"
-        c.send(request)
-        let r = try #require(c.readResponse())
+        let r = try await SocketTarget(host: rgwHost, port: rgwPort).exchange(request)
         return Answer(status: r.status, body: r.text, date: r.header("Date"))
     }
 
@@ -131,20 +120,33 @@ struct ExplainRGWTests {
         return .object(object)
     }
 
-    /// `presignd explain` with the same configuration: its exit status and JSON.
+    /// `presignd explain` with the same configuration, as the binary runs it (the command line read by
+    /// `ConfigLoader`, then `ExplainCommand`, on a thread of its own: it may call storage): the status the
+    /// binary exits with and its JSON. (The binary's own exits: BinaryTests.explainExits.)
     static func cli(
         _ env: [String: String], _ url: String, headers: [(String, String)], answer: Answer?
-    ) throws -> (Int32, JSONValue) {
+    ) async throws -> (Int32, JSONValue) {
         var arguments = ["explain", url, "--method", "PUT"]
         for (name, value) in headers { arguments += ["--header", "\(name): \(value)"] }
         if let answer {
-            let path = TestEnvironment.tempDir() + "/error.xml"
+            let path = Temporary.directory() + "/error.xml"
             try answer.body.write(toFile: path, atomically: true, encoding: .utf8)
             arguments += ["--error-xml", path]
         }
-        let process = try ServerProcess(environment: env, arguments: arguments, expectListening: false)
-        let status = try #require(process.waitForExit())
-        return (status, try JSONValue(parsing: Array(process.stdout.utf8)))
+        var variables = ServerProcess.baseEnvironment
+        for (name, value) in env { variables[name] = value }
+        guard
+            case .success(.explain(let config, let parsed)) = ConfigLoader.load(
+                arguments: arguments, environment: variables)
+        else {
+            throw TestFailure("not an explain command line: \(arguments)")
+        }
+        let outcome = try await onThread { [variables] in
+            ExplainCommand.run(
+                config: config, arguments: parsed, nowSeconds: Int64(Date().timeIntervalSince1970),
+                environment: variables)
+        }
+        return (outcome.status, try JSONValue(parsing: Array(outcome.output.utf8)))
     }
 
     /// The codes of an answer's findings.
@@ -163,13 +165,13 @@ struct ExplainRGWTests {
         _ s3: TestEnvironment.S3, _ app: InProcess, env: [String: String], url: String, headers: [(String, String)],
         host: String? = nil, rgwStatus: Int, rgwCode: String?, code: String, field: String? = nil,
         cliStatus: Int32 = 1
-    ) throws -> JSONValue {
-        let answer = try put(s3, url, headers: headers, host: host)
+    ) async throws -> JSONValue {
+        let answer = try await put(s3, url, headers: headers, host: host)
         #expect(answer.status == rgwStatus, "RGW: \(answer.status) \(answer.body)")
         if let rgwCode { #expect(answer.body.contains("<Code>\(rgwCode)</Code>"), "\(answer.body)") }
         var sentHeaders = headers
         if let host { sentHeaders.append(("Host", host)) }
-        let response = try app.explain(body(url, headers: sentHeaders, answer: answer))
+        let response = try await app.explain(body(url, headers: sentHeaders, answer: answer))
         #expect(response.status == 200, "\(response.text)")
         #expect(!response.text.contains(s3.secretKey))
         let json = try JSONValue(parsing: response.body)
@@ -177,7 +179,7 @@ struct ExplainRGWTests {
         #expect(found != nil, "route: \(codes(json)) for \(code)")
         if let field { #expect(found?["field"]?.stringValue == field, "\(response.text)") }
         if let rgwCode { #expect(json["storageCode"]?.stringValue == rgwCode) }
-        let (status, cliJSON) = try cli(env, url, headers: sentHeaders, answer: answer)
+        let (status, cliJSON) = try await cli(env, url, headers: sentHeaders, answer: answer)
         #expect(status == cliStatus, "\(cliJSON.jsonText)")
         #expect(finding(cliJSON, code) != nil, "cli: \(codes(cliJSON)) for \(code)")
         #expect(!cliJSON.jsonText.contains(s3.secretKey))
@@ -185,31 +187,31 @@ struct ExplainRGWTests {
     }
 
     @Test("a URL used as issued uploads, and both forms say: no differences")
-    func fine() throws {
+    func fine() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
-        let url = try app.clientB()
+        let app = try await InProcess(env)
+        let url = try await app.clientB()
         let headers = [("Content-Type", "image/jpeg")]
-        #expect(try Self.put(s3, url, headers: headers).status == 200)
-        let response = try app.explain(Self.body(url, headers: headers, answer: nil))
+        #expect(try await Self.put(s3, url, headers: headers).status == 200)
+        let response = try await app.explain(Self.body(url, headers: headers, answer: nil))
         let json = try JSONValue(parsing: response.body)
         #expect(json["differences"]?.boolValue == false, "\(response.text)")
         #expect(json["findings"]?.arrayValue?.isEmpty == true)
         #expect(json["signatureMatches"]?.boolValue == true)
         #expect(json["issuedByThisServer"]?.boolValue == true)
-        let (status, cliJSON) = try Self.cli(env, url, headers: headers, answer: nil)
+        let (status, cliJSON) = try await Self.cli(env, url, headers: headers, answer: nil)
         #expect(status == 0)
         #expect(cliJSON["findings"]?.arrayValue?.isEmpty == true)
     }
 
     @Test("%2F re-encoded as %252F (the first seed): RGW refuses, explain names DOUBLE_ENCODED")
-    func doubleEncoded() throws {
+    func doubleEncoded() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
-        let url = try app.clientP().replacingOccurrences(of: "%2F", with: "%252F")
-        let json = try Self.reproduce(
+        let app = try await InProcess(env)
+        let url = try await app.clientP().replacingOccurrences(of: "%2F", with: "%252F")
+        let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 400,
             rgwCode: "InvalidArgument", code: "DOUBLE_ENCODED", field: "X-Amz-Credential")
         #expect(json["issuedByThisServer"]?.boolValue == true)
@@ -217,28 +219,28 @@ struct ExplainRGWTests {
     }
 
     @Test("a dropped parameter: RGW refuses, explain names it and the issued value")
-    func dropped() throws {
+    func dropped() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
-        let issued = try app.clientP()
+        let app = try await InProcess(env)
+        let issued = try await app.clientP()
         let url = issued.replacingOccurrences(of: "&X-Amz-Expires=600", with: "")
         #expect(url != issued)
-        let json = try Self.reproduce(
+        let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
             rgwCode: "AccessDenied", code: "PARAMETER_MISSING", field: "X-Amz-Expires")
         #expect(Self.finding(json, "PARAMETER_MISSING")?["expected"]?.stringValue == "600")
     }
 
     @Test("a reordered query: RGW takes it (it sorts), explain says info only, exit 0")
-    func reordered() throws {
+    func reordered() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
-        let issued = try app.clientP()
+        let app = try await InProcess(env)
+        let issued = try await app.clientP()
         let (base, query) = (issued.split(separator: "?")[0], issued.split(separator: "?")[1])
         let url = String(base) + "?" + query.split(separator: "&").reversed().joined(separator: "&")
-        let json = try Self.reproduce(
+        let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 200, rgwCode: nil,
             code: "PARAMETER_REORDERED", cliStatus: 0)
         #expect(json["differences"]?.boolValue == false)
@@ -246,24 +248,24 @@ struct ExplainRGWTests {
     }
 
     @Test("an added parameter: RGW says SignatureDoesNotMatch, explain names PARAMETER_ADDED")
-    func added() throws {
+    func added() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
-        let url = try app.clientP() + "&x-id=PutObject"
-        let json = try Self.reproduce(
+        let app = try await InProcess(env)
+        let url = try await app.clientP() + "&x-id=PutObject"
+        let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
             rgwCode: "SignatureDoesNotMatch", code: "PARAMETER_ADDED", field: "x-id")
         #expect(Self.finding(json, "PARAMETER_ADDED")?["severity"]?.stringValue == "error")
     }
 
     @Test("another Content-Type than the signed one: RGW refuses, explain names the signed value")
-    func contentType() throws {
+    func contentType() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
-        let url = try app.clientB()
-        let json = try Self.reproduce(
+        let app = try await InProcess(env)
+        let url = try await app.clientB()
+        let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/png")], rgwStatus: 403,
             rgwCode: "SignatureDoesNotMatch", code: "SIGNED_HEADER_CHANGED", field: "header:content-type")
         let finding = Self.finding(json, "SIGNED_HEADER_CHANGED")
@@ -289,25 +291,25 @@ struct ExplainRGWTests {
     }
 
     @Test("an expired URL (issued by a clock two hours behind): RGW says AccessDenied, explain EXPIRED")
-    func expired() throws {
+    func expired() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         app.shift(-7200)
-        let url = try app.clientP()
+        let url = try await app.clientP()
         app.shift(0)
-        _ = try Self.reproduce(
+        _ = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
             rgwCode: "AccessDenied", code: "EXPIRED", field: "X-Amz-Expires")
     }
 
     @Test("sent to another host name: RGW says SignatureDoesNotMatch, explain WRONG_HOST")
-    func wrongHost() throws {
+    func wrongHost() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
-        let url = try app.clientP().replacingOccurrences(of: "://127.0.0.1:", with: "://localhost:")
-        let json = try Self.reproduce(
+        let app = try await InProcess(env)
+        let url = try await app.clientP().replacingOccurrences(of: "://127.0.0.1:", with: "://localhost:")
+        let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
             rgwCode: "SignatureDoesNotMatch", code: "WRONG_HOST", field: "host")
         #expect(json["issuedByThisServer"]?.boolValue == true)
@@ -317,36 +319,36 @@ struct ExplainRGWTests {
     }
 
     @Test("a path-style URL turned virtual-hosted: RGW refuses, explain ADDRESSING_STYLE")
-    func addressing() throws {
+    func addressing() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
-        let issued = try app.clientP()
+        let app = try await InProcess(env)
+        let issued = try await app.clientP()
         let authority = s3.endpoint.replacingOccurrences(of: "http://", with: "")
         let url = issued.replacingOccurrences(
             of: "http://\(authority)/\(s3.bucket)/", with: "http://\(s3.bucket).\(authority)/")
         #expect(url != issued)
-        let answer = try Self.put(s3, url, headers: [("Content-Type", "image/jpeg")])
+        let answer = try await Self.put(s3, url, headers: [("Content-Type", "image/jpeg")])
         #expect(answer.status >= 400, "RGW: \(answer.status) \(answer.body)")
-        let response = try app.explain(Self.body(url, headers: [("Content-Type", "image/jpeg")], answer: answer))
+        let response = try await app.explain(Self.body(url, headers: [("Content-Type", "image/jpeg")], answer: answer))
         let json = try JSONValue(parsing: response.body)
         #expect(Self.finding(json, "ADDRESSING_STYLE")?["severity"]?.stringValue == "error", "\(response.text)")
         #expect(json["issuedByThisServer"]?.boolValue == true)
-        let (status, cliJSON) = try Self.cli(env, url, headers: [("Content-Type", "image/jpeg")], answer: answer)
+        let (status, cliJSON) = try await Self.cli(env, url, headers: [("Content-Type", "image/jpeg")], answer: answer)
         #expect(status == 1)
         #expect(Self.finding(cliJSON, "ADDRESSING_STYLE") != nil)
     }
 
     @Test("X-Amz-Date an hour ahead (the issuing clock runs fast): explain CLOCK_SKEW")
-    func clockSkew() throws {
+    func clockSkew() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         app.shift(3600)
-        let url = try app.clientP()
+        let url = try await app.clientP()
         app.shift(0)
         // Ceph RGW 16 does not check the start of a presigned URL's validity (AWS S3 does): it takes the PUT.
-        let json = try Self.reproduce(
+        let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 200, rgwCode: nil,
             code: "CLOCK_SKEW", field: "X-Amz-Date")
         #expect(Self.finding(json, "CLOCK_SKEW")?["severity"]?.stringValue == "error")
@@ -354,21 +356,21 @@ struct ExplainRGWTests {
     }
 
     @Test("a credential scope of another region: RGW refuses, explain CREDENTIAL_REGION")
-    func credentialRegion() throws {
+    func credentialRegion() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
-        let url = try app.clientP().replacingOccurrences(of: "%2F\(s3.region)%2F", with: "%2Fkr-standard%2F")
-        _ = try Self.reproduce(
+        let app = try await InProcess(env)
+        let url = try await app.clientP().replacingOccurrences(of: "%2F\(s3.region)%2F", with: "%2Fkr-standard%2F")
+        _ = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
             rgwCode: "SignatureDoesNotMatch", code: "CREDENTIAL_REGION", field: "X-Amz-Credential")
     }
 
     @Test("a URL signed with another secret for the same key id: RGW refuses, explain SIGNATURE_MISMATCH")
-    func notIssuedHere() throws {
+    func notIssuedHere() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let forger = try Presigner(
             credentials: Credentials(accessKeyId: s3.accessKey, secretAccessKey: Secret("not-the-rgw-secret-key")),
             region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
@@ -376,23 +378,23 @@ struct ExplainRGWTests {
             PresignRequest(method: "PUT", bucket: s3.bucket, key: "explain/forged.jpg", expires: 600),
             now: Int64(Date().timeIntervalSince1970)
         ).url
-        let json = try Self.reproduce(
+        let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
             rgwCode: "SignatureDoesNotMatch", code: "SIGNATURE_MISMATCH")
         #expect(json["issuedByThisServer"]?.boolValue == false)
     }
 
     @Test("the server holds a wrong secret: the URL is what it signs, RGW refuses, explain SECRET_KEY_MISMATCH")
-    func wrongServerSecret() throws {
+    func wrongServerSecret() async throws {
         let s3 = try TestEnvironment.s3()
         var env = Self.environment(s3)
         env["PRESIGN_S3_SECRET_ACCESS_KEY"] = "not-the-secret-rgw-has-for-this-key-000000"
-        let app = try InProcess(env)
-        let url = try app.clientB()
+        let app = try await InProcess(env)
+        let url = try await app.clientB()
         // RGW's answer names nothing but the code (an empty Message, no StringToSign).
-        let answer = try Self.put(s3, url, headers: [("Content-Type", "image/jpeg")])
+        let answer = try await Self.put(s3, url, headers: [("Content-Type", "image/jpeg")])
         #expect(!answer.body.contains("StringToSign"), "\(answer.body)")
-        let json = try Self.reproduce(
+        let json = try await Self.reproduce(
             s3, app, env: env, url: url, headers: [("Content-Type", "image/jpeg")], rgwStatus: 403,
             rgwCode: "SignatureDoesNotMatch", code: "SECRET_KEY_MISMATCH", field: "credentials")
         #expect(json["signatureMatches"]?.boolValue == true, "the URL itself is what the server signs")
@@ -401,10 +403,10 @@ struct ExplainRGWTests {
     }
 
     @Test("a key holding a literal %4F: uploads as issued; with only the signature changed, no DOUBLE_ENCODED")
-    func literalPercentKey() throws {
+    func literalPercentKey() async throws {
         let s3 = try TestEnvironment.s3()
         let env = Self.environment(s3)
-        let app = try InProcess(env)
+        let app = try await InProcess(env)
         let signer = try Presigner(
             credentials: Credentials(accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey)),
             region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
@@ -417,10 +419,10 @@ struct ExplainRGWTests {
         }
         let url = try issue()
         #expect(url.contains("50%254F-"))
-        #expect(try Self.put(s3, url, headers: []).status == 200, "RGW takes the key as issued")
+        #expect(try await Self.put(s3, url, headers: []).status == 200, "RGW takes the key as issued")
         let other = try issue()
         let tampered = String(other.dropLast()) + (other.last == "0" ? "1" : "0")
-        let json = try Self.reproduce(
+        let json = try await Self.reproduce(
             s3, app, env: env, url: tampered, headers: [], rgwStatus: 403, rgwCode: "SignatureDoesNotMatch",
             code: "SIGNATURE_MISMATCH")
         let doubles = (json["findings"]?.arrayValue ?? []).filter { $0["code"]?.stringValue == "DOUBLE_ENCODED" }
@@ -428,31 +430,22 @@ struct ExplainRGWTests {
     }
 
     @Test("the route: 404 when off, 401 without or with an unknown key, 403 for a non-admin key or a user")
-    func access() throws {
+    func access() async throws {
         let s3 = try TestEnvironment.s3()
-        let off = try InProcess(Self.environment(s3, enabled: false))
+        let off = try await InProcess(Self.environment(s3, enabled: false))
         let body: JSONValue = ["url": "http://127.0.0.1:1/uploads/a.jpg"]
-        #expect(try off.explain(body).status == 404)
-        let app = try InProcess(Self.environment(s3))
-        #expect(try app.explain(body, key: nil).status == 401)
-        #expect(try app.explain(body, key: "not-a-configured-key-0123456789abcdef").status == 401)
-        let plain = try app.explain(body, key: Self.plainKey)
+        #expect(try await off.explain(body).status == 404)
+        let app = try await InProcess(Self.environment(s3))
+        #expect(try await app.explain(body, key: nil).status == 401)
+        #expect(try await app.explain(body, key: "not-a-configured-key-0123456789abcdef").status == 401)
+        let plain = try await app.explain(body, key: Self.plainKey)
         #expect(plain.status == 403)
         #expect(try JSONValue(parsing: plain.body)["code"]?.stringValue == "ADMIN_REQUIRED")
-        #expect(try app.explain(body, key: "eyJhbGciOiJIUzI1NiJ9.e30.c2ln", header: "Authorization").status == 403)
-        #expect(try app.explain(body, key: Self.adminKey, header: "Authorization").status == 200)
-        let bad = try app.explain(["method": "PUT"])
+        #expect(
+            try await app.explain(body, key: "eyJhbGciOiJIUzI1NiJ9.e30.c2ln", header: "Authorization").status == 403)
+        #expect(try await app.explain(body, key: Self.adminKey, header: "Authorization").status == 200)
+        let bad = try await app.explain(["method": "PUT"])
         #expect(bad.status == 422)
         #expect(bad.text.contains("url is required"))
-    }
-
-    @Test("explain.enabled without an admin key is a configuration error (exit 2)")
-    func needsAdminKey() throws {
-        let env = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_EXPLAIN_ENABLED": "true"]).env
-        let process = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
-        #expect(process.waitForExit() == 2)
-        #expect(process.stderr.contains("explain.enabled"))
-        let usage = try ServerProcess(environment: env, arguments: ["explain"], expectListening: false)
-        #expect(usage.waitForExit() == 2)
     }
 }

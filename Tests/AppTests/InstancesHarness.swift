@@ -19,7 +19,7 @@ final class InstancesHarness: @unchecked Sendable {
 
     /// Starts the instances with the test services and `extra` settings, then HAProxy, with its state in
     /// `dir`. A failed start stops whatever it had started before it throws.
-    init(extra: [String: String], dir: String = TestEnvironment.tempDir() + "/instances") throws {
+    init(extra: [String: String], dir: String = Temporary.directory() + "/instances") throws {
         let s3 = try TestEnvironment.s3()
         self.dir = dir
         recordsURL = try Backend.postgres.recordsURL(dir: dir)
@@ -47,6 +47,20 @@ final class InstancesHarness: @unchecked Sendable {
             throw TestFailure("instances.sh start printed no port: \(out)")
         }
         port = p
+    }
+
+    /// `init(extra:dir:)` on a thread of its own (the script starts three binaries and HAProxy and waits
+    /// for them), for async tests.
+    static func start(extra: [String: String], dir: String = Temporary.directory() + "/instances") async throws
+        -> InstancesHarness
+    {
+        try await onThread { try InstancesHarness(extra: extra, dir: dir) }
+    }
+
+    /// Runs `scripts/instances.sh` with `arguments` on a thread of its own; its standard output.
+    @discardableResult
+    func running(_ arguments: [String]) async throws -> String {
+        try await onThread { try self.run(arguments) }
     }
 
     /// Runs `scripts/instances.sh` with `arguments`; its standard output. Bounded: the script's own waits
@@ -85,11 +99,11 @@ final class InstancesHarness: @unchecked Sendable {
     }
 
     /// SIGTERM instance `n` and wait for it to exit.
-    func term(_ n: Int) throws { try run(["term", "\(n)"]) }
+    func term(_ n: Int) async throws { try await running(["term", "\(n)"]) }
     /// SIGKILL instance `n`.
-    func kill9(_ n: Int) throws { try run(["kill", "\(n)"]) }
+    func kill9(_ n: Int) async throws { try await running(["kill", "\(n)"]) }
     /// Starts instance `n` again on its port and waits until HAProxy has it UP.
-    func up(_ n: Int) throws { try run(["up", "\(n)"]) }
+    func up(_ n: Int) async throws { try await running(["up", "\(n)"]) }
     /// Instance `n`'s own port.
     func instancePort(_ n: Int) throws -> Int {
         guard let p = Int(try run(["port", "\(n)"]).trimmingCharacters(in: .whitespacesAndNewlines)) else {

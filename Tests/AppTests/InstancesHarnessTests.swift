@@ -37,7 +37,7 @@ struct InstancesHarnessTests {
     }
 
     @Test("a start that fails half-way (HAProxy cannot bind its port) leaves no instance running")
-    func failedStartStopsWhatItStarted() throws {
+    func failedStartStopsWhatItStarted() async throws {
         // A port that is taken: the instances start, then HAProxy exits, and the start fails.
         let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(taken >= 0)
@@ -56,8 +56,10 @@ struct InstancesHarnessTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &len) }
         }
         let port = Int(UInt16(bigEndian: addr.sin_port))
-        let dir = TestEnvironment.tempDir() + "/instances"
-        #expect(throws: (any Error).self) { try InstancesHarness(extra: ["HAPROXY_PORT": "\(port)"], dir: dir) }
+        let dir = Temporary.directory() + "/instances"
+        await #expect(throws: (any Error).self) {
+            try await InstancesHarness.start(extra: ["HAPROXY_PORT": "\(port)"], dir: dir)
+        }
         // Every instance it had started (a PID file each) is gone.
         let pids = try (0..<3).map { n -> Int32 in
             let text = try String(contentsOfFile: dir + "/\(n).pid", encoding: .utf8)
@@ -71,55 +73,56 @@ struct InstancesHarnessTests {
     }
 
     @Test("rolling restart (SIGTERM each instance in turn, then start it again) under steady load: 0 failed requests")
-    func rollingRestartLosesNoRequest() throws {
-        // No retries in HAProxy (as with a balancer like kube-proxy): only the drain delay (3 s, above the
-        // health check's 250 ms) keeps requests whole; with PRESIGN_SERVER_DRAIN_DELAY_MS=0 this fails.
-        let harness = try InstancesHarness(extra: ["HAPROXY_RETRIES": "0"])
+    func rollingRestartLosesNoRequest() async throws {
+        // No retries in HAProxy (as with a balancer like kube-proxy): only the drain delay keeps requests
+        // whole; with PRESIGN_SERVER_DRAIN_DELAY_MS=0 this fails. 6 s: far above the health check's 250 ms,
+        // so that HAProxy marks the instance down in time even on a machine loaded by the other tests.
+        let harness = try await InstancesHarness.start(extra: [
+            "HAPROXY_RETRIES": "0", "PRESIGN_SERVER_DRAIN_DELAY_MS": "6000",
+        ])
         defer { harness.stop() }
         let load = SteadyLoad(port: harness.port, clients: 4) { client, _ in Self.issue("r\(client)") }
         defer { load.stop() }
-        #expect(load.waitForOK(atLeast: 50, from: 0))
+        #expect(await load.waitForOK(atLeast: 50, from: 0))
         for n in 0..<3 {
             // `term` returns once the instance has exited: through its drain delay (/readyz 503 while the
             // rest is served) and its drain. Then it comes back and HAProxy has it UP again.
-            try harness.term(n)
+            try await harness.term(n)
             let before = load.ok
-            #expect(load.waitForOK(atLeast: 20, from: before), "requests go on with instance \(n) down")
-            try harness.up(n)
-            #expect(load.waitForOK(atLeast: 20, from: load.ok))
+            #expect(await load.waitForOK(atLeast: 20, from: before), "requests go on with instance \(n) down")
+            try await harness.up(n)
+            #expect(await load.waitForOK(atLeast: 20, from: load.ok))
         }
-        load.stop()
+        await load.stopping()
         let failures = load.failures
         #expect(failures.isEmpty, "\(failures.count) failed of \(load.ok + failures.count): \(failures.prefix(3))")
         // Each instance went through the pause for the balancer, then stopped (its log before the restart).
         for n in 0..<3 {
             let log = try String(contentsOfFile: harness.dir + "/\(n).log.old", encoding: .utf8)
-            #expect(log.contains(#""msg":"draining""#) && log.contains(#""delayMs":3000"#), "instance \(n)")
+            #expect(log.contains(#""msg":"draining""#) && log.contains(#""delayMs":6000"#), "instance \(n)")
             #expect(log.contains(#""msg":"stopped""#), "instance \(n)")
         }
         print("rolling restart: \(load.ok) requests through HAProxy, \(failures.count) failed")
     }
 
     @Test("kill -9 one instance under confirmations: every acknowledged record stays, failures are retried")
-    func killNineLosesNoAcknowledgedRecord() throws {
-        let harness = try InstancesHarness(extra: ["PRESIGN_S3_VERIFY_UPLOADS": "false"])
+    func killNineLosesNoAcknowledgedRecord() async throws {
+        let harness = try await InstancesHarness.start(extra: ["PRESIGN_S3_VERIFY_UPLOADS": "false"])
         defer { harness.stop() }
         // The intents first, all of them stored before the confirmations start (this test is about
         // records).
         let keys = (0..<240).map { _ in UUID().uuidString.lowercased() }
-        let c = try RawClient(port: harness.port, timeoutMs: 15_000)
+        let balancer = SocketTarget(port: harness.port)
         for (i, key) in keys.enumerated() {
-            c.send(
+            let r = try await balancer.exchange(
                 Self.post("/presigned-url", #"{"contentType":"image/jpeg","imageKey":"\#(key)"}"#, user: "k\(i % 4)"))
-            let r = try #require(c.readResponse())
             try #require(r.status == 200, "issue: \(r.status) \(r.text)")
         }
         let store = try RecordStoreFactory.open(url: harness.recordsURL, poolSize: 1, busyTimeoutMs: 5000)
-        let deadline = Date().addingTimeInterval(30)
         var pending = keys
-        while !pending.isEmpty && Date() < deadline {
+        _ = try await eventually(within: 30, pollMs: 20) {
             pending = try pending.filter { try store.intent(imageKey: $0) == nil }
-            if !pending.isEmpty { usleep(20_000) }
+            return pending.isEmpty
         }
         try #require(pending.isEmpty, "\(pending.count) intents not stored")
 
@@ -151,20 +154,17 @@ struct InstancesHarnessTests {
                 }
             }
         }
-        let killAt = Date().addingTimeInterval(60)
-        while acked.count < 40 && Date() < killAt { usleep(2_000) }
-        try harness.kill9(1)
-        group.wait()
+        _ = await eventually(within: 60, pollMs: 2) { acked.count >= 40 }
+        try await harness.kill9(1)
+        _ = try await onThread { group.wait() }
         // Only requests in flight on the killed instance can have failed: at most one per client.
         let failures = failed.all
         #expect(failures.count <= 4, "\(failures.count) failed")
         #expect(acked.unexpectedAnswers.isEmpty, "\(acked.unexpectedAnswers.prefix(5))")
         // Retried (after the instance is back), each one succeeds: 201, or 200 when its first try had landed.
-        try harness.up(1)
+        try await harness.up(1)
         for (i, key) in failures {
-            let retry = try RawClient(port: harness.port, timeoutMs: 15_000)
-            retry.send(Self.post("/images", #"{"imageKey":"\#(key)"}"#, user: "k\(i % 4)"))
-            let r = try #require(retry.readResponse())
+            let r = try await balancer.exchange(Self.post("/images", #"{"imageKey":"\#(key)"}"#, user: "k\(i % 4)"))
             #expect(r.status == 201 || r.status == 200, "retry: \(r.status) \(r.text)")
             if let id = try? JSONValue(parsing: r.body)["id"]?.stringValue {
                 acked.add(imageKey: key, id: id, owner: "k\(i % 4)")
@@ -181,9 +181,9 @@ struct InstancesHarnessTests {
     }
 
     @Test("one user's limit holds across three instances within one burst of slack (shared buckets)")
-    func rateLimitHoldsAcrossInstances() throws {
+    func rateLimitHoldsAcrossInstances() async throws {
         // 6 a minute with a 100-second burst: a bucket of 10, refilled at one token per 10 s.
-        let harness = try InstancesHarness(extra: [
+        let harness = try await InstancesHarness.start(extra: [
             "PRESIGN_LIMITS_ENABLED": "true", "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE": "6",
             "PRESIGN_LIMITS_BURST": "100", "PRESIGN_LIMITS_ISSUE_PER_ADDRESS_PER_MINUTE": "1000000",
             "PRESIGN_LIMITS_SYNC_INTERVAL_MS": "100",
@@ -192,19 +192,19 @@ struct InstancesHarnessTests {
         // Every instance has synced twice after all three were up, so each knows there are three.
         let ports = try (0..<3).map { try harness.instancePort($0) }
         for _ in 0..<2 {
-            let start = try ports.map { try Self.syncs($0) }
-            let deadline = Date().addingTimeInterval(30)
-            while try zip(ports, start).contains(where: { try Self.syncs($0.0) <= $0.1 }) && Date() < deadline {
-                usleep(20_000)
+            var start: [Int] = []
+            for port in ports { start.append(try await Self.syncs(port)) }
+            _ = try await eventually(within: 30, pollMs: 20) {
+                for (port, before) in zip(ports, start) where try await Self.syncs(port) <= before { return false }
+                return true
             }
         }
         let began = Date()
-        let c = try RawClient(port: harness.port, timeoutMs: 15_000)
+        let balancer = SocketTarget(port: harness.port)
         var allowed = 0
         var limited = 0
         for _ in 0..<45 {
-            c.send(Self.issue("one-user"))
-            let r = try #require(c.readResponse())
+            let r = try await balancer.exchange(Self.issue("one-user"))
             if r.status == 200 { allowed += 1 } else if r.status == 429 { limited += 1 }
         }
         let seconds = Date().timeIntervalSince(began)
@@ -214,28 +214,26 @@ struct InstancesHarnessTests {
         #expect(allowed + limited == 45)
         #expect(allowed >= 1 && allowed <= bound, "allowed \(allowed) in \(seconds) s (bound \(bound))")
         // Another user is not affected.
-        c.send(Self.issue("another-user"))
-        #expect(c.readResponse()?.status == 200)
+        #expect(try await balancer.exchange(Self.issue("another-user")).status == 200)
         print("shared rate limit: \(allowed) of 45 allowed through three instances (bucket 10, bound \(bound))")
     }
 
     @Test("one user's daily upload quota holds exactly across three instances; the 429 names it and its reset")
-    func quotaHoldsAcrossInstances() throws {
-        let harness = try InstancesHarness(extra: [
+    func quotaHoldsAcrossInstances() async throws {
+        let harness = try await InstancesHarness.start(extra: [
             "PRESIGN_LIMITS_ENABLED": "true", "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE": "100000",
             "PRESIGN_LIMITS_ISSUE_PER_ADDRESS_PER_MINUTE": "1000000", "PRESIGN_LIMITS_UPLOADS_PER_USER_PER_DAY": "5",
         ])
         defer { harness.stop() }
         let user = "quota-\(UUID().uuidString.prefix(8).lowercased())"
-        let clients = try (0..<3).map { try RawClient(port: try harness.instancePort($0), timeoutMs: 15_000) }
+        let clients = try (0..<3).map { SocketTarget(port: try harness.instancePort($0)) }
         var allowed = 0
-        var refusals: [RawClient.Response] = []
+        var refusals: [WireResponse] = []
         // All nine count against one UTC day's quota.
         UTCDay.awayFromMidnight()
         // Round robin over the instances themselves: each sees a third of the requests.
         for n in 0..<9 {
-            clients[n % 3].send(Self.issue(user))
-            let r = try #require(clients[n % 3].readResponse())
+            let r = try await clients[n % 3].exchange(Self.issue(user))
             if r.status == 200 { allowed += 1 } else { refusals.append(r) }
         }
         // The reservations are counted in the store, in each intent's own commit: exactly the quota.
@@ -248,18 +246,16 @@ struct InstancesHarnessTests {
             let retry = Int(r.header("Retry-After") ?? "") ?? 0
             #expect(retry >= 1 && retry <= 86_400, "Retry-After \(retry): the seconds to the next UTC midnight")
         }
-        clients[0].send(Self.issue(user + "-other"))
-        #expect(clients[0].readResponse()?.status == 200, "another user has a quota of their own")
+        #expect(
+            try await clients[0].exchange(Self.issue(user + "-other")).status == 200,
+            "another user has a quota of their own")
     }
 
     /// `presignd_rate_limit_syncs_total` of the instance on `port`.
-    static func syncs(_ port: Int) throws -> Int {
-        let c = try RawClient(port: port, timeoutMs: 15_000)
-        c.send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n")
-        let text = try #require(c.readResponse()).text
-        for line in text.split(separator: "\n") where line.hasPrefix("presignd_rate_limit_syncs_total ") {
-            return Int(line.split(separator: " ").last ?? "") ?? 0
+    static func syncs(_ port: Int) async throws -> Int {
+        guard let value = try await SocketTarget(port: port).metric("presignd_rate_limit_syncs_total") else {
+            throw TestFailure("no presignd_rate_limit_syncs_total on port \(port)")
         }
-        throw TestFailure("no presignd_rate_limit_syncs_total on port \(port)")
+        return value
     }
 }

@@ -1,3 +1,4 @@
+import AppTestSupport
 import Foundation
 import JSON
 import Records
@@ -5,10 +6,10 @@ import RecordsTestSupport
 import TestSupport
 import Testing
 
-/// The janitor under its lease through the real binaries (issue 23): three instances on one PostgreSQL
-/// behind HAProxy remove each expired intent once in total, and after a kill -9 of the holder the
-/// survivors take the lease over and remove the next ones once; one instance on SQLite gives a daily
-/// quota reservation back when its intent expires unconfirmed.
+/// The janitor under its lease (issue 23): three binaries on one PostgreSQL behind HAProxy remove each
+/// expired intent once in total, and after a kill -9 of the holder the survivors take the lease over and
+/// remove the next ones once; one instance (in process) on SQLite gives a daily quota reservation back
+/// when its intent expires unconfirmed.
 @Suite("The janitor's lease (binaries)", .serialized)
 struct JanitorLeaseBinaryTests {
     /// The one upload type of these tests: URLs that expire after a second, under `prefix`.
@@ -24,13 +25,11 @@ struct JanitorLeaseBinaryTests {
         "GET /presigned-url?type=JL&ext=jpg HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n\r\n"
     }
 
-    /// Issues `count` URLs through `port`; their image keys.
-    static func issueMany(_ count: Int, port: Int, user: String) throws -> [String] {
-        let c = try RawClient(port: port, timeoutMs: 15_000)
+    /// Issues `count` URLs through `target`; their image keys.
+    static func issueMany(_ count: Int, _ target: some HTTPTarget, user: String) async throws -> [String] {
         var keys: [String] = []
         for _ in 0..<count {
-            c.send(Self.issue(user))
-            let r = try #require(c.readResponse())
+            let r = try await target.exchange(Self.issue(user))
             try #require(r.status == 200, "issue: \(r.status) \(r.text)")
             // GET answers the key, which is the intent's image key.
             let body = try JSONValue(parsing: r.body)
@@ -40,17 +39,9 @@ struct JanitorLeaseBinaryTests {
     }
 
     /// The metrics of the instance on `port` named in `names` (0 when absent).
-    static func metrics(_ port: Int, _ names: [String]) throws -> [String: Int] {
-        let c = try RawClient(port: port, timeoutMs: 15_000)
-        c.send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n")
-        let text = try #require(c.readResponse()).text
+    static func metrics(_ port: Int, _ names: [String]) async throws -> [String: Int] {
         var found: [String: Int] = [:]
-        for name in names { found[name] = 0 }
-        for line in text.split(separator: "\n") {
-            let parts = line.split(separator: " ")
-            guard parts.count == 2, names.contains(String(parts[0])) else { continue }
-            found[String(parts[0])] = Int(parts[1]) ?? 0
-        }
+        for name in names { found[name] = try await SocketTarget(port: port).metric(name) ?? 0 }
         return found
     }
 
@@ -60,20 +51,10 @@ struct JanitorLeaseBinaryTests {
     static let acquiredName = "presignd_janitor_lease_acquired_total"
     static let names = [removedName, deletedName, heldName, acquiredName]
 
-    /// Waits (bounded by `seconds`) until `done` holds; whether it did.
-    static func eventually(_ seconds: Double, _ done: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try done() { return true }
-            usleep(100_000)
-        }
-        return try done()
-    }
-
     @Test("three instances: each expired intent removed once in total; after kill -9 of the holder, once again")
-    func eachRemovalHappensOnceAcrossInstances() throws {
+    func eachRemovalHappensOnceAcrossInstances() async throws {
         let prefix = "jl-\(UUID().uuidString.prefix(8).lowercased())/"
-        let harness = try InstancesHarness(extra: [
+        let harness = try await InstancesHarness.start(extra: [
             "PRESIGN_TYPES": Self.types(prefix: prefix), "PRESIGN_PRESIGN_DEFAULT_POST_TYPE": "JL",
             "PRESIGN_RECORDS_JANITOR_GRACE_MS": "0", "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000",
             "PRESIGN_RECORDS_JANITOR_BATCH_SIZE": "16", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
@@ -82,10 +63,10 @@ struct JanitorLeaseBinaryTests {
         defer { harness.stop() }
         let ports = try (0..<3).map { try harness.instancePort($0) }
         let store = try RecordStoreFactory.open(url: harness.recordsURL, poolSize: 1, busyTimeoutMs: 5000)
-        func sums(_ among: [Int]) throws -> [String: Int] {
+        func sums(_ among: [Int]) async throws -> [String: Int] {
             var total: [String: Int] = [:]
             for port in among {
-                for (name, value) in try Self.metrics(port, Self.names) { total[name, default: 0] += value }
+                for (name, value) in try await Self.metrics(port, Self.names) { total[name, default: 0] += value }
             }
             return total
         }
@@ -93,27 +74,28 @@ struct JanitorLeaseBinaryTests {
 
         // N URLs through HAProxy, expiring a second later: every intent removed within a minute.
         let n = 120
-        let first = try Self.issueMany(n, port: harness.port, user: "jl1")
-        #expect(try Self.eventually(60) { try gone(first) }, "every expired intent removed")
+        let first = try await Self.issueMany(n, SocketTarget(port: harness.port), user: "jl1")
+        #expect(try await eventually(within: 60, pollMs: 100) { try gone(first) }, "every expired intent removed")
         // A few more janitor intervals: nobody removes anything more.
-        usleep(2_500_000)
-        let after = try sums(ports)
+        try await Task.sleep(for: .milliseconds(2500))
+        let after = try await sums(ports)
         #expect(after[Self.removedName] == n, "removed \(after)")
         #expect(after[Self.deletedName] == n, "one DELETE per upload key: \(after)")
-        let held = try ports.map { try Self.metrics($0, Self.names)[Self.heldName] ?? 0 }
+        var held: [Int] = []
+        for port in ports { held.append(try await Self.metrics(port, Self.names)[Self.heldName] ?? 0) }
         #expect(held.reduce(0, +) == 1, "one holder: \(held)")
         let holder = try #require(held.firstIndex(of: 1))
         let lease = try #require(try store.lease(name: "janitor"))
 
         // kill -9 the holder; M more URLs, removed once by the survivors after the lease runs out.
-        try harness.kill9(holder)
+        try await harness.kill9(holder)
         let survivors = (0..<3).filter { $0 != holder }.map { ports[$0] }
-        let before = try sums(survivors)
+        let before = try await sums(survivors)
         let m = 40
-        let second = try Self.issueMany(m, port: harness.port, user: "jl2")
-        #expect(try Self.eventually(60) { try gone(second) }, "removed by the survivors")
-        usleep(2_500_000)
-        let end = try sums(survivors)
+        let second = try await Self.issueMany(m, SocketTarget(port: harness.port), user: "jl2")
+        #expect(try await eventually(within: 60, pollMs: 100) { try gone(second) }, "removed by the survivors")
+        try await Task.sleep(for: .milliseconds(2500))
+        let end = try await sums(survivors)
         #expect((end[Self.removedName] ?? 0) - (before[Self.removedName] ?? 0) == m, "before \(before), after \(end)")
         #expect((end[Self.deletedName] ?? 0) - (before[Self.deletedName] ?? 0) == m, "before \(before), after \(end)")
         #expect(end[Self.heldName] == 1, "one survivor holds the lease: \(end)")
@@ -125,7 +107,7 @@ struct JanitorLeaseBinaryTests {
     }
 
     @Test("a daily quota reservation is given back when its intent expires unconfirmed (SQLite, one instance)")
-    func reservationReleasedOnExpiry() throws {
+    func reservationReleasedOnExpiry() async throws {
         let prefix = "jq-\(UUID().uuidString.prefix(8).lowercased())/"
         var (env, _) = TestEnvironment.serverEnvironment(
             s3: nil,
@@ -136,28 +118,24 @@ struct JanitorLeaseBinaryTests {
                 "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000",
             ])
         env["PRESIGN_LIMITS_ENABLED"] = "true"
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let user = "quota-\(UUID().uuidString.prefix(8).lowercased())"
-        let c = try RawClient(port: server.port, timeoutMs: 15_000)
-        func issue() throws -> RawClient.Response {
-            c.send(Self.issue(user))
-            return try #require(c.readResponse())
-        }
+        func issue() async throws -> WireResponse { try await server.exchange(Self.issue(user)) }
         // The three issues below count against one UTC day's quota.
         UTCDay.awayFromMidnight()
-        #expect(try issue().status == 200)
-        #expect(try issue().status == 200)
-        let refused = try issue()
+        #expect(try await issue().status == 200)
+        #expect(try await issue().status == 200)
+        let refused = try await issue()
         #expect(refused.status == 429 && refused.text.contains("\"code\":\"QUOTA_EXCEEDED\""), "\(refused.text)")
         // Both URLs expire after a second; the janitor (every second, no grace) removes their intents and
         // gives their reservations back.
-        let released = try Self.eventually(60) {
-            (try RateLimitBinaryTests.metric(server, "presignd_janitor_quotas_released_total") ?? 0) >= 2
+        let released = try await eventually(within: 60, pollMs: 100) {
+            (try await server.metric("presignd_janitor_quotas_released_total") ?? 0) >= 2
         }
-        #expect(released, "\(server.stderr.suffix(2000))")
-        #expect(try RateLimitBinaryTests.metric(server, "presignd_janitor_quotas_released_total") == 2)
-        let again = try issue()
+        #expect(released, "\(server.log.text.suffix(2000))")
+        #expect(try await server.metric("presignd_janitor_quotas_released_total") == 2)
+        let again = try await issue()
         #expect(again.status == 200, "the same user is issued again: \(again.status) \(again.text)")
     }
 }

@@ -1,3 +1,4 @@
+import AppTestSupport
 import Crypto
 import Foundation
 import HTTPServer
@@ -19,13 +20,13 @@ import Uploads
 #endif
 
 /// The janitor: expired, never-confirmed intents are removed in bounded batches, with their objects when
-/// configured; confirmed ones and fresh ones stay.
+/// configured; confirmed ones and fresh ones stay. (kill -9 during a sweep: CrashDurabilityTests.)
 @Suite("Janitor")
 struct JanitorTests {
     @Test("sweep removes expired unconfirmed intents (and their objects when asked), keeps the rest")
     func sweep() throws {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         try store.migrate()
         let now: Int64 = 2_000_000_000_000
@@ -69,17 +70,6 @@ struct JanitorTests {
         #expect(janitor.sweep() == 0)
     }
 
-    /// An S3 client for RGW at `endpoint` (RGW itself, or a fault proxy in front of it), no retries.
-    static func client(_ s3: TestEnvironment.S3, endpoint: String) throws -> S3Client {
-        let signer = try Presigner(
-            credentials: Credentials(
-                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
-            region: s3.region, endpoint: Endpoint(parsing: endpoint), addressing: .path)
-        var options = ObjectStoreOptions(endpoint: try Endpoint(parsing: endpoint), bucket: s3.bucket)
-        options.maxRetries = 0
-        return S3Client(options: options, signer: signer, now: { Int64(Date().timeIntervalSince1970) })
-    }
-
     /// Expired intents (past the grace period at `now`) of a type with a permanent key, each with an
     /// object at its upload key and, as a confirmation that promoted it and then failed to store its
     /// record leaves it, a copy at its permanent key.
@@ -105,10 +95,10 @@ struct JanitorTests {
     @Test("deleteUnconfirmedObjects=false: uploads stay, but a promoted copy without a record is deleted")
     func keepsUploadsDeletesOrphanedCopies() throws {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         try store.migrate()
-        let storage = try Self.client(s3, endpoint: s3.endpoint)
+        let storage = try s3.client(endpoint: s3.endpoint, maxRetries: 0)
         let now: Int64 = 2_000_000_000_000
         let intents = try Self.promotedButUnrecorded(4, now: now, store: store, storage: storage)
         let janitor = Janitor(
@@ -126,18 +116,17 @@ struct JanitorTests {
     @Test("a storage delete failing mid-batch: the intents handled go, the rest are retried by the next sweep")
     func deleteFailsMidBatch() throws {
         let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
+        let proxy = try FaultProxy(inFrontOf: s3)
         defer { proxy.close() }
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         try store.migrate()
-        let direct = try Self.client(s3, endpoint: s3.endpoint)
+        let direct = try s3.client(endpoint: s3.endpoint, maxRetries: 0)
         let now: Int64 = 2_000_000_000_000
         let intents = try Self.promotedButUnrecorded(5, now: now, store: store, storage: direct)
-        let log = CapturedLog()
+        let log = LogFile()
         let janitor = Janitor(
-            store: store, storage: try Self.client(s3, endpoint: "http://127.0.0.1:\(proxy.port)"),
+            store: store, storage: try s3.client(endpoint: "http://127.0.0.1:\(proxy.port)", maxRetries: 0),
             deleteObjects: true, batchSize: 10, intervalMs: 60_000,
             env: UploadEnvironment(nowMillis: { now }, newUUID: { UUID().uuidString.lowercased() }),
             events: { $0.write(to: log.sink) })
@@ -164,11 +153,11 @@ struct JanitorTests {
     }
 
     @Test("the janitor's thread: started, sweeping on its interval, stopped and joined, each logged")
-    func threadStartAndStop() throws {
-        let dir = TestEnvironment.tempDir()
+    func threadStartAndStop() async throws {
+        let dir = Temporary.directory()
         let store = try RecordStoreFactory.open(url: "sqlite:\(dir)/j.sqlite3", poolSize: 1, busyTimeoutMs: 5000)
         try store.migrate()
-        let log = CapturedLog()
+        let log = LogFile()
         let janitor = Janitor(
             store: store, storage: nil, deleteObjects: false, batchSize: 10, intervalMs: 1,
             env: UploadEnvironment(nowMillis: { 2_000_000_000_000 }, newUUID: { UUID().uuidString.lowercased() }),
@@ -177,11 +166,7 @@ struct JanitorTests {
         #expect(try log.entries("janitor started").first?["intervalMs"]?.intValue == 1)
         #expect(try log.entries("janitor started").first?["leaseTtlMs"]?.intValue == 30_000)
         // Its sweeps are counted as they finish: wait for three.
-        var waited = 0
-        while janitor.sweeps.load(ordering: .relaxed) < 3 && waited < 30_000 {
-            usleep(1_000)
-            waited += 1
-        }
+        _ = await eventually(within: 30, pollMs: 1) { janitor.sweeps.load(ordering: .relaxed) >= 3 }
         #expect(janitor.sweeps.load(ordering: .relaxed) >= 3)
         #expect(try log.entries("janitor lease acquired").count == 1, "one lease, held throughout")
         #expect(janitor.leaseHeld.load(ordering: .relaxed) == 1)
@@ -195,67 +180,5 @@ struct JanitorTests {
         #expect(stopped["sweeps"]?.intValue == after, "the thread is gone: its last sweep is counted in the line")
         janitor.stop()
         #expect(try log.entries("janitor stopped").count == 1, "a second stop is a no-op")
-    }
-
-    @Test("kill -9 during a sweep: the next server's sweep finishes the work")
-    func killNineDuringSweep() throws {
-        let s3 = try TestEnvironment.s3()
-        let (host, port) = s3.hostPort
-        let proxy = try FaultProxy(upstreamHost: host, upstreamPort: port)
-        defer { proxy.close() }
-        let (env, dir) = TestEnvironment.serverEnvironment(
-            s3: s3,
-            extra: [
-                "PRESIGN_S3_ENDPOINT": "http://127.0.0.1:\(proxy.port)", "PRESIGN_S3_PUBLIC_ENDPOINT": s3.endpoint,
-                "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
-                "PRESIGN_RECORDS_JANITOR_BATCH_SIZE": "4",
-                // The killed server's lease is taken over by the next one 3 s after the kill.
-                "PRESIGN_RECORDS_LEASE_TTL_MS": "3000",
-            ])
-        let url = "sqlite:\(dir)/presignd.sqlite3"
-        let direct = try Self.client(s3, endpoint: s3.endpoint)
-        let intents: [UploadIntent]
-        do {
-            let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
-            try store.migrate()
-            intents = try Self.promotedButUnrecorded(
-                6, now: Int64(Date().timeIntervalSince1970 * 1000), store: store, storage: direct)
-        }
-        // The sweep's first DELETE is held at the proxy; once it is there, the server is killed.
-        proxy.setRules([.init(.method("DELETE"), .stall(milliseconds: 120_000))])
-        let first = try ServerProcess(environment: env)
-        var waited = 0
-        while proxy.faultCount == 0 && waited < 60_000 {
-            usleep(1_000)
-            waited += 1
-        }
-        #expect(proxy.faultCount >= 1, "a sweep reached storage")
-        first.signal(SIGKILL)
-        #expect(first.waitForExit() != nil)
-        do {
-            let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
-            for i in intents {
-                #expect(try store.intent(imageKey: i.imageKey) != nil, "not removed before its objects")
-            }
-        }
-        // The proxy forwards everything now; a new server's janitor finishes the work.
-        proxy.setRules([])
-        let second = try ServerProcess(environment: env)
-        defer { second.stop() }
-        #expect(second.waitForLine(containing: #""msg":"janitor swept""#, timeoutMs: 60_000) != nil, "\(second.stderr)")
-        let acquired = second.stderr.split(separator: "\n").first { $0.contains(#""msg":"janitor lease acquired""#) }
-        #expect(acquired?.contains(#""tookOver":true"#) == true, "taken over from the killed server: \(acquired ?? "")")
-        var removed = 0
-        for _ in 0..<6000 where removed < intents.count {
-            removed = try RateLimitBinaryTests.metric(second, "presignd_janitor_intents_removed_total") ?? 0
-            if removed < intents.count { usleep(10_000) }
-        }
-        #expect(removed == intents.count)
-        let store = try RecordStoreFactory.open(url: url, poolSize: 1, busyTimeoutMs: 5000)
-        for i in intents {
-            #expect(try store.intent(imageKey: i.imageKey) == nil)
-            #expect(try direct.head(key: i.objectKey) == nil)
-            #expect(try direct.head(key: i.permanentKey!) == nil)
-        }
     }
 }

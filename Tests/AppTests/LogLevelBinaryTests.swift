@@ -46,7 +46,7 @@ struct LogLevelBinaryTests {
     }
 
     @Test("warn: no info line is written (start-up lines, the access log), warn lines are")
-    func warnHidesInfo() throws {
+    func warnHidesInfo() async throws {
         // With `warn` the server writes no "listening" line to learn its port from: it listens on port 0,
         // and the port is read from /proc once the process has a listening socket.
         let (env, _) = TestEnvironment.serverEnvironment(
@@ -55,18 +55,16 @@ struct LogLevelBinaryTests {
         let server = try ServerProcess(environment: env, expectListening: false)
         defer { server.stop() }
         var port: Int?
-        let deadline = Date().addingTimeInterval(30)
-        while port == nil && server.process.isRunning && Date() < deadline {
+        _ = await eventually(within: 30, pollMs: 10) {
             port = Self.listeningPort(pid: server.process.processIdentifier)
-            if port == nil { usleep(10_000) }
+            return port != nil || !server.process.isRunning
         }
-        let client = try RawClient(port: try #require(port, "no listening socket: \(server.stderr)"))
-        client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        let response = try #require(client.readResponse())
+        let listening = SocketTarget(port: try #require(port, "no listening socket: \(server.stderr)"))
+        let response = try await listening.exchange("GET", "/healthz", host: "x")
         #expect(response.status == 200)
         // After SIGTERM and exit every line the server wrote is in the pipe: the check below is final.
         server.signal(SIGTERM)
-        #expect(server.waitForExit() == 0)
+        #expect(await server.exit() == 0)
         let lines = server.stderr.split(separator: "\n")
         #expect(lines.contains { $0.contains(#""level":"warn""#) && $0.contains("auth.mode is none") }, "\(lines)")
         #expect(!lines.contains { $0.contains(#""level":"info""#) }, "\(lines)")
@@ -74,9 +72,9 @@ struct LogLevelBinaryTests {
     }
 
     @Test("debug: debug lines are written; info (the default): they are not")
-    func debugShowsDebug() throws {
+    func debugShowsDebug() async throws {
         let (debugEnv, _) = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_LOG_LEVEL": "debug"])
-        let debug = try ServerProcess(environment: debugEnv)
+        let debug = try await ServerProcess(environment: debugEnv)
         defer { debug.stop() }
         // The debug line is written before "listening", on the same thread: it is there already.
         let line = try #require(
@@ -86,7 +84,7 @@ struct LogLevelBinaryTests {
         #expect(!line.contains("wJalrXUtnFEMI"), "no secret in the debug line")
 
         let (infoEnv, _) = TestEnvironment.serverEnvironment(s3: nil)
-        let info = try ServerProcess(environment: infoEnv)
+        let info = try await ServerProcess(environment: infoEnv)
         defer { info.stop() }
         #expect(info.stderr.contains(#""msg":"listening""#))
         #expect(!info.stderr.contains(#""level":"debug""#), "\(info.stderr)")

@@ -25,39 +25,38 @@ struct LogLinesTests {
         return entries
     }
 
-    static func send(_ server: ServerProcess, _ head: String, body: String? = nil) throws -> RawClient.Response {
-        let c = try RawClient(port: server.port)
-        if let body {
-            c.send(
-                head + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
-        } else {
-            c.send(head + "\r\n")
-        }
-        return try #require(c.readResponse())
+    static func send(_ server: ServerProcess, _ head: String, body: String? = nil) async throws -> WireResponse {
+        guard let body else { return try await server.exchange(head + "\r\n") }
+        return try await server.exchange(
+            head + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
     }
 
     @Test("start, served and refused requests, SIGTERM drain: every line is JSON with time; no token in any")
-    func wholeRun() throws {
-        let server = try AuthFlowTests.jwtServer()
+    func wholeRun() async throws {
+        let server = try await ServerProcess(environment: AuthFlowTests.jwtEnvironment())
         defer { server.stop() }
         let good = AuthFlowTests.token(sub: "user-7", exp: AuthFlowTests.now + 600)
         let expired = AuthFlowTests.token(sub: "user-7", exp: AuthFlowTests.now - 3600)
         let forged = AuthFlowTests.token(
             sub: "user-7", exp: AuthFlowTests.now + 600, secret: "another-secret-of-sufficient-length-000")
         let get = "GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\n"
-        #expect(try Self.send(server, get + "X-Request-Id: ok-get\r\nAuthorization: Bearer \(good)\r\n").status == 200)
+        #expect(
+            try await Self.send(server, get + "X-Request-Id: ok-get\r\nAuthorization: Bearer \(good)\r\n").status == 200
+        )
         let post =
             "POST /presigned-url HTTP/1.1\r\nHost: a\r\nX-Request-Id: ok-post\r\nAuthorization: Bearer \(good)\r\n"
         let body = #"{"contentType":"image/jpeg","imageKey":"\#(UUID().uuidString)"}"#
-        #expect(try Self.send(server, post, body: body).status == 200)
+        #expect(try await Self.send(server, post, body: body).status == 200)
         #expect(
-            try Self.send(server, get + "X-Request-Id: expired-1\r\nAuthorization: Bearer \(expired)\r\n").status == 401
+            try await Self.send(server, get + "X-Request-Id: expired-1\r\nAuthorization: Bearer \(expired)\r\n").status
+                == 401
         )
         #expect(
-            try Self.send(server, get + "X-Request-Id: forged-1\r\nAuthorization: Bearer \(forged)\r\n").status == 401)
-        #expect(try Self.send(server, get + "X-Request-Id: none-1\r\n").status == 401)
+            try await Self.send(server, get + "X-Request-Id: forged-1\r\nAuthorization: Bearer \(forged)\r\n").status
+                == 401)
+        #expect(try await Self.send(server, get + "X-Request-Id: none-1\r\n").status == 401)
         server.signal(SIGTERM)
-        #expect(server.waitForExit() == 0)
+        #expect(await server.exit() == 0)
 
         let entries = try Self.entries(server)
         func messages(_ msg: String) -> [JSONValue] { entries.filter { $0["msg"]?.stringValue == msg } }
@@ -89,14 +88,14 @@ struct LogLinesTests {
     }
 
     @Test("a start-up failure's error is escaped, so a quote or backslash in a path keeps the line JSON")
-    func startupFailureIsEscaped() throws {
-        let dir = TestEnvironment.tempDir()
+    func startupFailureIsEscaped() async throws {
+        let dir = Temporary.directory()
         let blocker = dir + "/not-a-directory"
         #expect(FileManager.default.createFile(atPath: blocker, contents: Data()))
         let path = blocker + #"/a "quoted\name.sqlite3"#
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_RECORDS_URL": "sqlite:" + path])
         let server = try ServerProcess(environment: env, expectListening: false)
-        #expect(server.waitForExit() == 1)
+        #expect(await server.exit() == 1)
         // The credential chain answers first (its own info line), then the store fails.
         let all = try Self.entries(server)
         #expect(all.map { $0["msg"]?.stringValue ?? "" } == ["credentials", "cannot start"], "\(server.stderr)")
@@ -107,11 +106,11 @@ struct LogLinesTests {
     }
 
     @Test("auth.mode none: the start-up warning is JSON with time too")
-    func noneModeWarning() throws {
+    func noneModeWarning() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: ["PRESIGN_AUTH_MODE": "none"])
-        let server = try ServerProcess(environment: env)
+        let server = try await ServerProcess(environment: env)
         server.signal(SIGTERM)
-        #expect(server.waitForExit() == 0)
+        #expect(await server.exit() == 0)
         let entries = try Self.entries(server)
         #expect(entries.map { $0["msg"]?.stringValue ?? "" }.filter { $0.hasPrefix("auth.mode is none") }.count == 1)
         #expect(entries.last?["msg"]?.stringValue == "stopped")

@@ -19,15 +19,6 @@ import Uploads
 /// under the same prefix, stay.
 @Suite("Multipart janitor")
 struct MultipartJanitorTests {
-    static func client(_ s3: TestEnvironment.S3) throws -> S3Client {
-        let signer = try Presigner(
-            credentials: Credentials(
-                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
-            region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
-        return S3Client(
-            options: ObjectStoreOptions(endpoint: try Endpoint(parsing: s3.endpoint), bucket: s3.bucket),
-            signer: signer, now: { Int64(Date().timeIntervalSince1970) })
-    }
 
     static func uploads(_ storage: S3Client, prefix: String) throws -> Set<String> {
         var out = Set<String>()
@@ -46,9 +37,9 @@ struct MultipartJanitorTests {
         arguments: Backend.allCases)
     func sweep(_ backend: Backend) throws {
         let s3 = try TestEnvironment.s3()
-        let storage = try Self.client(s3)
+        let storage = try s3.client()
         let store = try RecordStoreFactory.open(
-            url: try backend.recordsURL(dir: TestEnvironment.tempDir()), poolSize: 2, busyTimeoutMs: 5000)
+            url: try backend.recordsURL(dir: Temporary.directory()), poolSize: 2, busyTimeoutMs: 5000)
         try store.migrate()
         let run = "mpj-\(UUID().uuidString.lowercased())"
         let prefix = "\(run)/tmp/"

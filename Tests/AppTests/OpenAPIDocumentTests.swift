@@ -1,3 +1,4 @@
+import AppTestSupport
 import Foundation
 import JSON
 import TestSupport
@@ -7,7 +8,7 @@ import Testing
 
 /// The API document the server serves is docs/openapi.json (a link to Sources/App/openapi.json, the one
 /// copy): the compiled-in copy is the file byte for byte, it is a well-formed OpenAPI document whose
-/// references resolve, and the binary serves it without credentials.
+/// references resolve, and the application serves it without credentials.
 @Suite("OpenAPI document")
 struct OpenAPIDocumentTests {
     static let sourcePath = ServerProcess.packageRoot.appendingPathComponent("docs/openapi.json").path
@@ -112,36 +113,32 @@ struct OpenAPIDocumentTests {
     }
 
     @Test("served at /openapi.json and /openapi.yaml without credentials, also to HEAD")
-    func served() throws {
+    func served() async throws {
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: nil,
             extra: [
                 "PRESIGN_AUTH_MODE": "jwt", "PRESIGN_AUTH_JWT_ALGORITHMS": "HS256",
                 "PRESIGN_AUTH_HS256_SECRET": AuthFlowTests.secret,
             ])
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
-        let c = try RawClient(port: server.port)
-        c.send("GET /openapi.yaml HTTP/1.1\r\nHost: a\r\n\r\n")
-        let yaml = try #require(c.readResponse())
+        let yaml = try await server.exchange("GET", "/openapi.yaml")
         #expect(yaml.status == 200)
         #expect(yaml.header("Content-Type") == "application/yaml")
         #expect(yaml.body == (try Self.source()))
 
-        c.send("GET /openapi.json HTTP/1.1\r\nHost: a\r\n\r\n")
-        let json = try #require(c.readResponse())
+        let json = try await server.exchange("GET", "/openapi.json")
         #expect(json.status == 200)
         #expect(json.header("Content-Type") == "application/json")
         #expect(json.body == OpenAPIDocument.bytes)
         #expect(try JSONValue(parsing: json.body)["info"]?["title"]?.stringValue == "presignd")
 
-        c.send("HEAD /openapi.json HTTP/1.1\r\nHost: a\r\n\r\n")
-        let head = try #require(c.readResponse(isHead: true))
+        let head = try await server.exchange("HEAD", "/openapi.json")
         #expect(head.status == 200)
         #expect(head.header("Content-Length") == String(json.body.count))
+        #expect(head.body.isEmpty, "no body to HEAD")
 
         // The same server refuses the API itself without a token: the document is public on purpose.
-        c.send("GET /images HTTP/1.1\r\nHost: a\r\n\r\n")
-        #expect(c.readResponse()?.status == 401)
+        #expect(try await server.exchange("GET", "/images").status == 401)
     }
 }

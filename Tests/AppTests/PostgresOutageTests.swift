@@ -1,3 +1,4 @@
+import AppTestSupport
 import Crypto
 import Foundation
 import JSON
@@ -13,15 +14,15 @@ import Testing
     import Glibc
 #endif
 
-/// PostgreSQL restarted (fast, immediate) and stopped for 20 s under confirmation load, against the real
-/// binary, RGW and a PostgreSQL cluster of the test's own (so the other PostgreSQL tests never see it go
+/// PostgreSQL restarted (fast, immediate) and stopped for 20 s under confirmation load, against the
+/// application in process, RGW and a PostgreSQL cluster of the test's own (so the other PostgreSQL tests never see it go
 /// down). During the fault confirmations answer 503 STORE_UNAVAILABLE, `/readyz` says the database is
 /// unavailable, and issuing answers 503 STORE_UNAVAILABLE with `Retry-After` within
 /// `records.intentCommitTimeoutMs` plus slack, never a URL while the cluster is stopped (a URL is
 /// answered only once its intent is stored, issue 21); afterwards the pool has reconnected by itself,
 /// every issued URL confirms (its intent was stored), every 201 is stored, every key converged to one
 /// record, and each record's object is in RGW with the recorded size.
-@Suite("PostgreSQL outages (binary, own cluster, RGW)", .serialized)
+@Suite("PostgreSQL outages (own cluster, RGW)", .serialized)
 struct PostgresOutageTests {
     enum Fault: String, CaseIterable, Sendable, CustomStringConvertible {
         case restartFast, restartImmediate, stopFor20Seconds
@@ -73,21 +74,18 @@ struct PostgresOutageTests {
         func problem(_ p: String) { locked { problems.append(p) } }
     }
 
+    /// One request as `user`; nil when none came.
     static func request(
-        _ port: Int, _ method: String, _ path: String, body: String? = nil, user: String = "9"
-    ) -> RawClient.Response? {
-        guard let c = try? RawClient(port: port, timeoutMs: 30_000) else { return nil }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n"
-        if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
-        c.send(head + "\r\n" + (body ?? ""))
-        return c.readResponse()
+        _ server: some HTTPTarget, _ method: String, _ path: String, body: String? = nil, user: String = "9"
+    ) async -> WireResponse? {
+        try? await server.exchange(method, path, headers: "X-User-Id: \(user)\r\n", body: body)
     }
 
-    static func code(_ r: RawClient.Response) -> String? { try? JSONValue(parsing: r.body)["code"]?.stringValue }
+    static func code(_ r: WireResponse) -> String? { try? JSONValue(parsing: r.body)["code"]?.stringValue }
 
     /// One confirmation of `key`: true when it is settled (201 or 200), false when it should be retried.
-    static func confirm(_ port: Int, _ key: String, _ outcomes: Outcomes) -> Bool {
-        guard let r = request(port, "POST", "/images", body: #"{"imageKey":"\#(key)"}"#) else {
+    static func confirm(_ server: some HTTPTarget, _ key: String, _ outcomes: Outcomes) async -> Bool {
+        guard let r = await request(server, "POST", "/images", body: #"{"imageKey":"\#(key)"}"#) else {
             outcomes.problem("confirm \(key): no answer")
             return false
         }
@@ -116,22 +114,26 @@ struct PostgresOutageTests {
 
     /// Issue (client P's GET, which waits for its intent's commit, and client B's POST, which also asks
     /// the store who holds the key, in turn), upload to RGW, confirm; until `stop`.
-    static func writer(port: Int, s3: TestEnvironment.S3, outcomes: Outcomes, stop: @Sendable () -> Bool) {
+    static func writer(server: InProcessApp, s3: TestEnvironment.S3, outcomes: Outcomes, stop: StopFlag) async {
         var clientP = false
-        while !stop() {
+        while !stop.isSet {
             clientP.toggle()
             let uuid = UUID().uuidString.lowercased()
             let stoppedBefore = outcomes.storeStopped
-            let started = Date()
-            let issued =
+            // Timed by the application's own answer (not the writer's wait to run again on a loaded machine).
+            let timed =
                 clientP
-                ? request(port, "GET", "/presigned-url?type=PROFILE&ext=jpg")
-                : request(port, "POST", "/presigned-url", body: #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
-            guard let issued else {
+                ? try? await server.timedExchange(
+                    "GET", "/presigned-url?type=PROFILE&ext=jpg", headers: "X-User-Id: 9\r\n")
+                : try? await server.timedExchange(
+                    "POST", "/presigned-url", headers: "X-User-Id: 9\r\n",
+                    body: #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
+            guard let timed else {
                 outcomes.problem("issue: no answer")
                 return
             }
-            let elapsedMs = Int(Date().timeIntervalSince(started) * 1000)
+            let issued = timed.response
+            let elapsedMs = Int(timed.answeredAfter / .milliseconds(1))
             if issued.status == 503 {
                 // Not stored in time (or the queue full, or client B's key check failed): 503 with
                 // Retry-After, no URL, within the commit timeout plus slack.
@@ -142,7 +144,7 @@ struct PostgresOutageTests {
                 }
                 if elapsedMs > commitTimeoutMs + slackMs { outcomes.problem("issue: 503 after \(elapsedMs) ms") }
                 outcomes.sawIssue503()
-                usleep(20_000)  // pacing only: the next attempt's answer is what counts
+                try? await Task.sleep(for: .milliseconds(20))  // pacing only: the next attempt's answer is what counts
                 continue
             }
             let json = try? JSONValue(parsing: issued.body)
@@ -155,43 +157,29 @@ struct PostgresOutageTests {
             // Begun and answered while the cluster was stopped: a URL whose intent cannot be stored.
             if stoppedBefore && outcomes.storeStopped { outcomes.issuedWhileDown() }
             let target = String(url[range.upperBound...])
-            let put = try? ClientPFlowTests.put(
+            let put = try? await ClientPFlowTests.put(
                 s3, target: target, contentType: "image/jpeg",
                 body: TestImages.jpeg(width: 4, height: 3, tail: Array(uuid.utf8)))
             guard put == 200 else {
                 outcomes.problem("upload: \(put ?? -1)")
                 return
             }
-            _ = confirm(port, key, outcomes)
+            _ = await confirm(server, key, outcomes)
         }
     }
 
-    /// Polls `/readyz` until its database check reads `value`.
-    static func waitForDatabase(_ port: Int, _ value: String, attempts: Int = 3000) -> Bool {
-        for _ in 0..<attempts {
-            if let r = request(port, "GET", "/readyz"),
-                (try? JSONValue(parsing: r.body)["checks"]?["database"]?.stringValue) == value
-            {
-                return true
-            }
-            usleep(10_000)
+    /// Polls `/readyz` until its database check reads `value` (within a minute).
+    static func waitForDatabase(_ server: some HTTPTarget, _ value: String) async -> Bool {
+        await eventually(within: 60, pollMs: 10) {
+            guard let r = await request(server, "GET", "/readyz") else { return false }
+            return (try? JSONValue(parsing: r.body)["checks"]?["database"]?.stringValue) == value
         }
-        return false
-    }
-
-    /// Waits until `condition` holds, checking every 10 ms, at most `attempts` times.
-    static func until(attempts: Int = 6000, _ condition: () -> Bool) -> Bool {
-        for _ in 0..<attempts {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
     }
 
     @Test("an outage under load: 503s while down, reconnection, every 201 stored once", arguments: Fault.allCases)
-    func outage(fault: Fault) throws {
+    func outage(fault: Fault) async throws {
         let s3 = try TestEnvironment.s3()
-        let cluster = try PostgresCluster()
+        let cluster = try await onThread { try PostgresCluster() }
         defer { cluster.destroy() }
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,
@@ -200,60 +188,66 @@ struct PostgresOutageTests {
                 "PRESIGN_RECORDS_INTENT_BATCH_SIZE": "8", "PRESIGN_RECORDS_INTENT_QUEUE_LIMIT": "40",
                 "PRESIGN_RECORDS_INTENT_COMMIT_TIMEOUT_MS": "\(Self.commitTimeoutMs)",
             ])
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
-        let port = server.port
         let outcomes = Outcomes()
         let stopFlag = StopFlag()
-        let group = DispatchGroup()
-        for _ in 0..<6 {
-            DispatchQueue.global().async(group: group) {
-                Self.writer(port: port, s3: s3, outcomes: outcomes, stop: { stopFlag.isSet })
+        let writers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { await Self.writer(server: server, s3: s3, outcomes: outcomes, stop: stopFlag) }
+                }
             }
         }
-        defer {
-            stopFlag.set()
-            group.wait()
-        }
-        #expect(Self.until { outcomes.acks >= 20 }, "the load runs before the fault")
+        // The bounds on the acknowledgements only keep a broken server from hanging the suite: a machine
+        // running every other suite at once may need minutes for them.
+        #expect(await eventually(within: 180, pollMs: 10) { outcomes.acks >= 20 }, "the load runs before the fault")
 
         switch fault {
-        case .restartFast: try cluster.restartFast()
-        case .restartImmediate: try cluster.restartImmediate()
+        case .restartFast: try await onThread { try cluster.restartFast() }
+        case .restartImmediate: try await onThread { try cluster.restartImmediate() }
         case .stopFor20Seconds:
-            try cluster.stop()
+            try await onThread { try cluster.stop() }
             outcomes.storeStopped = true
-            #expect(Self.waitForDatabase(port, "unavailable"), "/readyz: database unavailable")
-            #expect(Self.until { outcomes.confirm503 > 0 }, "confirmations answer 503 STORE_UNAVAILABLE")
-            #expect(Self.until { outcomes.issue503 > 0 }, "issuing answers 503 while no intent can be stored")
-            #expect(server.waitForLine(containing: "intent batch not stored") != nil, "the outage is logged")
+            #expect(await Self.waitForDatabase(server, "unavailable"), "/readyz: database unavailable")
+            #expect(
+                await eventually(within: 60, pollMs: 10) { outcomes.confirm503 > 0 },
+                "confirmations answer 503 STORE_UNAVAILABLE")
+            #expect(
+                await eventually(within: 60, pollMs: 10) { outcomes.issue503 > 0 },
+                "issuing answers 503 while no intent can be stored")
+            #expect(await server.log.line(containing: "intent batch not stored") != nil, "the outage is logged")
             // The rest of the 20 seconds, the server stays up and answers.
             let downSince = Date()
             while Date().timeIntervalSince(downSince) < 20 {
-                #expect(Self.request(port, "GET", "/healthz")?.status == 200)
-                usleep(500_000)
+                #expect(await Self.request(server, "GET", "/healthz")?.status == 200)
+                try await Task.sleep(for: .milliseconds(500))
             }
             #expect(outcomes.issuedDuringOutage == 0, "URLs answered while the cluster was stopped")
             outcomes.storeStopped = false
-            try cluster.start()
+            try await onThread { try cluster.start() }
         }
         // The pool reconnects by itself: the database is ready again and confirmations succeed again.
-        #expect(Self.waitForDatabase(port, "ok"), "/readyz: database ok again without a restart")
+        #expect(await Self.waitForDatabase(server, "ok"), "/readyz: database ok again without a restart")
         let acksAfterFault = outcomes.acks
-        #expect(Self.until { outcomes.acks >= acksAfterFault + 20 }, "confirmations succeed after the fault")
+        #expect(
+            await eventually(within: 180, pollMs: 10) { outcomes.acks >= acksAfterFault + 20 },
+            "confirmations succeed after the fault")
         stopFlag.set()
-        group.wait()
+        await writers.value
 
         // Every key that got a 503 converges when confirmed again: to one record, never a second one.
         for key in outcomes.pendingRetries {
-            #expect(Self.until(attempts: 500) { Self.confirm(port, key, outcomes) }, "\(key) converges")
+            #expect(
+                await eventually(within: 5, pollMs: 10) { await Self.confirm(server, key, outcomes) },
+                "\(key) converges")
         }
         #expect(outcomes.problems.isEmpty, "\(outcomes.problems.prefix(10))")
         for (key, ids) in outcomes.allIds { #expect(ids.count == 1, "\(key) answered with records \(ids)") }
 
         // Every acknowledged record is stored, whole, with its object in RGW at the recorded size.
         let store = try RecordStoreFactory.open(url: cluster.url, poolSize: 1, busyTimeoutMs: 5000)
-        let client = try Self.storage(s3)
+        let client = try s3.client()
         for (key, id) in outcomes.createdRecords {
             let record = try #require(try store.record(imageKey: key), "the record of \(key) (201 \(id))")
             #expect(record.id == id && record.ownerId == "9")
@@ -262,22 +256,12 @@ struct PostgresOutageTests {
         }
         // Nothing the log wrote during the outage breaks its JSON lines (libpq messages carry quotes and
         // newlines).
-        for line in server.stderr.split(separator: "\n") {
+        for line in server.log.lines {
             #expect((try? JSONValue(parsing: Array(line.utf8))) != nil, "not JSON: \(line)")
         }
         #expect(outcomes.acks >= 40)
     }
 
-    /// An S3 client for RGW, to check objects.
-    static func storage(_ s3: TestEnvironment.S3) throws -> S3Client {
-        let signer = try Presigner(
-            credentials: Credentials(
-                accessKeyId: s3.accessKey, secretAccessKey: Secret(s3.secretKey), sessionToken: nil),
-            region: s3.region, endpoint: Endpoint(parsing: s3.endpoint), addressing: .path)
-        return S3Client(
-            options: ObjectStoreOptions(endpoint: try Endpoint(parsing: s3.endpoint), bucket: s3.bucket),
-            signer: signer, now: { Int64(Date().timeIntervalSince1970) })
-    }
 }
 
 /// A flag threads read and one sets.

@@ -64,7 +64,7 @@ struct ReadURLsInProcessTests {
             s3 = try TestServices.s3()
             clock = Clock((clockSeconds ?? ReadURLsInProcessTests.wallSeconds) * 1000)
             store = try SQLiteRecordStore(
-                path: TestServices.tempDir() + "/records.sqlite3", readers: 2, busyTimeoutMs: 5000)
+                path: Temporary.directory() + "/records.sqlite3", readers: 2, busyTimeoutMs: 5000)
             try store.migrate()
             let endpoint = try Endpoint(parsing: s3.endpoint)
             let keys =

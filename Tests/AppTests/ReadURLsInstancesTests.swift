@@ -10,24 +10,26 @@ import Testing
 @Suite("Read URLs across instances on one PostgreSQL", .serialized)
 struct ReadURLsInstancesTests {
     /// One request as `user` to `port`.
-    static func call(_ port: Int, _ method: String, _ path: String, user: String, body: String? = nil) throws
-        -> RawClient.Response
+    static func call(_ port: Int, _ method: String, _ path: String, user: String, body: String? = nil) async throws
+        -> WireResponse
     {
-        try UppyFlowTests.call(port: port, method, path, user: user, body: body)
+        try await UppyFlowTests.call(SocketTarget(port: port), method, path, user: user, body: body)
     }
 
     /// `GET /images/{id}/url` on each of `ports`, in order: the URLs.
-    static func urls(_ ports: [Int], id: String, user: String) throws -> [String] {
-        try ports.map { port in
-            let r = try Self.call(port, "GET", "/images/\(id)/url", user: user)
+    static func urls(_ ports: [Int], id: String, user: String) async throws -> [String] {
+        var urls: [String] = []
+        for port in ports {
+            let r = try await Self.call(port, "GET", "/images/\(id)/url", user: user)
             try #require(r.status == 200, "instance on \(port): \(r.status) \(r.text)")
-            return try #require(try JSONValue(parsing: r.body)["url"]?.stringValue)
+            urls.append(try #require(try JSONValue(parsing: r.body)["url"]?.stringValue))
         }
+        return urls
     }
 
     @Test("one record's URL is the same on every instance; deleted on one, 404 on the others at once")
-    func sameURLAndDeletionEverywhere() throws {
-        let harness = try InstancesHarness(extra: [:])
+    func sameURLAndDeletionEverywhere() async throws {
+        let harness = try await InstancesHarness.start(extra: [:])
         defer { harness.stop() }
         let s3 = try TestEnvironment.s3()
         let ports = try (0..<3).map { try harness.instancePort($0) }
@@ -35,14 +37,14 @@ struct ReadURLsInstancesTests {
 
         // Upload and confirm on instance 1 (client B's flow).
         let imageKey = UUID().uuidString
-        let issued = try Self.call(
+        let issued = try await Self.call(
             ports[0], "POST", "/presigned-url", user: user,
             body: #"{"contentType":"image/jpeg","imageKey":"\#(imageKey)"}"#)
         try #require(issued.status == 200, "\(issued.text)")
         let url = try #require(try JSONValue(parsing: issued.body)["signedUrl"]?.stringValue)
         let bytes = TestImages.jpeg(width: 4, height: 3, tail: Array(imageKey.utf8))
-        #expect(try UppyFlowTests.put(s3, url: url, bytes: bytes, contentType: "image/jpeg").0 == 200)
-        let confirmed = try Self.call(ports[0], "POST", "/images", user: user, body: #"{"imageKey":"\#(imageKey)"}"#)
+        #expect(try await UppyFlowTests.put(s3, url: url, bytes: bytes, contentType: "image/jpeg").0 == 200)
+        let confirmed = try await Self.call(ports[0], "POST", "/images", user: user, body: #"{"imageKey":"\#(imageKey)"}"#)
         try #require(confirmed.status == 201, "\(confirmed.text)")
         let id = try #require(try JSONValue(parsing: confirmed.body)["id"]?.stringValue)
 
@@ -51,20 +53,20 @@ struct ReadURLsInstancesTests {
         // few milliseconds of a round, so a second round always settles it.)
         var agreed = false
         for _ in 0..<2 where !agreed {
-            let got = try Self.urls(ports + [ports[0]], id: id, user: user)
+            let got = try await Self.urls(ports + [ports[0]], id: id, user: user)
             guard got.first == got.last else { continue }
             #expect(Set(got).count == 1, "\(got)")
             agreed = true
             let (host, port) = s3.hostPort
             let target = String(got[0][try #require(got[0].range(of: "\(host):\(port)")).upperBound...])
-            let c = try RawClient(port: port, host: host, timeoutMs: 15_000)
-            c.send("GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n")
-            #expect(c.readResponse()?.body == bytes)
+            let fetched = try await SocketTarget(host: host, port: port).exchange(
+                "GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n")
+            #expect(fetched.body == bytes)
         }
         #expect(agreed, "two rounds each crossed a window boundary")
         // Through HAProxy's round robin too, and the record's own url.
-        let balanced = try Self.urls([harness.port, harness.port, harness.port], id: id, user: user)
-        let record = try Self.call(ports[2], "GET", "/images/\(id)", user: user)
+        let balanced = try await Self.urls([harness.port, harness.port, harness.port], id: id, user: user)
+        let record = try await Self.call(ports[2], "GET", "/images/\(id)", user: user)
         let recordURL = try #require(try JSONValue(parsing: record.body)["url"]?.stringValue)
         // Within one window (one X-Amz-Date) one URL, whichever instance answered.
         let byWindow = Dictionary(grouping: balanced + [recordURL]) { url in
@@ -74,13 +76,13 @@ struct ReadURLsInstancesTests {
         for (window, urls) in byWindow { #expect(Set(urls).count == 1, "\(window): \(urls)") }
 
         // Deleted on instance 2: instances 1 and 3 answer 404 on their next request, on every route.
-        #expect(try Self.call(ports[1], "DELETE", "/images/\(id)", user: user).status == 204)
+        #expect(try await Self.call(ports[1], "DELETE", "/images/\(id)", user: user).status == 204)
         for port in [ports[0], ports[2]] {
             for path in ["/images/\(id)/url", "/images/\(id)/content", "/images/\(id)"] {
-                let r = try Self.call(port, "GET", path, user: user)
+                let r = try await Self.call(port, "GET", path, user: user)
                 #expect(r.status == 404, "\(port) \(path): \(r.status) \(r.text)")
             }
-            let batch = try Self.call(port, "POST", "/images/urls", user: user, body: #"{"ids":["\#(id)"]}"#)
+            let batch = try await Self.call(port, "POST", "/images/urls", user: user, body: #"{"ids":["\#(id)"]}"#)
             #expect(try JSONValue(parsing: batch.body)["missing"]?.arrayValue?.first?.stringValue == id)
         }
     }

@@ -1,3 +1,4 @@
+import AppTestSupport
 import Foundation
 import JSON
 import Records
@@ -82,7 +83,7 @@ struct ReadinessTests {
 
     @Test("one warning per change of readiness (not per probe), with the reasons; the body keeps its shape")
     func changeIsLoggedOnce() throws {
-        let log = CapturedLog()
+        let log = LogFile()
         let scripted = Scripted()
         let ops = OpsService(
             store: InMemoryRecordStore(), metrics: { "" }, storageCheck: { scripted.get() }, log: log.sink)

@@ -8,7 +8,7 @@ import Testing
 @Suite("Secrets never leak")
 struct SecretsLeakTests {
     @Test("secret key, HS256 secret, token and signatures appear in no output")
-    func noLeaks() throws {
+    func noLeaks() async throws {
         let s3 = try TestEnvironment.s3()
         let hs = "leak-test-hs256-secret-0123456789abcdefXYZ"
         var (env, _) = TestEnvironment.serverEnvironment(
@@ -18,42 +18,41 @@ struct SecretsLeakTests {
             ])
         env["PRESIGN_LOG_LEVEL"] = "debug"
         let dump = try ServerProcess(environment: env, arguments: ["--check-config"], expectListening: false)
-        _ = dump.waitForExit()
-        let server = try ServerProcess(environment: env)
+        _ = await dump.exit()
+        let server = try await ServerProcess(environment: env)
         let token = "Bearer " + AuthFlowTests.token(sub: "leaky", exp: AuthFlowTests.now + 600, secret: hs)
         var bodies = ""
         var signatures: [String] = []
-        func send(_ raw: String) throws -> RawClient.Response {
-            let c = try RawClient(port: server.port)
-            c.send(raw)
-            let r = try #require(c.readResponse())
+        func send(_ raw: String) async throws -> WireResponse {
+            let r = try await server.exchange(raw)
             bodies += r.text + "\n" + r.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
             return r
         }
-        let issued = try send(
+        let issued = try await send(
             "GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nAuthorization: \(token)\r\n\r\n")
         let url = try #require(try JSONValue(parsing: issued.body)["presignedUrl"]?.stringValue)
         signatures.append(String(url.suffix(64)))
         let key = try #require(try JSONValue(parsing: issued.body)["key"]?.stringValue)
         let t = try #require(ClientPFlowTests.rebuildLikeClientP(url))
         #expect(
-            try ClientPFlowTests.put(
+            try await ClientPFlowTests.put(
                 s3, target: t.path + "?" + t.query, contentType: "image/jpeg",
                 body: TestImages.jpeg(width: 2, height: 2)) == 200
         )
         let body = #"{"imageKey":"\#(key)"}"#
-        let confirmed = try send(
+        let confirmed = try await send(
             "POST /images HTTP/1.1\r\nHost: a\r\nAuthorization: \(token)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         )
         #expect(confirmed.status == 201)
         if let readURL = try JSONValue(parsing: confirmed.body)["url"]?.stringValue {
             signatures.append(String(readURL.suffix(64)))
         }
-        _ = try send(
+        _ = try await send(
             "GET /presigned-url?type=PROFILE&ext=jpg HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer \(hs)\r\n\r\n")
-        _ = try send("GET /presigned-url?type=NOPE&ext=jpg HTTP/1.1\r\nHost: a\r\nAuthorization: \(token)\r\n\r\n")
-        _ = try send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n")
-        _ = try send("GET /readyz HTTP/1.1\r\nHost: a\r\n\r\n")
+        _ = try await send(
+            "GET /presigned-url?type=NOPE&ext=jpg HTTP/1.1\r\nHost: a\r\nAuthorization: \(token)\r\n\r\n")
+        _ = try await send("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n")
+        _ = try await send("GET /readyz HTTP/1.1\r\nHost: a\r\n\r\n")
         server.stop()
         // What the server printed must hold none of them; the response bodies carry the signatures (the
         // URLs are the product) but never a key, a token or the HS256 secret.

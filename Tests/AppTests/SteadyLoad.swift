@@ -49,18 +49,18 @@ final class SteadyLoad: @unchecked Sendable {
     }
 
     /// Waits (up to `seconds`) until `count` more answers were good than `from`; false if not.
-    func waitForOK(atLeast count: Int, from: Int, seconds: Double = 60) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if ok >= from + count { return true }
-            usleep(5_000)
-        }
-        return ok >= from + count
+    func waitForOK(atLeast count: Int, from: Int, seconds: Double = 60) async -> Bool {
+        await eventually(within: seconds) { ok >= from + count }
     }
 
     /// Stops the clients after their current request and waits for them.
     func stop() {
         lock.withLock { stopping = true }
         group.wait()
+    }
+
+    /// `stop()`, waited for on a thread of its own.
+    func stopping() async {
+        _ = try? await onThread { [self] in stop() }
     }
 }

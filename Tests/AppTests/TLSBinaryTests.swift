@@ -35,8 +35,8 @@ struct TLSBinaryTests {
     }
 
     @Test("HTTPS with the configured certificate; SIGHUP loads a new one for new connections")
-    func httpsAndReload() throws {
-        let dir = TestEnvironment.tempDir()
+    func httpsAndReload() async throws {
+        let dir = Temporary.directory()
         try Self.makeCA(dir + "/a")
         try FileManager.default.createDirectory(atPath: dir + "/live", withIntermediateDirectories: true)
         for f in ["server.pem", "server.key"] {
@@ -48,7 +48,7 @@ struct TLSBinaryTests {
                 "PRESIGN_TLS_ENABLED": "true", "PRESIGN_TLS_CERTIFICATE_FILE": dir + "/live/server.pem",
                 "PRESIGN_TLS_PRIVATE_KEY_FILE": dir + "/live/server.key",
             ])
-        let server = try ServerProcess(environment: env)
+        let server = try await ServerProcess(environment: env)
         defer { server.stop() }
         let first = try Self.curl(server.port, ca: dir + "/a/ca.pem")
         #expect(first.status == 0)
@@ -65,24 +65,14 @@ struct TLSBinaryTests {
             try FileManager.default.copyItem(atPath: "\(dir)/b/\(f)", toPath: "\(dir)/live/\(f)")
         }
         server.signal(SIGHUP)
-        var reloaded = false
-        for _ in 0..<50 where !reloaded {
-            usleep(100_000)
-            reloaded = server.stderr.contains("TLS certificate reloaded")
-        }
-        #expect(reloaded)
+        #expect(await server.line(containing: "TLS certificate reloaded", within: 5) != nil)
         #expect(try Self.curl(server.port, ca: dir + "/b/ca.pem").status == 0)
         #expect(try Self.curl(server.port, ca: dir + "/a/ca.pem").status != 0, "the old CA no longer verifies")
 
         // A reload that fails keeps serving the current certificate.
         try FileManager.default.removeItem(atPath: dir + "/live/server.key")
         server.signal(SIGHUP)
-        var failed = false
-        for _ in 0..<50 where !failed {
-            usleep(100_000)
-            failed = server.stderr.contains("TLS reload failed")
-        }
-        #expect(failed)
+        #expect(await server.line(containing: "TLS reload failed", within: 5) != nil)
         #expect(try Self.curl(server.port, ca: dir + "/b/ca.pem").status == 0)
     }
 }

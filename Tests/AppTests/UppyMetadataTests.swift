@@ -1,3 +1,4 @@
+import AppTestSupport
 import Foundation
 import JSON
 import TestSupport
@@ -7,15 +8,17 @@ import Testing
 
 /// Uppy's file metadata kept on the record: given to `POST /s3/multipart` or `GET /s3/params`, carried
 /// by the intent (through a restart of the server, so from the records store), and shown by
-/// `GET /images/{id}`; `uploadType` is not kept; bad metadata is a 400 `{"error"}`. Real binary, real
-/// RGW, SQLite and PostgreSQL.
+/// `GET /images/{id}`; `uploadType` is not kept; bad metadata is a 400 `{"error"}`. The application in
+/// process (restarted as a new one on the same store), real RGW, SQLite and PostgreSQL.
 @Suite("Uppy routes: metadata on the record", .serialized)
 struct UppyMetadataTests {
     typealias U = UppyFlowTests
 
     /// The `metadata` of the record `id` as `GET /images/{id}` shows it: its members in order.
-    static func recordMetadata(_ server: ServerProcess, id: String, user: String = "42") throws -> [(String, String)] {
-        let r = try U.call(server, "GET", "/images/\(id)", user: user)
+    static func recordMetadata(_ server: some HTTPTarget, id: String, user: String = "42") async throws
+        -> [(String, String)]
+    {
+        let r = try await U.call(server, "GET", "/images/\(id)", user: user)
         #expect(r.status == 200, "\(r.text)")
         let object = try #require(try U.json(r)["metadata"]?.objectValue)
         return object.map { ($0.key, $0.value.stringValue ?? "<not a string>") }
@@ -24,10 +27,10 @@ struct UppyMetadataTests {
     /// Creates an upload with `metadata` (a JSON object's text), uploads one small part, completes it;
     /// the completion's answer. The server is restarted between creation and completion when `restart`.
     static func upload(
-        _ server: inout ServerProcess, _ s3: TestEnvironment.S3, metadata: String,
-        restart: (() throws -> ServerProcess)?
-    ) throws -> JSONValue {
-        let created = try U.call(
+        _ server: inout InProcessApp, _ s3: TestEnvironment.S3, metadata: String,
+        restart: (() async throws -> InProcessApp)?
+    ) async throws -> JSONValue {
+        let created = try await U.call(
             server, "POST", "/s3/multipart",
             body: #"{"filename":"Vidéo de vacances.jpg","type":"image/jpeg","metadata":\#(metadata)}"#)
         #expect(created.status == 200, "\(created.text)")
@@ -36,16 +39,16 @@ struct UppyMetadataTests {
         let uploadId = try #require(c["uploadId"]?.stringValue)
         if let restart {
             server.stop()
-            server = try restart()
+            server = try await restart()
         }
         let base = "/s3/multipart/\(U.q(uploadId))"
-        let part = try U.call(server, "GET", "\(base)/1?key=\(U.q(key))")
+        let part = try await U.call(server, "GET", "\(base)/1?key=\(U.q(key))")
         #expect(part.status == 200, "\(part.text)")
         let url = try #require(try U.json(part)["url"]?.stringValue)
-        let (status, etag) = try U.put(s3, url: url, bytes: try U.payload(256 * 1024))
+        let (status, etag) = try await U.put(s3, url: url, bytes: try U.payload(256 * 1024))
         #expect(status == 200)
         let body = #"{"parts":[{"PartNumber":1,"ETag":\#(try #require(etag).debugDescription)}]}"#
-        let done = try U.call(server, "POST", "\(base)/complete?key=\(U.q(key))", body: body)
+        let done = try await U.call(server, "POST", "\(base)/complete?key=\(U.q(key))", body: body)
         #expect(done.status == 200, "\(done.text)")
         return try U.json(done)
     }
@@ -53,19 +56,20 @@ struct UppyMetadataTests {
     @Test(
         "multipart: the metadata but uploadType is on the record, in order, byte for byte, across a restart",
         arguments: Backend.allCases)
-    func multipartMetadata(backend: Backend) throws {
+    func multipartMetadata(backend: Backend) async throws {
         let s3 = try TestEnvironment.s3()
-        let dir = TestEnvironment.tempDir()
+        let dir = Temporary.directory()
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,
             extra: [
-                "PRESIGN_UPPY_ENABLED": "true", "PRESIGN_RECORDS_URL": try backend.recordsURL(dir: dir),
+                "PRESIGN_UPPY_ENABLED": "true", "PRESIGN_RECORDS_URL": try await backend.recordsURL(dir: dir),
             ])
-        var server = try ServerProcess(environment: env)
+        var server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let metadata =
             #"{"name":"Vidéo de vacances.jpg","type":"image/jpeg","uploadType":"IMAGE","chatroomId":"12","caption":"안녕 🌏 \"quoted\"\nsecond line","e\u0301":"NFD key"}"#
-        let done = try Self.upload(&server, s3, metadata: metadata, restart: { try ServerProcess(environment: env) })
+        let done = try await Self.upload(
+            &server, s3, metadata: metadata, restart: { try await InProcessApp(environment: env) })
         let expected: [(String, String)] = [
             ("name", "Vidéo de vacances.jpg"), ("type", "image/jpeg"), ("chatroomId", "12"),
             ("caption", "안녕 🌏 \"quoted\"\nsecond line"), ("e\u{301}", "NFD key"),
@@ -73,53 +77,53 @@ struct UppyMetadataTests {
         let shown = try #require(done["record"]?["metadata"]?.objectValue)
         #expect(shown.map(\.key).map { Array($0.utf8) } == expected.map { Array($0.0.utf8) })
         let id = try #require(done["record"]?["id"]?.stringValue)
-        let read = try Self.recordMetadata(server, id: id)
+        let read = try await Self.recordMetadata(server, id: id)
         #expect(read.map { Array($0.0.utf8) } == expected.map { Array($0.0.utf8) })
         #expect(read.map { Array($0.1.utf8) } == expected.map { Array($0.1.utf8) })
         // Without metadata the record's is `{}`, as POST /images makes it.
-        let plain = try Self.upload(&server, s3, metadata: "{}", restart: nil)
+        let plain = try await Self.upload(&server, s3, metadata: "{}", restart: nil)
         #expect(plain["record"]?["metadata"]?.objectValue?.isEmpty == true)
-        let onlyControl = try Self.upload(&server, s3, metadata: #"{"uploadType":"IMAGE"}"#, restart: nil)
+        let onlyControl = try await Self.upload(&server, s3, metadata: #"{"uploadType":"IMAGE"}"#, restart: nil)
         #expect(onlyControl["record"]?["metadata"]?.objectValue?.isEmpty == true)
     }
 
     @Test(
         "params: metadata[k]=v is on the record POST /images makes, unless the confirmation brings its own",
         arguments: Backend.allCases)
-    func paramsMetadata(backend: Backend) throws {
-        let (server, s3) = try U.start(backend)
+    func paramsMetadata(backend: Backend) async throws {
+        let (server, s3) = try await U.start(backend)
         defer { server.stop() }
-        func issueAndUpload(_ query: String) throws -> String {
-            let r = try U.call(server, "GET", "/s3/params?filename=dog.jpg&type=image%2Fjpeg&" + query)
+        func issueAndUpload(_ query: String) async throws -> String {
+            let r = try await U.call(server, "GET", "/s3/params?filename=dog.jpg&type=image%2Fjpeg&" + query)
             #expect(r.status == 200, "\(r.text)")
             let j = try U.json(r)
-            let (status, _) = try U.put(
+            let (status, _) = try await U.put(
                 s3, url: try #require(j["url"]?.stringValue), bytes: try ImageFixture.bytes("jpeg-baseline-64x48.jpg"),
                 contentType: "image/jpeg")
             #expect(status == 200)
             return try #require(j["key"]?.stringValue)
         }
-        let key = try issueAndUpload(
+        let key = try await issueAndUpload(
             "metadata%5Bname%5D=dog.jpg&metadata[album]=Summer%202026&metadata[uploadType]=IMAGE")
-        let confirmed = try U.call(server, "POST", "/images", body: #"{"imageKey":"\#(key)"}"#)
+        let confirmed = try await U.call(server, "POST", "/images", body: #"{"imageKey":"\#(key)"}"#)
         #expect(confirmed.status == 201, "\(confirmed.text)")
         let id = try #require(try U.json(confirmed)["id"]?.stringValue)
-        let read = try Self.recordMetadata(server, id: id)
+        let read = try await Self.recordMetadata(server, id: id)
         #expect(read.map(\.0) == ["name", "album"])
         #expect(read.map(\.1) == ["dog.jpg", "Summer 2026"])
         // The confirmation's own metadata wins over the upload's.
-        let other = try issueAndUpload("metadata[name]=cat.jpg")
-        let own = try U.call(server, "POST", "/images", body: #"{"imageKey":"\#(other)","metadata":{"n":1}}"#)
+        let other = try await issueAndUpload("metadata[name]=cat.jpg")
+        let own = try await U.call(server, "POST", "/images", body: #"{"imageKey":"\#(other)","metadata":{"n":1}}"#)
         #expect(own.status == 201, "\(own.text)")
         let ownId = try #require(try U.json(own)["id"]?.stringValue)
-        let ownRecord = try U.call(server, "GET", "/images/\(ownId)")
+        let ownRecord = try await U.call(server, "GET", "/images/\(ownId)")
         #expect(try U.json(ownRecord)["metadata"]?["n"]?.intValue == 1)
         #expect(try U.json(ownRecord)["metadata"]?["name"] == nil)
     }
 
     @Test("bad metadata is 400 {\"error\"} on both routes; metadata at the limits passes")
-    func badMetadata() throws {
-        let (server, _) = try U.start(.sqlite)
+    func badMetadata() async throws {
+        let (server, _) = try await U.start(.sqlite)
         defer { server.stop() }
         func body(_ metadata: String) -> String { #"{"filename":"a.jpg","type":"image/jpeg","metadata":\#(metadata)}"# }
         let many = (0...MultipartRules.maxMetadataEntries).map { #""k\#($0)":"v""# }.joined(separator: ",")
@@ -149,7 +153,7 @@ struct UppyMetadataTests {
             cases.append((p + "&" + q, nil))
         }
         for (path, b) in cases {
-            let r = try U.call(server, b == nil ? "GET" : "POST", path, body: b)
+            let r = try await U.call(server, b == nil ? "GET" : "POST", path, body: b)
             #expect(r.status == 400, "\(path.prefix(100)) \(b?.prefix(100) ?? ""): \(r.status) \(r.text)")
             #expect(r.header("Content-Type") == "application/json")
             #expect(try U.json(r)["error"]?.stringValue?.isEmpty == false)
@@ -157,9 +161,9 @@ struct UppyMetadataTests {
         }
         // At the limits it passes.
         let atLimits = (0..<MultipartRules.maxMetadataEntries).map { #""k\#($0)":"v""# }.joined(separator: ",")
-        let ok = try U.call(server, "POST", "/s3/multipart", body: body("{\(atLimits)}"))
+        let ok = try await U.call(server, "POST", "/s3/multipart", body: body("{\(atLimits)}"))
         #expect(ok.status == 200, "\(ok.text)")
-        let edge = try U.call(
+        let edge = try await U.call(
             server, "POST", "/s3/multipart",
             body: body(#"{"\#(String(longKey.dropLast()))":"\#(String(long.dropLast()))"}"#))
         #expect(edge.status == 200, "\(edge.text)")

@@ -45,8 +45,7 @@ struct HealthCheckTests {
     /// A server signing for a dead endpoint, with a SQLite store in a fresh temporary directory (no
     /// storage is called: only `/healthz` is asked).
     static func serverEnvironment() -> [String: String] {
-        let dir = NSTemporaryDirectory() + "presignd-test-" + UUID().uuidString.lowercased()
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = Temporary.directory()
         return [
             "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3", "PRESIGN_S3_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
             "PRESIGN_S3_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",

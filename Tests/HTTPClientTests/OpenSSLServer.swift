@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -38,7 +39,7 @@ final class OpenSSLServer {
     /// Starts `openssl s_server` and waits until it accepts connections.
     init() throws {
         let directory = try Self.certificates.get()
-        port = try Self.freePort()
+        port = try LoopbackListener.freePort()
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = [
@@ -71,23 +72,6 @@ final class OpenSSLServer {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-    }
-
-    /// A port nothing listens on right now: bind port 0, read the port, close.
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard ok else { throw TLSTestError(message: "cannot bind a loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// True when a TCP connection to 127.0.0.1:`port` succeeds.

@@ -138,7 +138,7 @@ struct DeferredLiveTests {
         // when the answer is written: the write or the read after it sees the peer gone.
         #expect(responder.respond(.json(200, Array("too late".utf8))))
         #expect(!responder.respond(.json(200, Array("twice".utf8))))
-        #expect(eventually { s.server.openConnections == 0 })
+        #expect(eventuallyBlocking(within: 10) { s.server.openConnections == 0 })
         let next = try RawClient(port: s.port)
         next.send("GET /n/9 HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(next.readResponse()?.text == "9")
@@ -189,14 +189,4 @@ struct DeferredLiveTests {
         }
         #expect(failures.load(ordering: .relaxed) == 0)
     }
-}
-
-/// Waits up to `seconds` for `condition`, polling every 5 ms.
-private func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5000)
-    }
-    return condition()
 }

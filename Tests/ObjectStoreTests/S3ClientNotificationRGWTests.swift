@@ -3,6 +3,7 @@ import Foundation
 import ObjectStoreTestSupport
 import SigV4
 import StoreEvents
+import TestSupport
 import Testing
 
 @testable import ObjectStore
@@ -17,16 +18,6 @@ struct S3ClientNotificationRGWTests {
         let options = try ObjectStoreOptions(
             endpoint: rgw.parsedEndpoint, bucket: rgw.bucket, requestTimeoutMs: 30_000, maxRetries: 2)
         return S3Client(options: options, signer: try rgw.signer(), now: wallClockSeconds, sleep: { _ in })
-    }
-
-    /// Waits up to `seconds` for `condition`, polling every 100 ms.
-    static func eventually(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(100_000)
-        }
-        return try condition()
     }
 
     /// PUTs `bytes` to `key` through a presigned URL, unsigned, as a phone does.
@@ -152,7 +143,7 @@ struct S3ClientNotificationRGWTests {
         try Self.putThroughPresignedURL(key, bytes, with: s3)
         let md5 = Hex.encode(MD5.hash(bytes))
         #expect(
-            Self.eventually(seconds: 120) { listener.deliveries.contains { $0.status == 200 } },
+            eventuallyBlocking(within: 120, pollMs: 100) { listener.deliveries.contains { $0.status == 200 } },
             "no delivery was taken")
         let deliveries = listener.deliveries
         #expect(deliveries[0].status == 500)
@@ -190,7 +181,7 @@ struct S3ClientNotificationRGWTests {
         try Self.putThroughPresignedURL(second, [9, 9, 9], with: s3)
         usleep(3_000_000)  // RGW's first attempt goes to a closed port (about 50 ms after the PUT, measured)
         try listener.start()
-        let found = Self.eventually(seconds: 120) {
+        let found = eventuallyBlocking(within: 120, pollMs: 100) {
             listener.deliveries.contains {
                 String(decoding: $0.body, as: UTF8.self).contains(second) && $0.status == 200
             }

@@ -30,15 +30,9 @@ enum E2E {
             region: e["PRESIGN_TEST_S3_REGION"] ?? "us-east-1")
     }
 
-    static func tempDir() -> String {
-        let path = NSTemporaryDirectory() + "presign-client-test-" + UUID().uuidString.lowercased()
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     /// The real server, signing for RGW and writing `publicPort` (a proxy in front of RGW) into the URLs.
     static func server(_ s3: S3, publicPort: Int?, extra: [String: String] = [:]) throws -> (ServerProcess, String) {
-        let dir = tempDir()
+        let dir = Temporary.directory("presign-client-test")
         var env: [String: String] = [
             "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3",
             "PRESIGN_S3_ACCESS_KEY_ID": s3.accessKey,

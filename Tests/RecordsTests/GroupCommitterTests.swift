@@ -1,5 +1,6 @@
 import Foundation
 import RecordsTestSupport
+import TestSupport
 import Testing
 
 @testable import Records
@@ -101,9 +102,9 @@ import Testing
                 results.append((record.imageKey, result))
                 done.leave()
             }.start()
-            if record == opener { #expect(eventually { gated.waiting == 1 }) }
+            if record == opener { #expect(eventuallyBlocking(within: 5) { gated.waiting == 1 }) }
         }
-        #expect(eventually { committer.queuedCount == 3 })
+        #expect(eventuallyBlocking(within: 5) { committer.queuedCount == 3 })
         gated.open()
         done.wait()
 

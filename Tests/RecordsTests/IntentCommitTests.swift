@@ -1,6 +1,7 @@
 import Foundation
 import RecordsTestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Records
@@ -87,7 +88,7 @@ final class OutcomeLog: @unchecked Sendable {
         let log = OutcomeLog()
         let first = Sample.intent()
         writer.submit(first, completion: log.completion(for: first.imageKey))
-        #expect(eventually { gated.waiting == 1 })  // committing at once, held at the gate
+        #expect(eventuallyBlocking(within: 5) { gated.waiting == 1 })  // committing at once, held at the gate
         let rest = (0..<250).map { _ in Sample.intent() }
         for intent in rest { writer.submit(intent, completion: log.completion(for: intent.imageKey)) }
         #expect(log.count == 0)  // nothing is told before its commit
@@ -128,7 +129,7 @@ final class OutcomeLog: @unchecked Sendable {
         let first = Sample.intent()
         let start = Date()
         writer.submit(first, completion: log.completion(for: first.imageKey))
-        #expect(eventually { gated.waiting == 1 })
+        #expect(eventuallyBlocking(within: 5) { gated.waiting == 1 })
         let queued = (0..<20).map { _ in Sample.intent() }
         for intent in queued { writer.submit(intent, completion: log.completion(for: intent.imageKey)) }
         #expect(log.wait(for: 21))
@@ -136,7 +137,7 @@ final class OutcomeLog: @unchecked Sendable {
         for intent in [first] + queued { #expect(log.of(intent.imageKey) == [.timedOut]) }
         #expect(gated.waiting == 1)  // still held: the waits did not depend on the store
         gated.open()
-        #expect(eventually { writer.pendingCount == 0 })
+        #expect(eventuallyBlocking(within: 5) { writer.pendingCount == 0 })
         // The batch held at the gate lands (harmless: no URL names it); the 20 behind it are left out.
         #expect(gated.batches == [1])
         for intent in queued { #expect(try gated.intent(imageKey: intent.imageKey) == nil) }

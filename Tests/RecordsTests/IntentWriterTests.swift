@@ -1,5 +1,6 @@
 import Foundation
 import RecordsTestSupport
+import TestSupport
 import Testing
 
 @testable import Records
@@ -79,7 +80,7 @@ import Testing
         let log = OutcomeLog()
         let intent = Sample.intent()
         writer.submit(intent, completion: log.completion(for: intent.imageKey))
-        #expect(eventually { gated.batches.count >= 1 })
+        #expect(eventuallyBlocking(within: 5) { gated.batches.count >= 1 })
         writer.shutdown()  // returns: the give-up clock starts with the shutdown
         #expect(gated.batches.count >= 2, "retried at least once")
         #expect(log.count == 1)

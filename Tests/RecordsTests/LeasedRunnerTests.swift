@@ -1,6 +1,7 @@
 import Foundation
 import RecordsTestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Records
@@ -12,16 +13,6 @@ import Testing
     final class TestClock: Sendable {
         let ms = Atomic<Int64>(1_000_000)
         var now: @Sendable () -> Int64 { { [self] in ms.load(ordering: .relaxed) } }
-    }
-
-    /// Waits up to `seconds` for `condition`.
-    static func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(2_000)
-        }
-        return condition()
     }
 
     /// Two runners of one job on one store (in memory, and SQLite through two store objects, as two
@@ -54,12 +45,12 @@ import Testing
         let first = runner(0)
         let second = runner(1)
         first.start()
-        let reached1 = Self.eventually { passes.values.count >= 3 }
+        let reached1 = eventuallyBlocking(within: 10, pollMs: 2) { passes.values.count >= 3 }
         #expect(reached1)
         second.start()
         usleep(200_000)
         first.stop()
-        let reached2 = Self.eventually { passes.values.contains { $0.runner == 1 } }
+        let reached2 = eventuallyBlocking(within: 10, pollMs: 2) { passes.values.contains { $0.runner == 1 } }
         #expect(reached2)
         second.stop()
         let overlapping = overlaps.load(ordering: .relaxed)
@@ -101,7 +92,7 @@ import Testing
         }
         runner.start()
         defer { runner.stop() }
-        let reached3 = Self.eventually { inPass.load(ordering: .relaxed) }
+        let reached3 = eventuallyBlocking(within: 10, pollMs: 2) { inPass.load(ordering: .relaxed) }
         #expect(reached3)
         // A minute passes without a renewal reaching the store; another instance takes the lease.
         clock.ms.add(61_000, ordering: .relaxed)
@@ -110,7 +101,7 @@ import Testing
                 name: "janitor", holder: "b", nowMs: clock.now(), ttlMs: 60_000)
         else { Issue.record("no takeover"); return }
         #expect(thief.token == 2)
-        let reached4 = Self.eventually { stoppedAfterLoss.load(ordering: .relaxed) }
+        let reached4 = eventuallyBlocking(within: 10, pollMs: 2) { stoppedAfterLoss.load(ordering: .relaxed) }
         #expect(reached4)
         let refused = refusedWrite.load(ordering: .relaxed)
         #expect(refused)
@@ -133,15 +124,15 @@ import Testing
         }
         runner.start()
         defer { runner.stop() }
-        let reached5 = Self.eventually { (try? store.lease(name: "j")) != nil }
+        let reached5 = eventuallyBlocking(within: 10, pollMs: 2) { (try? store.lease(name: "j")) != nil }
         #expect(reached5)
         // Release it behind the holder's back and let another take it; the holder's clock stands still.
         guard let held = try store.lease(name: "j") else { return }
         #expect(try store.releaseLease(held, nowMs: clock.now()))
         _ = try store.acquireLease(name: "j", holder: "b", nowMs: clock.now(), ttlMs: 60_000)
-        let reached6 = Self.eventually { lostSeen.load(ordering: .relaxed) }
+        let reached6 = eventuallyBlocking(within: 10, pollMs: 2) { lostSeen.load(ordering: .relaxed) }
         #expect(reached6)
-        let reached7 = Self.eventually { events.values.contains(.lost(held)) }
+        let reached7 = eventuallyBlocking(within: 10, pollMs: 2) { events.values.contains(.lost(held)) }
         #expect(reached7)
     }
 }

@@ -220,13 +220,3 @@ final class Collector<Value: Sendable>: @unchecked Sendable {
         return storage
     }
 }
-
-/// Waits up to `seconds` for `condition`, polling every 5 ms.
-func eventually(seconds: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        usleep(5000)
-    }
-    return try condition()
-}

@@ -191,7 +191,7 @@ public final class FaultProxy: @unchecked Sendable {
                         .utf8)
                 let head =
                     "HTTP/1.1 \(status) Injected\r\nContent-Type: application/xml\r\nContent-Length: \(body.count)\r\n\r\n"
-                guard writeAll(client, Array(head.utf8) + (method == "HEAD" ? [] : body)) else { return }
+                guard SocketIO.writeAll(client, Array(head.utf8) + (method == "HEAD" ? [] : body)) else { return }
                 continue
             case .reset?:
                 var l = linger(l_onoff: 1, l_linger: 0)
@@ -215,29 +215,19 @@ public final class FaultProxy: @unchecked Sendable {
     /// Sends one request upstream on a fresh connection and passes its response back (or the head and
     /// half the body when `cutShort`). False when either side failed.
     private func forward(_ request: [UInt8], method: String, to client: Int32, cutShort: Bool) -> Bool {
-        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard upstream >= 0 else { return false }
+        guard let upstream = SocketIO.connect(host: upstreamHost, port: upstreamPort) else { return false }
         defer { Glibc.close(upstream) }
         setTimeout(upstream, seconds: 30)
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = in_port_t(UInt16(upstreamPort).bigEndian)
-        inet_pton(AF_INET, upstreamHost, &sin.sin_addr)
-        let connected = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected, writeAll(upstream, request) else { return false }
+        guard SocketIO.writeAll(upstream, request) else { return false }
         var buffer: [UInt8] = []
         guard let response = readMessage(upstream, &buffer, isResponse: true, headRequest: method == "HEAD") else {
             return false
         }
         if cutShort {
-            _ = writeAll(client, Array(response.bytes[..<(response.bytes.count / 2)]))
+            _ = SocketIO.writeAll(client, Array(response.bytes[..<(response.bytes.count / 2)]))
             return false
         }
-        return writeAll(client, response.bytes)
+        return SocketIO.writeAll(client, response.bytes)
     }
 
     // MARK: - Messages
@@ -259,7 +249,7 @@ public final class FaultProxy: @unchecked Sendable {
                 headEnd = e
                 break
             }
-            guard fill(fd, &buffer) else { return nil }
+            guard SocketIO.fill(fd, &buffer) else { return nil }
         }
         let end = headEnd!
         let head = Array(buffer[..<end])
@@ -273,7 +263,7 @@ public final class FaultProxy: @unchecked Sendable {
                 var lineEnd: Int?
                 while lineEnd == nil {
                     lineEnd = Self.findCRLF(buffer, from: at)
-                    if lineEnd == nil { guard fill(fd, &buffer) else { return nil } }
+                    if lineEnd == nil { guard SocketIO.fill(fd, &buffer) else { return nil } }
                 }
                 let sizeText = String(decoding: buffer[at..<lineEnd!], as: UTF8.self).prefix { $0 != ";" }
                 guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
@@ -284,7 +274,7 @@ public final class FaultProxy: @unchecked Sendable {
                         var trailerEnd: Int?
                         while trailerEnd == nil {
                             trailerEnd = Self.findCRLF(buffer, from: at)
-                            if trailerEnd == nil { guard fill(fd, &buffer) else { return nil } }
+                            if trailerEnd == nil { guard SocketIO.fill(fd, &buffer) else { return nil } }
                         }
                         let blank = trailerEnd! == at
                         at = trailerEnd! + 2
@@ -292,7 +282,7 @@ public final class FaultProxy: @unchecked Sendable {
                     }
                     break
                 }
-                while buffer.count < at + size + 2 { guard fill(fd, &buffer) else { return nil } }
+                while buffer.count < at + size + 2 { guard SocketIO.fill(fd, &buffer) else { return nil } }
                 at += size + 2
             }
             let bytes = Array(buffer[..<at])
@@ -309,7 +299,7 @@ public final class FaultProxy: @unchecked Sendable {
         if headRequest { length = 0 }
         if isResponse, let status = Int(text.dropFirst(9).prefix(3)), status == 204 || status == 304 { length = 0 }
         while buffer.count < end + length {
-            guard fill(fd, &buffer) else { return nil }
+            guard SocketIO.fill(fd, &buffer) else { return nil }
         }
         let bytes = Array(buffer[..<(end + length)])
         buffer.removeFirst(end + length)
@@ -329,27 +319,6 @@ public final class FaultProxy: @unchecked Sendable {
             return i + 4
         }
         return nil
-    }
-
-    private func fill(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { return false }
-        buffer.append(contentsOf: chunk[..<n])
-        return true
-    }
-
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 {
-                if n < 0 && errno == EINTR { continue }
-                return false
-            }
-            sent += n
-        }
-        return true
     }
 
     private func setTimeout(_ fd: Int32, seconds: Int) {

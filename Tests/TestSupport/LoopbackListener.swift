@@ -6,8 +6,9 @@ import Synchronization
 #endif
 
 /// The one loopback listener of the test servers and proxies (`FakeServer`, `StandInServer`,
-/// `FaultProxy`, `RecordingProxy`, PresignClientTests' `LoopbackServer`): 127.0.0.1 on an ephemeral
-/// port, one thread accepting, one thread per connection running `serve`. Blocking sockets.
+/// `FaultProxy`, `RecordingProxy`, PresignClientTests' `LoopbackServer`, ObjectStoreTests'
+/// `EventListener`): 127.0.0.1 on an ephemeral port (or a given one), one thread accepting, one thread per
+/// connection running `serve`. Blocking sockets.
 ///
 /// `stop` stops accepting and shuts every open connection down; a connection's socket is closed under
 /// the listener's lock after `serve` returns, so a descriptor number is never reused while listed.
@@ -29,14 +30,18 @@ public final class LoopbackListener: Sendable {
     /// Counts and open sockets.
     private let state = Mutex(State())
 
-    /// Listens on 127.0.0.1 and an ephemeral port; `serve` runs on its own thread for each connection.
-    public init(backlog: Int32 = 64, serve: @escaping @Sendable (_ connection: LoopbackConnection) -> Void) throws {
+    /// Listens on 127.0.0.1 and `port` (0: an ephemeral one); `serve` runs on its own thread for each
+    /// connection.
+    public init(
+        port: Int = 0, backlog: Int32 = 64, serve: @escaping @Sendable (_ connection: LoopbackConnection) -> Void
+    ) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LoopbackListenerError.socket(errno) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &address) {
@@ -49,7 +54,7 @@ public final class LoopbackListener: Sendable {
             close(fd)
             throw LoopbackListenerError.socket(code)
         }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = Int(UInt16(bigEndian: address.sin_port))
         listener = fd
         self.serve = serve
         Thread { [self] in acceptLoop() }.start()
@@ -57,6 +62,25 @@ public final class LoopbackListener: Sendable {
 
     /// Connections accepted so far.
     public var accepted: Int { state.withLock { $0.accepted } }
+
+    /// A port on 127.0.0.1 that was free a moment ago (bound to port 0, read, closed): for a server a test
+    /// starts on a port it must know in advance, or a port where nothing listens.
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw LoopbackListenerError.socket(errno) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard ok else { throw LoopbackListenerError.socket(errno) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
 
     /// Stops accepting and shuts every open connection down (their threads then close them).
     public func stop() {
@@ -116,13 +140,7 @@ public final class LoopbackConnection: @unchecked Sendable {
 
     /// Reads once more into `buffer`; false at end of stream or on an error.
     @discardableResult
-    public func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        buffer.append(contentsOf: chunk[..<count])
-        return true
-    }
+    public func fill() -> Bool { SocketIO.fill(fd, &buffer) }
 
     /// The offset just past the first `\r\n\r\n` of `buffer`, or nil.
     public func headEnd() -> Int? {
@@ -167,17 +185,7 @@ public final class LoopbackConnection: @unchecked Sendable {
 
     /// Sends all of `bytes`; false when the peer is gone.
     @discardableResult
-    public func send(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            if sent <= 0 { return false }
-            offset += sent
-        }
-        return true
-    }
+    public func send(_ bytes: [UInt8]) -> Bool { SocketIO.writeAll(fd, bytes) }
 
     /// Sends `text` as UTF-8.
     @discardableResult

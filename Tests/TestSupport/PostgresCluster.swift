@@ -85,7 +85,7 @@ public final class PostgresCluster: @unchecked Sendable {
         env["PG_PORT"] = String(port)
         env.removeValue(forKey: "PG_STATE_DIR")
         p.environment = env
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("pgcluster-\(UUID().uuidString)")
+        let out = URL(fileURLWithPath: Temporary.path("pgcluster"))
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: out) }
         guard let handle = try? FileHandle(forWritingTo: out) else { return (-1, "cannot open \(out.path)") }

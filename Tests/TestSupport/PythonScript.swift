@@ -15,9 +15,7 @@ public enum PythonScript {
         _ name: String, input: Input, as: Output.Type = Output.self
     ) throws -> Output {
         let script = ServerProcess.packageRoot.appendingPathComponent("scripts/\(name)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "presignd-py-\(ProcessInfo.processInfo.processIdentifier)-\(UInt64.random(in: 0...UInt64.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = URL(fileURLWithPath: Temporary.directory("presignd-py"))
         defer { try? FileManager.default.removeItem(at: directory) }
         let inputFile = directory.appendingPathComponent("in.json")
         let outputFile = directory.appendingPathComponent("out.json")

@@ -7,19 +7,7 @@ import Foundation
 /// A blocking TCP client that sends exact bytes and reads raw responses, for socket-level tests.
 public final class RawClient {
     /// One response as read off the wire.
-    public struct Response: Sendable {
-        public var status: Int
-        public var headers: [(name: String, value: String)]
-        public var body: [UInt8]
-
-        /// The first value of header `name` (case-insensitive).
-        public func header(_ name: String) -> String? {
-            headers.first { $0.name.lowercased() == name.lowercased() }?.value
-        }
-
-        /// The body as a string.
-        public var text: String { String(decoding: body, as: UTF8.self) }
-    }
+    public typealias Response = WireResponse
 
     /// The socket.
     public let fd: Int32
@@ -27,25 +15,12 @@ public final class RawClient {
 
     /// Connects to `host:port` with a receive time-out of `timeoutMs`.
     public init(port: Int, host: String = "127.0.0.1", timeoutMs: Int = 5000) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket failed") }
-        var tv = timeval(tv_sec: timeoutMs / 1000, tv_usec: Int((timeoutMs % 1000) * 1000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, host, &sin.sin_addr)
-        let rc = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard rc == 0 else {
-            // No close here: a class whose init throws after its stored properties are set still runs
-            // deinit, which closes the socket. Closing twice closed whatever descriptor reused the number
-            // in another thread (seen as EBADF traps in pipe readers of unrelated tests).
+        guard let fd = SocketIO.connect(host: host, port: port) else {
             throw TestFailure("connect to \(port) failed: errno \(errno)")
         }
+        self.fd = fd
+        var tv = timeval(tv_sec: timeoutMs / 1000, tv_usec: Int((timeoutMs % 1000) * 1000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
@@ -60,20 +35,6 @@ public final class RawClient {
         guard let body else { return text + "\r\n" }
         if let contentType { text += "Content-Type: \(contentType)\r\n" }
         return text + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
-    }
-
-    /// Sends one `request(...)` on a new connection to `port` and reads its response (a HEAD's without a
-    /// body); throws when none comes within `timeoutMs`.
-    public static func exchange(
-        port: Int, _ method: String, _ target: String, host: String = "a", headers: String = "", body: String? = nil,
-        contentType: String? = "application/json", timeoutMs: Int = 15_000
-    ) throws -> Response {
-        let c = try RawClient(port: port, timeoutMs: timeoutMs)
-        c.send(request(method, target, host: host, headers: headers, body: body, contentType: contentType))
-        guard let response = c.readResponse(isHead: method == "HEAD") else {
-            throw TestFailure("no response to \(method) \(target) within \(timeoutMs) ms")
-        }
-        return response
     }
 
     /// Sends `text` (as UTF-8) completely.
@@ -98,46 +59,21 @@ public final class RawClient {
         return true
     }
 
-    /// Reads one response (Content-Length framed; `isHead` skips the body). Nil on EOF or time-out.
+    /// Reads one response (Content-Length framed; `isHead` skips the body; interim 1xx answers skipped).
+    /// Nil on EOF, time-out or a status line that is none.
     public func readResponse(isHead: Bool = false) -> Response? {
         while true {
-            if let end = findHeadEnd() {
-                let headText = String(decoding: buffer[0..<end], as: UTF8.self)
-                var lines = headText.components(separatedBy: "\r\n")
-                let statusLine = lines.removeFirst()
-                let parts = statusLine.split(separator: " ")
-                guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
-                var headers: [(name: String, value: String)] = []
-                for l in lines where !l.isEmpty {
-                    if let c = l.firstIndex(of: ":") {
-                        headers.append(
-                            (String(l[..<c]), String(l[l.index(after: c)...]).trimmingCharacters(in: .whitespaces)))
-                    }
-                }
-                var length = 0
-                if !isHead && status != 204 && status != 304 && status >= 200,
-                    let cl = headers.first(where: { $0.name.lowercased() == "content-length" }), let n = Int(cl.value)
-                {
-                    length = n
-                }
-                let total = end + 4 + length
-                while buffer.count < total { if !fill() { return nil } }
-                let body = Array(buffer[(end + 4)..<total])
-                buffer.removeFirst(total)
-                if status == 100 { continue }
-                return Response(status: status, headers: headers, body: body)
+            switch WireResponse.parse(buffer[...], isHead: isHead) {
+            case .response(let response, let consumed):
+                buffer.removeFirst(consumed)
+                if response.status < 200 { continue }
+                return response
+            case .invalid:
+                return nil
+            case .incomplete:
+                if !fill() { return nil }
             }
-            if !fill() { return nil }
         }
-    }
-
-    private func findHeadEnd() -> Int? {
-        guard buffer.count >= 4 else { return nil }
-        for i in 0...(buffer.count - 4)
-        where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
-            return i
-        }
-        return nil
     }
 
     /// True when the server closes the connection (EOF or reset) within the receive time-out, with no

@@ -131,25 +131,15 @@ public final class RecordingProxy: @unchecked Sendable {
             lock.lock()
             seen.append(entry)
             lock.unlock()
-            guard let response, Self.writeAll(client, response) else { return }
+            guard let response, SocketIO.writeAll(client, response) else { return }
         }
     }
 
     private func forward(_ request: [UInt8], method: String) -> [UInt8]? {
-        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard upstream >= 0 else { return nil }
+        guard let upstream = SocketIO.connect(host: upstreamHost, port: upstreamPort) else { return nil }
         defer { Glibc.close(upstream) }
         Self.setTimeout(upstream)
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = in_port_t(UInt16(upstreamPort).bigEndian)
-        inet_pton(AF_INET, upstreamHost, &sin.sin_addr)
-        let connected = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected, Self.writeAll(upstream, request) else { return nil }
+        guard SocketIO.writeAll(upstream, request) else { return nil }
         var buffer: [UInt8] = []
         return Self.readMessage(upstream, &buffer, isResponse: true, method: method)?.1
     }
@@ -161,7 +151,7 @@ public final class RecordingProxy: @unchecked Sendable {
         var end: Int?
         while end == nil {
             end = findHeadEnd(buffer)
-            if end == nil && !fill(fd, &buffer) { return nil }
+            if end == nil && !SocketIO.fill(fd, &buffer) { return nil }
         }
         let head = Array(buffer[..<end!])
         // Header lines split on CRLF as bytes (a Swift String holds "\r\n" as one Character).
@@ -183,7 +173,7 @@ public final class RecordingProxy: @unchecked Sendable {
             if method == "HEAD" || status == 204 || status == 304 { length = 0 }
         }
         while buffer.count < end! + length {
-            if !fill(fd, &buffer) { return nil }
+            if !SocketIO.fill(fd, &buffer) { return nil }
         }
         let bytes = Array(buffer[..<(end! + length)])
         buffer.removeFirst(end! + length)
@@ -196,27 +186,6 @@ public final class RecordingProxy: @unchecked Sendable {
             return i + 4
         }
         return nil
-    }
-
-    private static func fill(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { return false }
-        buffer.append(contentsOf: chunk[..<n])
-        return true
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 {
-                if n < 0 && errno == EINTR { continue }
-                return false
-            }
-            sent += n
-        }
-        return true
     }
 
     private static func setTimeout(_ fd: Int32) {

@@ -28,6 +28,18 @@ public final class ServerProcess: @unchecked Sendable {
         return packageRoot.appendingPathComponent(".build/debug/presignd")
     }
 
+    /// The environment every server of a test starts from, before the test's own variables (the in-process
+    /// application reads its configuration from the same): port 0, two event loops, no pause at drain.
+    /// AWS_EC2_METADATA_DISABLED: a server whose credential chain falls through never asks the real
+    /// instance metadata service (169.254.169.254); a test may override it for a loopback stand-in.
+    public static let baseEnvironment: [String: String] = [
+        "PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        // No pause for a load balancer between SIGTERM and closing the listeners (a test that checks
+        // the pause sets its own).
+        "PRESIGN_SERVER_DRAIN_DELAY_MS": "0",
+    ]
+
     /// Starts the server with `environment` added to a minimal one and `arguments`; waits for its
     /// "listening" line (or its exit). Throws if it did not start listening within `timeoutMs`.
     /// `launcher` is a command that execs the binary in the same process, e.g.
@@ -44,15 +56,7 @@ public final class ServerProcess: @unchecked Sendable {
             process.executableURL = ServerProcess.binary
             process.arguments = arguments
         }
-        // AWS_EC2_METADATA_DISABLED: a server whose credential chain falls through never asks the
-        // real instance metadata service (169.254.169.254); a test may override it for a loopback stand-in.
-        var env: [String: String] = [
-            "PATH": "/usr/bin:/bin", "PRESIGN_SERVER_PORT": "0", "PRESIGN_SERVER_EVENT_LOOPS": "2",
-            "AWS_EC2_METADATA_DISABLED": "true",
-            // No pause for a load balancer between SIGTERM and closing the listeners (a test that checks
-            // the pause sets its own).
-            "PRESIGN_SERVER_DRAIN_DELAY_MS": "0",
-        ]
+        var env = ServerProcess.baseEnvironment
         // Sanitizer settings reach the child, so a sanitized test build checks the server too.
         for k in ["TSAN_OPTIONS", "ASAN_OPTIONS"] {
             if let v = ProcessInfo.processInfo.environment[k] { env[k] = v }
@@ -159,6 +163,42 @@ public final class ServerProcess: @unchecked Sendable {
             defer { lock.unlock() }
             return String(decoding: isError ? err : out, as: UTF8.self)
         }
+    }
+
+    /// Starts the server as the other initialiser does and awaits its "listening" line, without holding
+    /// a thread of the cooperative pool while it waits (an async test's `ServerProcess(environment:)`).
+    public convenience init(
+        environment: [String: String], arguments: [String] = [], timeoutMs: Int = 30_000, launcher: [String] = []
+    ) async throws {
+        try self.init(environment: environment, arguments: arguments, expectListening: false, launcher: launcher)
+        let listening = await eventually(within: Double(timeoutMs) / 1000, pollMs: 10) {
+            port = listeningPort() ?? 0
+            return port != 0 || !process.isRunning
+        }
+        guard listening, port != 0 else {
+            let state = process.isRunning ? "still running" : "exited with \(process.terminationStatus)"
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            throw TestFailure("presignd did not start listening within \(timeoutMs) ms (\(state)): \(stderr)")
+        }
+    }
+
+    /// The first line of standard error that contains `text`, awaited up to `seconds` (nil if it did not
+    /// come, or the server exited first).
+    public func line(containing text: String, within seconds: Double = 15) async -> String? {
+        func find() -> String? { stderr.split(separator: "\n").first { $0.contains(text) }.map(String.init) }
+        _ = await eventually(within: seconds, pollMs: 10) { find() != nil || !process.isRunning }
+        if find() == nil && !process.isRunning {
+            try? await Task.sleep(for: .milliseconds(50))  // an exited server's last bytes may still be in the pipe
+        }
+        return find()
+    }
+
+    /// Awaits the process's exit up to `seconds`; its status, or nil if it is still running.
+    public func exit(within seconds: Double = 15) async -> Int32? {
+        guard await eventually(within: seconds, pollMs: 10, { !process.isRunning }) else { return nil }
+        // The pipes' last bytes: wait (bounded) until both readers reached end of file.
+        _ = await eventually(within: 5, pollMs: 2) { output.isComplete }
+        return process.terminationStatus
     }
 
     /// Sends `signal` to the server.

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The real services the tests run against, read once from the environment scripts/test.sh exports:
-/// the one reader of `PRESIGN_TEST_S3_*` and of the temporary directories tests make (AppTests'
-/// `TestEnvironment` and ObjectStoreTests' `RGWEnvironment` are typealiases of it and of its `S3`).
+/// the one reader of `PRESIGN_TEST_S3_*` (AppTests' `TestEnvironment` and ObjectStoreTests'
+/// `RGWEnvironment` are typealiases of it and of its `S3`).
 public enum TestServices {
     /// Ceph RGW's endpoint, credentials, bucket and region.
     public struct S3: Sendable, Equatable {
@@ -36,12 +36,5 @@ public enum TestServices {
             endpoint: endpoint, accessKey: accessKey, secretKey: secretKey,
             bucket: value("PRESIGN_TEST_S3_BUCKET") ?? "uploads", region: value("PRESIGN_TEST_S3_REGION") ?? "us-east-1"
         )
-    }
-
-    /// A fresh temporary directory.
-    public static func tempDir() -> String {
-        let path = NSTemporaryDirectory() + "presignd-test-" + UUID().uuidString.lowercased()
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
     }
 }

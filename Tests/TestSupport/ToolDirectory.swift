@@ -8,7 +8,7 @@ public struct ToolDirectory: Sendable {
 
     /// Creates a new directory named `prefix` and a random suffix.
     public init(prefix: String) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        url = URL(fileURLWithPath: Temporary.path(prefix))
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

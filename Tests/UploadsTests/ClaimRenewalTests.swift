@@ -3,6 +3,7 @@ import ObjectStore
 import Records
 import Synchronization
 import System
+import TestSupport
 import Testing
 import UploadsTestSupport
 
@@ -38,12 +39,13 @@ struct ClaimRenewalTests {
                 sweeper.join()
             }
         }
-        #expect(eventually { storage.deletes.load(ordering: .relaxed) == 1 }, "the janitor's DELETE is in flight")
+        #expect(
+            eventuallyBlocking { storage.deletes.load(ordering: .relaxed) == 1 }, "the janitor's DELETE is in flight")
         let claimedUntil = try #require(try h.store.claim(imageKey: key)).leaseUntilMs
         // Most of a lease passes while the DELETE hangs: the claim is extended from the new time.
         clock.advance(lease * 9 / 10)
         #expect(
-            try eventually { (try h.store.claim(imageKey: key)?.leaseUntilMs ?? 0) >= clock.now + lease / 2 },
+            try eventuallyBlocking { (try h.store.claim(imageKey: key)?.leaseUntilMs ?? 0) >= clock.now + lease / 2 },
             "renewed while the delete runs (it was until \(claimedUntil))")
         // Past the first lease now: a confirmation of the key must still find it held.
         clock.advance(lease * 9 / 10)

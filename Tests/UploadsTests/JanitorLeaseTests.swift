@@ -63,7 +63,7 @@ struct JanitorLeaseTests {
             let store = InMemoryRecordStore()
             return Array(repeating: store, count: count)
         case .sqlite:
-            let path = "\(TestServices.tempDir())/lease.sqlite3"
+            let path = "\(Temporary.directory())/lease.sqlite3"
             let first = try RecordStoreFactory.open(url: "sqlite:\(path)", poolSize: 2, busyTimeoutMs: 10_000)
             try first.migrate()
             var stores = [first]
@@ -96,7 +96,7 @@ struct JanitorLeaseTests {
                 events: { _ in }, graceMs: 0, leaseTtlMs: 10_000, holder: "instance-\(index)")
         }
         for janitor in janitors { janitor.start() }
-        let emptied = try eventually {
+        let emptied = try eventuallyBlocking {
             try stores[0].expiredIntents(nowMs: Int64(Date().timeIntervalSince1970 * 1000), limit: 1).isEmpty
         }
         // Some more passes of the holder, which must find nothing more to do.
@@ -150,21 +150,21 @@ struct JanitorLeaseTests {
                 second.stop()
             }
         }
-        #expect(eventually { slow.deletes.load(ordering: .relaxed) == 1 }, "the first DELETE is in flight")
+        #expect(eventuallyBlocking { slow.deletes.load(ordering: .relaxed) == 1 }, "the first DELETE is in flight")
         // The holder stalls past its lease (the clock moves on, no renewal can reach the store in time):
         // the other janitor takes the lease over.
         clock.advance(ttl + 1_000)
         second.start()
-        #expect(eventually { second.leasesAcquired.load(ordering: .relaxed) == 1 }, "taken over")
-        #expect(eventually { first.leasesLost.load(ordering: .relaxed) == 1 }, "the old holder saw it lost")
+        #expect(eventuallyBlocking { second.leasesAcquired.load(ordering: .relaxed) == 1 }, "taken over")
+        #expect(eventuallyBlocking { first.leasesLost.load(ordering: .relaxed) == 1 }, "the old holder saw it lost")
         #expect(first.leaseHeld.load(ordering: .relaxed) == 0)
         #expect(second.leaseHeld.load(ordering: .relaxed) == 1)
         #expect(try store.lease(name: Janitor.leaseName)?.holder == "b")
         // The stalled DELETE ends: the old pass settles that intent's claim (its own) and then stops; its
         // fenced release and delete are refused.
         slow.release()
-        #expect(eventually { firstEvents.values.contains(.janitorPassFencedOff(intentsLeft: 1)) })
-        let emptied = try eventually { try store.expiredIntents(nowMs: clock.now, limit: 1).isEmpty }
+        #expect(eventuallyBlocking { firstEvents.values.contains(.janitorPassFencedOff(intentsLeft: 1)) })
+        let emptied = try eventuallyBlocking { try store.expiredIntents(nowMs: clock.now, limit: 1).isEmpty }
         #expect(emptied, "the new holder removes every intent")
         first.stop()
         second.stop()

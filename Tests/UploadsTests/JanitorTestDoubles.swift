@@ -62,12 +62,3 @@ final class GatedStorage: ObjectStorage, @unchecked Sendable {
     }
     func probeBucket() throws(ObjectStoreError) -> S3Client.BucketProbe { try inner.probeBucket() }
 }
-
-/// Waits (bounded, `seconds`) until `done` holds; whether it did.
-func eventually(_ seconds: Int = 30, _ done: () throws -> Bool) rethrows -> Bool {
-    for _ in 0..<(seconds * 100) {
-        if try done() { return true }
-        PThread.sleep(milliseconds: 10)
-    }
-    return try done()
-}

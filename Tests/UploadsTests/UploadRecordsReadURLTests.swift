@@ -20,7 +20,7 @@ struct UploadRecordsReadURLTests {
         minimumLifetime: Int = 60, cdn: String? = nil
     ) throws -> (UploadRecords, SQLiteRecordStore, RotatingPresigner) {
         let store = try SQLiteRecordStore(
-            path: TestServices.tempDir() + "/records.sqlite3", readers: 2, busyTimeoutMs: 5000)
+            path: Temporary.directory() + "/records.sqlite3", readers: 2, busyTimeoutMs: 5000)
         try store.migrate()
         let signer = RotatingPresigner(
             try Presigner(

@@ -11,114 +11,28 @@ import SigV4
 import System
 import Uploads
 
-/// The assembled server: configuration in, routes wired to the records store, the signer and storage.
+/// The served application: the `AppCore` (routers, and everything behind them) and the listeners
+/// that serve it, the main server and, when `server.metricsPort` is set, the operations server. Its
+/// static members are the wiring's named steps, which `AppCore` assembles in order.
 public final class Application: Sendable {
+    /// The application the servers serve.
+    public let core: AppCore
     /// The HTTP server (its `port` is the bound one).
     public let server: HTTPServer
     /// The operations listener when `server.metricsPort` is set (`/metrics`, `/healthz`, `/readyz`).
     public let metricsServer: HTTPServer?
     /// The records store.
-    public let store: any LifecycleStore
-    private let intentWriter: IntentWriter
-    private let committer: GroupCommitter
-    /// The upload lifecycle every front door calls.
-    let uploads: UploadLifecycle
-    private let log: LogSink
-    /// The signers of the current credentials (`signers.configured.current` is the `Presigner` in use).
-    let signers: Signers
-    /// The credentials and their refresher.
-    let credentials: AppCredentials
-    /// `/healthz`, `/readyz`, `/metrics`.
-    private let ops: OpsService
-    /// The way into every route (its limits' synchronisation starts and stops with the application).
-    private let gate: Gate
+    public var store: any LifecycleStore { core.store }
 
-    /// Builds every part from `config`; nothing listens until `start()`.
+    /// Builds every part from `config` and binds the listeners; nothing is served until `start()`.
     public init(config: PresigndConfig, env: AppEnvironment, log: LogSink = LogSink()) throws(AppError) {
-        self.log = log
-        let (provider, provided) = try Application.resolveCredentials(config, env: env, log: log)
-        try ClientPContract.check(config, credentials: provided.credentials, provider: provided.provider, log: log)
-        let signers = try Application.makeSigners(config.s3, credentials: provided.credentials)
-        self.signers = signers
-        credentials = Application.makeCredentials(
-            config, provider: provider, initial: provided, signers: signers, env: env, log: log)
-        let storage = Application.makeStorage(config.s3, signers: signers, env: env)
-        let bucketStatus = BucketStatus()
-        try Application.checkBucketAtStart(config.s3, storage: storage, status: bucketStatus, log: log)
-        let store = try Application.openStore(config.records)
-        self.store = store
-        intentWriter = Application.makeIntentWriter(config.records, store: store, log: log)
-        committer = GroupCommitter(store: store, maxBatch: config.records.groupCommitMaxBatch)
-        do throws(UploadError) {
-            uploads = try UploadLifecycle(
-                config: config, store: store, committer: committer, writer: intentWriter, storage: storage,
-                completeStorage: config.uppy.enabled
-                    ? Application.makeCompleteStorage(config, signers: signers, env: env) : nil,
-                signers: Issuer.Signers(pathStyle: signers.pathStyle, configured: signers.configured),
-                env: env.uploads, events: { [log] event in event.write(to: log) })
+        let core = try AppCore(config: config, env: env, log: log)
+        self.core = core
+        do {
+            (server, metricsServer) = try Application.makeServers(config, core: core, log: log)
         } catch {
-            if case .configuration(let key) = error { throw .configuration(key) }
-            throw .startup("uploads", "\(error)")
-        }
-
-        // The front doors: native, compatibility, Uppy (each with its own error presenter), and the
-        // operator's routes.
-        let gate = try Application.makeGate(
-            config: config, env: env, log: log, shared: store is PostgresRecordStore ? store as? RateBucketStore : nil)
-        self.gate = gate
-        let presign = PresignService(config: config, issuer: uploads.issuer, gate: gate)
-        let images = ImagesService(
-            config: config, confirmer: uploads.confirmer, records: uploads.records, catalog: uploads.catalog, gate: gate
-        )
-        let compat = CompatService(
-            config: config, uploads: uploads, gate: gate,
-            clientPIssue: { request, caller throws(APIError) in try presign.issueForQuery(request, caller: caller) })
-        // The metrics route needs the server's metrics, and the server needs the routes: a box breaks the cycle.
-        let metricsBox = MetricsBox()
-        ops = Application.makeOpsService(
-            config.s3, store: store, storage: storage, credentials: credentials, bucketStatus: bucketStatus,
-            metrics: metricsBox, env: env, log: log)
-
-        // POST /admin/explain, only when switched on (admin API keys only).
-        // The store's events (RGW push, MinIO webhook, SNS), only when switched on.
-        let events =
-            config.events.enabled
-            ? EventsService(
-                config: config, store: store, processor: uploads.eventProcessor, caFile: config.events.snsCaFile,
-                nowMillis: env.nowMillis, log: log) : nil
-        let eventRoutes = events?.routes() ?? []
-        let explainRoutes =
-            config.explain.enabled
-            ? ExplainService(
-                config: config, signer: { [signer = signers.configured] in signer.current }, storage: storage,
-                gate: gate, env: env
-            ).routes() : []
-        var apiRoutes = presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes + eventRoutes
-        if let multipart = uploads.multipart {
-            apiRoutes += MultipartService(config: config, uploads: uploads, multipart: multipart, gate: gate).routes()
-        }
-        (server, metricsServer) = try Application.makeServers(
-            config,
-            apiRoutes: CORSPolicy(
-                config.cors, devUserHeader: config.auth.mode == .dev ? config.auth.devUserHeader : nil
-            )
-            .apply(try compat.routes(besides: apiRoutes)),
-            opsRoutes: ops.routes(), log: log)
-        metricsBox.set(server.metrics)
-        Application.registerMetrics(
-            server.metrics, intents: intentWriter, store: store, gate: gate, committer: committer)
-        server.metrics.register(
-            name: "presignd_content_refused_total",
-            help: "Uploads refused at confirmation because their bytes are no image of an allowed format."
-        ) { [uploads] in uploads.confirmer.contentRefusals.load(ordering: .relaxed) }
-        credentials.registerMetrics(server.metrics, refusals: { [signers] in signers.refusalCount })
-        Application.registerJanitorMetrics(server.metrics, uploads.janitor)
-        bucketStatus.register(server.metrics)
-        Application.registerClaimMetrics(server.metrics, uploads.confirmer)
-        if let processor = uploads.eventProcessor {
-            Application.registerEventMetrics(
-                server.metrics, processor: processor, events: events, store: store,
-                reconciler: uploads.janitor.reconciler, env: env)
+            core.stop()  // the writers' threads must not outlive a start that failed
+            throw error
         }
     }
 
@@ -238,7 +152,7 @@ public final class Application: Sendable {
     /// its outcome kept in `bucketStatus`) and `/metrics`.
     static func makeOpsService(
         _ s3: S3Config, store: any RecordStore, storage: some ObjectStorage, credentials: AppCredentials,
-        bucketStatus: BucketStatus, metrics: MetricsBox, env: AppEnvironment, log: LogSink
+        bucketStatus: BucketStatus, metrics: ServerMetrics, env: AppEnvironment, log: LogSink
     ) -> OpsService {
         OpsService(
             store: store, metrics: { metrics.render() },
@@ -286,29 +200,42 @@ public final class Application: Sendable {
         return options
     }
 
-    /// Step 6: the main server, and the operations server when `server.metricsPort` is set (metrics
-    /// then move there, for a scraper on a private network; health stays on both).
-    static func makeServers(
-        _ config: PresigndConfig, apiRoutes: [Route], opsRoutes: [Route], log: LogSink
-    ) throws(AppError) -> (HTTPServer, HTTPServer?) {
+    /// Step 6: the routers: the main one, and the operations one when `server.metricsPort` is set
+    /// (metrics then move there, for a scraper on a private network; health stays on both).
+    static func makeRouters(_ config: PresigndConfig, apiRoutes: [Route], opsRoutes: [Route]) -> (Router, Router?) {
         var router = Router()
         for r in apiRoutes { router.add(r) }
         let separateMetrics = config.server.metricsPort != 0
         for r in opsRoutes where !separateMetrics || r.template != "/metrics" { router.add(r) }
+        guard separateMetrics else { return (router, nil) }
+        var opsRouter = Router()
+        for r in opsRoutes { opsRouter.add(r) }
+        return (router, opsRouter)
+    }
+
+    /// The options of the operations listener (`server.metricsPort`): one loop, one worker.
+    static func opsServerOptions(_ config: PresigndConfig) -> ServerOptions {
+        var o = ServerOptions()
+        o.host = config.server.host
+        o.port = config.server.metricsPort
+        o.eventLoops = 1
+        o.workerThreads = 1
+        o.maxConnections = 64
+        o.accessLog = false
+        o.errorBody = ErrorBody.json
+        return o
+    }
+
+    /// Step 8 (serving only): the main server over `core`'s router and metrics, and the operations
+    /// server over its operations router; both bind their listeners here.
+    static func makeServers(_ config: PresigndConfig, core: AppCore, log: LogSink) throws(AppError) -> (
+        HTTPServer, HTTPServer?
+    ) {
         do {
-            let server = try HTTPServer(options: serverOptions(config), router: router, logSink: log)
-            guard separateMetrics else { return (server, nil) }
-            var opsRouter = Router()
-            for r in opsRoutes { opsRouter.add(r) }
-            var o = ServerOptions()
-            o.host = config.server.host
-            o.port = config.server.metricsPort
-            o.eventLoops = 1
-            o.workerThreads = 1
-            o.maxConnections = 64
-            o.accessLog = false
-            o.errorBody = ErrorBody.json
-            return (server, try HTTPServer(options: o, router: opsRouter, logSink: log))
+            let server = try HTTPServer(
+                options: core.serverOptions, router: core.router, metrics: core.metrics, logSink: log)
+            guard let opsRouter = core.opsRouter else { return (server, nil) }
+            return (server, try HTTPServer(options: opsServerOptions(config), router: opsRouter, logSink: log))
         } catch {
             throw .startup("server", "\(error)")
         }
@@ -410,14 +337,11 @@ public final class Application: Sendable {
         }
     }
 
-    /// Starts serving.
+    /// Starts serving, and the application's own threads.
     public func start() {
         server.start()
         metricsServer?.start()
-        uploads.janitor.start()
-        uploads.eventProcessor?.start()
-        credentials.start()
-        gate.sync?.start()
+        core.start()
     }
 
     /// Reloads the TLS certificate and key from their files for new connections (SIGHUP); a no-op
@@ -434,22 +358,17 @@ public final class Application: Sendable {
     /// The first step of a graceful stop (SIGTERM): `/readyz` answers 503 from now on while every route is
     /// still served, so a load balancer stops sending requests before the listeners close (`stop`).
     public func beginDrain() {
-        ops.beginDraining()
+        core.beginDrain()
     }
 
     /// Graceful stop: drain the server (parked issue requests are answered as their commits end), then
-    /// stop the writers. Blocks until done.
+    /// stop the application's threads and writers. Blocks until done.
     public func stop() {
         server.shutdown()
         metricsServer?.shutdown()
         server.wait()
         metricsServer?.wait()
-        uploads.janitor.stop()
-        uploads.eventProcessor?.stop()
-        credentials.stop()
-        gate.sync?.stop()
-        committer.shutdown()
-        intentWriter.shutdown()
+        core.stop()
     }
 
     /// The caller resolver of `auth.mode` behind the rate limits of `limits`: this process's own buckets,

@@ -1,3 +1,4 @@
+import AppTestSupport
 import Crypto
 import Foundation
 import JSON
@@ -8,17 +9,17 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 22: AWS S3's events through an SNS subscription, end to end: the real binary with
+/// Issue 22: AWS S3's events through an SNS subscription, end to end: the application in process with
 /// `events.snsTopicArns`, its certificate hosts pointed at a loopback HTTPS server the test runs (a
 /// python3 `http.server` over TLS with a certificate of the project's test CA, `scripts/make-test-ca.sh`)
 /// that serves the signing certificate and counts the `SubscribeURL` GETs. The signing keys and
 /// certificates are made at test time with the `openssl` tool, as SNS's are: RSA-2048 issued by the CA.
-@Suite("SNS through the binary")
-struct SNSBinaryTests {
+@Suite("SNS through the application")
+struct SNSFlowTests {
     static let topic = "arn:aws:sns:us-east-1:123456789012:presignd-test"
 
     /// The test PKI and the HTTPS server serving its directory; stopped (by its PID) when released.
-    final class CertificateServer {
+    final class CertificateServer: @unchecked Sendable {
         let directory: URL
         let port: Int
         private let process: Process
@@ -128,8 +129,8 @@ struct SNSBinaryTests {
 
     @Test(
         "signed notification recorded once (and its replay), bad signature and wrong host 401, subscription confirmed")
-    func snsThroughTheBinary() throws {
-        let tls = try CertificateServer()
+    func snsThroughTheApplication() async throws {
+        let tls = try await onThread { try CertificateServer() }
         let s3 = try TestEnvironment.s3()
         let prefix = "sns-\(UUID().uuidString.lowercased().prefix(8))/"
         let (env, _) = TestEnvironment.serverEnvironment(
@@ -141,42 +142,42 @@ struct SNSBinaryTests {
                 "PRESIGN_EVENTS_SNS_CA_FILE": tls.directory.appendingPathComponent("ca/ca.pem").path,
                 "PRESIGN_EVENTS_RECORD_DELAY_MS": "0", "PRESIGN_EVENTS_RECONCILE_INTERVAL_MS": "0",
             ])
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let signer = try tls.read("signer.key")
         let certURL = tls.url("signer.pem")
 
         // A live intent's upload, never confirmed: the signed notification records it, once.
-        let key = try ExactlyOnceFlowTests.uploadUnconfirmed(server, s3, user: "41", n: 0)
+        let key = try await ExactlyOnceFlowTests.uploadUnconfirmed(server, s3, user: "41", n: 0)
         let message = try Self.notification(
             id: UUID().uuidString.lowercased(), bucket: s3.bucket, key: key, keyPEM: signer, certURL: certURL)
-        let first = try ExactlyOnceFlowTests.post(server, "/events/sns", message)
+        let first = try await ExactlyOnceFlowTests.post(server, "/events/sns", message)
         #expect(first.status == 200, "\(first.status) \(first.text)")
         #expect(
-            try ExactlyOnceFlowTests.eventually { try ExactlyOnceFlowTests.records(server, user: "41").count == 1 },
+            try await eventually { try await ExactlyOnceFlowTests.records(server, user: "41").count == 1 },
             "recorded from the notification")
         // The same message again (SNS delivers at least once): still one record.
-        let replay = try ExactlyOnceFlowTests.post(server, "/events/sns", message)
+        let replay = try await ExactlyOnceFlowTests.post(server, "/events/sns", message)
         #expect(replay.status == 200, "\(replay.status) \(replay.text)")
         #expect(
-            try ExactlyOnceFlowTests.eventually {
-                try ExactlyOnceFlowTests.metric(server, "presignd_events_already_recorded_total") >= 1
+            try await eventually {
+                try await ExactlyOnceFlowTests.metric(server, "presignd_events_already_recorded_total") >= 1
             }, "the replay was processed")
-        #expect(try ExactlyOnceFlowTests.records(server, user: "41").count == 1)
-        #expect(try ExactlyOnceFlowTests.metric(server, "presignd_events_recorded_total") == 1)
+        #expect(try await ExactlyOnceFlowTests.records(server, user: "41").count == 1)
+        #expect(try await ExactlyOnceFlowTests.metric(server, "presignd_events_recorded_total") == 1)
 
         // Signed by another key than the certificate's: 401.
         let forged = try Self.notification(
             id: UUID().uuidString.lowercased(), bucket: s3.bucket, key: key, keyPEM: try tls.read("other.key"),
             certURL: certURL)
-        #expect(try ExactlyOnceFlowTests.post(server, "/events/sns", forged).status == 401)
+        #expect(try await ExactlyOnceFlowTests.post(server, "/events/sns", forged).status == 401)
         // A certificate URL on a host the patterns do not allow (the same server, named otherwise): 401,
         // and it is never fetched.
         let served = tls.requests.count
         let elsewhere = try Self.notification(
             id: UUID().uuidString.lowercased(), bucket: s3.bucket, key: key, keyPEM: signer,
             certURL: "https://localhost:\(tls.port)/signer.pem")
-        #expect(try ExactlyOnceFlowTests.post(server, "/events/sns", elsewhere).status == 401)
+        #expect(try await ExactlyOnceFlowTests.post(server, "/events/sns", elsewhere).status == 401)
         #expect(tls.requests.count == served, "\(tls.requests)")
 
         // A SubscriptionConfirmation: the server GETs its SubscribeURL once before answering.
@@ -188,7 +189,7 @@ struct SNSBinaryTests {
                 ("MessageId", UUID().uuidString.lowercased()), ("SubscribeURL", subscribe),
                 ("Timestamp", "2026-12-02T06:00:02.000Z"), ("Token", token), ("Type", "SubscriptionConfirmation"),
             ], keyPEM: signer, certURL: certURL)
-        let confirmed = try ExactlyOnceFlowTests.post(server, "/events/sns", confirmation)
+        let confirmed = try await ExactlyOnceFlowTests.post(server, "/events/sns", confirmation)
         #expect(confirmed.status == 200, "\(confirmed.status) \(confirmed.text)")
         #expect(tls.requests.filter { $0.contains(token) }.count == 1, "\(tls.requests)")
         #expect(tls.requests.filter { $0 == "GET /signer.pem" }.count >= 1, "the certificate came from the server")

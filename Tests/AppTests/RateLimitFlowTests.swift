@@ -1,61 +1,52 @@
+import AppTestSupport
 import Foundation
 import TestSupport
 import Testing
 
-/// Rate limits through the real binary: the confirm scope (`/images` routes) has its own buckets, and
-/// `X-Forwarded-For` decides the client address only from a configured proxy.
-@Suite("Rate limits (binary)")
-struct RateLimitBinaryTests {
-    static func server(_ extra: [String: String]) throws -> ServerProcess {
+/// Rate limits through the application in process (each request from a connection of 127.0.0.1): the
+/// confirm scope (`/images` routes) has its own buckets, and `X-Forwarded-For` decides the client address
+/// only from a configured proxy.
+@Suite("Rate limits")
+struct RateLimitFlowTests {
+    static func server(_ extra: [String: String]) async throws -> InProcessApp {
         var (env, _) = TestEnvironment.serverEnvironment(s3: nil, extra: extra)
         env["PRESIGN_LIMITS_ENABLED"] = "true"
-        return try ServerProcess(environment: env)
+        // The clock stopped at the start: no bucket refills between two requests of a slow run.
+        return try await InProcessApp(environment: env, nowMillis: InProcessApp.frozenClock())
     }
 
     /// One request as user `user` with these extra header lines.
     static func send(
-        _ server: ServerProcess, _ method: String, _ path: String, user: String, headers: [String] = [],
+        _ server: some HTTPTarget, _ method: String, _ path: String, user: String, headers: [String] = [],
         body: String? = nil
-    ) throws -> RawClient.Response {
-        let c = try RawClient(port: server.port, timeoutMs: 15_000)
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: a\r\nX-User-Id: \(user)\r\n"
-        for h in headers { head += h + "\r\n" }
-        if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
-        c.send(head + "\r\n" + (body ?? ""))
-        return try #require(c.readResponse())
-    }
-
-    static func metric(_ server: ServerProcess, _ name: String) throws -> Int? {
-        let text = try send(server, "GET", "/metrics", user: "1").text
-        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
-            return Int(line.split(separator: " ").last ?? "")
-        }
-        return nil
+    ) async throws -> WireResponse {
+        try await server.exchange(
+            method, path, headers: "X-User-Id: \(user)\r\n" + headers.map { $0 + "\r\n" }.joined(), body: body)
     }
 
     @Test("confirm scope: /images reads and confirmations share a per-user bucket of their own")
-    func confirmScopePerUser() throws {
+    func confirmScopePerUser() async throws {
         // 6 a minute with a 20-second burst: a bucket of 2 per user.
-        let server = try Self.server([
+        let server = try await Self.server([
             "PRESIGN_LIMITS_CONFIRM_PER_USER_PER_MINUTE": "6", "PRESIGN_LIMITS_BURST": "20",
         ])
         defer { server.stop() }
-        #expect(try Self.send(server, "GET", "/images", user: "41").status == 200)
-        let confirm = try Self.send(
+        #expect(try await Self.send(server, "GET", "/images", user: "41").status == 200)
+        let confirm = try await Self.send(
             server, "POST", "/images", user: "41", body: #"{"imageKey":"\#(UUID().uuidString)"}"#)
         #expect(confirm.status == 404, "admitted (no such intent): \(confirm.text)")
-        let limited = try Self.send(
+        let limited = try await Self.send(
             server, "POST", "/images", user: "41", body: #"{"imageKey":"\#(UUID().uuidString)"}"#)
         #expect(limited.status == 429)
         let after = Int(limited.header("Retry-After") ?? "") ?? 0
         #expect(after >= 1 && after <= 10, "one token comes back in 10 s at 6 a minute")
-        #expect(try Self.send(server, "GET", "/images", user: "41").status == 429, "the same bucket")
-        #expect(try Self.send(server, "GET", "/images", user: "42").status == 200, "per user")
+        #expect(try await Self.send(server, "GET", "/images", user: "41").status == 429, "the same bucket")
+        #expect(try await Self.send(server, "GET", "/images", user: "42").status == 200, "per user")
         #expect(
-            try Self.send(server, "GET", "/presigned-url?type=PROFILE&ext=jpg", user: "41").status == 200,
+            try await Self.send(server, "GET", "/presigned-url?type=PROFILE&ext=jpg", user: "41").status == 200,
             "the issue scope has its own buckets")
-        #expect(try Self.metric(server, "presignd_rate_limited_confirm_total") == 2)
-        #expect(try Self.metric(server, "presignd_rate_limited_issue_total") == 0)
+        #expect(try await server.metric("presignd_rate_limited_confirm_total") == 2)
+        #expect(try await server.metric("presignd_rate_limited_issue_total") == 0)
     }
 
     @Test(
@@ -69,41 +60,45 @@ struct RateLimitBinaryTests {
             // ignored, every request is the peer's.
             ("10.0.0.0/8", ["198.51.100.1", "198.51.100.2", "198.51.100.3"], [200, 429, 429]),
         ])
-    func forwardedFor(trusted: String, hops: [String], statuses: [Int]) throws {
+    func forwardedFor(trusted: String, hops: [String], statuses: [Int]) async throws {
         // 3 a minute with a 20-second burst: one request per address.
-        let server = try Self.server([
+        let server = try await Self.server([
             "PRESIGN_LIMITS_CONFIRM_PER_ADDRESS_PER_MINUTE": "3", "PRESIGN_LIMITS_BURST": "20",
             "PRESIGN_LIMITS_TRUST_FORWARDED_FOR": "true", "PRESIGN_LIMITS_TRUSTED_PROXIES": trusted,
         ])
         defer { server.stop() }
         for (index, (hop, status)) in zip(hops, statuses).enumerated() {
-            let r = try Self.send(
+            let r = try await Self.send(
                 server, "GET", "/images", user: "\(100 + index)", headers: ["X-Forwarded-For: \(hop)"])
             #expect(r.status == status, "request \(index + 1) with X-Forwarded-For: \(hop)")
         }
     }
 
     @Test("X-Forwarded-For is ignored unless trusted, whatever proxies are listed")
-    func forwardedForOff() throws {
-        let server = try Self.server([
+    func forwardedForOff() async throws {
+        let server = try await Self.server([
             "PRESIGN_LIMITS_CONFIRM_PER_ADDRESS_PER_MINUTE": "3", "PRESIGN_LIMITS_BURST": "20",
             "PRESIGN_LIMITS_TRUSTED_PROXIES": "127.0.0.1",
         ])
         defer { server.stop() }
         #expect(
-            try Self.send(server, "GET", "/images", user: "1", headers: ["X-Forwarded-For: 192.0.2.1"]).status == 200)
+            try await Self.send(server, "GET", "/images", user: "1", headers: ["X-Forwarded-For: 192.0.2.1"]).status
+                == 200)
         #expect(
-            try Self.send(server, "GET", "/images", user: "2", headers: ["X-Forwarded-For: 192.0.2.2"]).status == 429)
+            try await Self.send(server, "GET", "/images", user: "2", headers: ["X-Forwarded-For: 192.0.2.2"]).status
+                == 429)
     }
 
     @Test("trusting X-Forwarded-For without a proxy list is refused at start")
-    func trustWithoutProxies() throws {
+    func trustWithoutProxies() async throws {
         var (env, _) = TestEnvironment.serverEnvironment(s3: nil)
         env["PRESIGN_LIMITS_TRUST_FORWARDED_FOR"] = "true"
-        let server = try ServerProcess(environment: env, expectListening: false)
-        defer { server.stop() }
-        let status = try #require(server.waitForExit(), "it must exit, not serve")
-        #expect(status != 0)
-        #expect(server.stderr.contains("limits.trustedProxies"), "\(server.stderr)")
+        // The configuration the binary would load is refused (it exits 2 on it: BinaryTests.invalidConfig).
+        let refused = Result { try InProcessApp(environment: env) }
+        guard case .failure(let error) = refused else {
+            Issue.record("it must be refused, not serve")
+            return
+        }
+        #expect("\(error)".contains("limits.trustedProxies"), "\(error)")
     }
 }

@@ -1,12 +1,14 @@
+import AppTestSupport
 import Foundation
 import JSON
 import TestSupport
 import Testing
 
-/// `/readyz` of the real binary against a real RGW configured wrongly in each way a new operator may,
-/// and the one warning line the change of readiness leaves in the log.
-@Suite("Readiness names the storage error (binary, RGW)")
-struct ReadinessBinaryTests {
+/// `/readyz` of the application (in process, configured as the binary is) against a real RGW configured
+/// wrongly in each way a new operator may, and the one warning line the change of readiness leaves in
+/// the log.
+@Suite("Readiness names the storage error (RGW)")
+struct ReadinessStorageTests {
     /// A storage misconfiguration and what `/readyz` must say about it.
     enum Misconfiguration: String, CaseIterable, CustomTestStringConvertible {
         case wrongSecret, unknownAccessKey, missingBucket, closedPort
@@ -36,22 +38,20 @@ struct ReadinessBinaryTests {
         }
     }
 
-    static func readyz(_ server: ServerProcess, requestId: String) throws -> RawClient.Response {
-        let c = try RawClient(port: server.port, timeoutMs: 15_000)
-        c.send("GET /readyz HTTP/1.1\r\nHost: a\r\nX-Request-Id: \(requestId)\r\n\r\n")
-        return try #require(c.readResponse())
+    static func readyz(_ server: some HTTPTarget, requestId: String) async throws -> WireResponse {
+        try await server.exchange("GET", "/readyz", headers: "X-Request-Id: \(requestId)\r\n")
     }
 
     @Test("503 naming the error, clock present; one warning line for two probes", arguments: Misconfiguration.allCases)
-    func misconfigured(_ wrong: Misconfiguration) throws {
+    func misconfigured(_ wrong: Misconfiguration) async throws {
         let s3 = try TestEnvironment.s3()
-        let closedPort = try Listening.freePort()
+        let closedPort = try LoopbackListener.freePort()
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: wrong.environment(s3, closedPort: closedPort))
-        let server = try ServerProcess(environment: env)
+        let server = try await InProcessApp(environment: env)
         defer { server.stop() }
         let expected = wrong.expected(closedPort: closedPort)
 
-        let first = try Self.readyz(server, requestId: "ready-1")
+        let first = try await Self.readyz(server, requestId: "ready-1")
         #expect(first.status == 503)
         let body = try JSONValue(parsing: first.body)
         #expect(body["status"]?.stringValue == "not ready")
@@ -62,10 +62,9 @@ struct ReadinessBinaryTests {
         #expect(storage.hasPrefix(expected.storage), "\(storage)")
         #expect(body["checks"]?["clock"]?.stringValue == expected.clock)
 
-        #expect(try Self.readyz(server, requestId: "ready-2").status == 503)
-        // The warning of a probe is written before its response, and so before its access-log line.
-        #expect(server.waitForLog(containing: #""requestId":"ready-2""#))
-        let changes = try server.logEntries().filter { $0["msg"]?.stringValue == "readiness changed" }
+        #expect(try await Self.readyz(server, requestId: "ready-2").status == 503)
+        // The warning of a probe is written before its response.
+        let changes = try server.log.entries("readiness changed")
         #expect(changes.count == 1, "once per change, not per probe")
         #expect(changes.first?["level"]?.stringValue == "warn")
         #expect(changes.first?["status"]?.stringValue == "not ready")
