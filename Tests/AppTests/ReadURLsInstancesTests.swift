@@ -44,7 +44,8 @@ struct ReadURLsInstancesTests {
         let url = try #require(try JSONValue(parsing: issued.body)["signedUrl"]?.stringValue)
         let bytes = TestImages.jpeg(width: 4, height: 3, tail: Array(imageKey.utf8))
         #expect(try await UppyFlowTests.put(s3, url: url, bytes: bytes, contentType: "image/jpeg").0 == 200)
-        let confirmed = try await Self.call(ports[0], "POST", "/images", user: user, body: #"{"imageKey":"\#(imageKey)"}"#)
+        let confirmed = try await Self.call(
+            ports[0], "POST", "/images", user: user, body: #"{"imageKey":"\#(imageKey)"}"#)
         try #require(confirmed.status == 201, "\(confirmed.text)")
         let id = try #require(try JSONValue(parsing: confirmed.body)["id"]?.stringValue)
 
