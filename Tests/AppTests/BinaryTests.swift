@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The real binary: configuration handling, logs, socket-level rules and graceful shutdown.
-@Suite("presignd binary")
+@Suite("presignd binary", .heavy)
 struct BinaryTests {
     @Test("--version, --help and --check-config; secrets never printed")
     func flags() async throws {

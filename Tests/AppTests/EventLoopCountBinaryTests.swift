@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// The real binary sizes its event loops by the CPUs it may use, and says so in its start-up log.
-@Suite("presignd binary: event-loop count")
+@Suite("presignd binary: event-loop count", .heavy)
 struct EventLoopCountBinaryTests {
     static let taskset = "/usr/bin/taskset"
 

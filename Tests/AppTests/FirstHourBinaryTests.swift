@@ -11,7 +11,7 @@ import Testing
 /// check of a server started with flags, an SQLite directory that cannot be written, and the development
 /// token command; a missing shared credentials file, and the token accepted, by the application in
 /// process.
-@Suite("presignd binary: the first hour")
+@Suite("presignd binary: the first hour", .heavy)
 struct FirstHourBinaryTests {
     /// The server's environment with no static keys.
     static func withoutKeys(_ extra: [String: String] = [:]) -> [String: String] {

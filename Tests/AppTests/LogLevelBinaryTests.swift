@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// `log.level` on the real binary: lines below the configured level are not written (issue 19, point 7).
-@Suite("log.level on the binary")
+@Suite("log.level on the binary", .heavy)
 struct LogLevelBinaryTests {
     /// The TCP port process `pid` listens on (from its socket descriptors in /proc and the kernel's
     /// table of TCP sockets), or nil while it has none.

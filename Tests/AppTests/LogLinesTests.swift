@@ -9,7 +9,7 @@ import Testing
 
 /// Everything the real binary writes to standard error is one JSON object per line with a `time`, and
 /// the lines say what an operator needs: who was served, and why a token was refused, never the token.
-@Suite("Log lines (binary)")
+@Suite("Log lines (binary)", .heavy)
 struct LogLinesTests {
     static let timePattern = #"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$"#
 
