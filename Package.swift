@@ -90,7 +90,7 @@ let package = Package(
         .executableTarget(name: "PresignUpload", dependencies: ["PresignClient"]),
 
         // Tests (Swift Testing), with shared helpers to drive the real binary over sockets
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HTTPClient"], path: "Tests/TestSupport"),
         // Store calls only tests make (PutObject, HeadBucket), kept out of the server's module.
         .target(
             name: "ObjectStoreTestSupport", dependencies: ["ObjectStore", "HTTPClient", "Crypto"],

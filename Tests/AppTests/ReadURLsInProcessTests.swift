@@ -272,21 +272,6 @@ struct ReadURLsInProcessTests {
         #expect(try h.fetch(after).header("Cache-Control") == "private, max-age=62, immutable")
     }
 
-    /// What `scripts/boto3_read_urls.py` reads.
-    struct Dispositions: Codable {
-        var dispositions: [String]
-    }
-
-    /// What it answers.
-    struct Parsed: Codable {
-        struct Reading: Codable {
-            var disposition: String?
-            var filename: String?
-            var params: [[String]]
-        }
-        var parsed: [Reading]
-    }
-
     @Test("a hostile metadata filename reaches RGW's Content-Disposition only as the safe name Python reads")
     func hostileFilename() throws {
         let h = try Harness()
@@ -297,8 +282,7 @@ struct ReadURLsInProcessTests {
             #expect(got.status == 200)
             let header = try #require(got.header("Content-Disposition"))
             #expect(!header.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\\" || !$0.isASCII })
-            let out: Parsed = try PythonScript.run("boto3_read_urls.py", input: Dispositions(dispositions: [header]))
-            let reading = try #require(out.parsed.first)
+            let reading = try #require(try ContentDispositionReading.read([header]).first)
             #expect(reading.disposition == (query.isEmpty ? "inline" : "attachment"))
             #expect(reading.filename == "_evil__name __.jpg", "\(header)")
             #expect(reading.params == [["filename", "_evil__name __.jpg"], ["filename", "_evil__name 사진.jpg"]])

@@ -1,27 +1,12 @@
 import Foundation
+import HTTPClient
 
 /// One HTTP/1.1 response as it went over the wire (from a socket, or from the in-process client's
-/// bytes): its status, header fields in order, and body.
-public struct WireResponse: Sendable {
-    /// The status code.
-    public var status: Int
-    /// The header fields, in order, values trimmed.
-    public var headers: [(name: String, value: String)]
-    /// The body (empty for a HEAD's answer, 1xx, 204 and 304).
-    public var body: [UInt8]
+/// bytes): the HTTP client's response type (status, header fields in order, body), with the readers
+/// the tests use.
+public typealias WireResponse = HTTPResponse
 
-    /// A response of these parts.
-    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    /// The first value of header `name` (case-insensitive).
-    public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
-    }
-
+extension HTTPResponse {
     /// The body as a string.
     public var text: String { String(decoding: body, as: UTF8.self) }
 

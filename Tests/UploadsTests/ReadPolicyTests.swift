@@ -107,21 +107,6 @@ struct ReadPolicyTests {
             ])
     }
 
-    /// What `scripts/boto3_read_urls.py` reads: Content-Disposition values to parse.
-    struct Dispositions: Codable {
-        var dispositions: [String]
-    }
-
-    /// What it answers for each value.
-    struct Parsed: Codable {
-        struct Reading: Codable {
-            var disposition: String?
-            var filename: String?
-            var params: [[String]]
-        }
-        var parsed: [Reading]
-    }
-
     @Test("Python's email package reads the sanitized name from every hostile one, and nothing more")
     func pythonReadsTheSafeName() throws {
         let hostile = [
@@ -134,10 +119,9 @@ struct ReadPolicyTests {
         let policies = hostile.enumerated().map { index, metadata in
             ReadPolicy(record: Self.record(index % 2 == 0 ? "text/html" : "image/png", metadata: metadata))
         }
-        let out: Parsed = try PythonScript.run(
-            "boto3_read_urls.py", input: Dispositions(dispositions: policies.map(\.contentDisposition)))
-        try #require(out.parsed.count == policies.count)
-        for (policy, reading) in zip(policies, out.parsed) {
+        let readings = try ContentDispositionReading.read(policies.map(\.contentDisposition))
+        try #require(readings.count == policies.count)
+        for (policy, reading) in zip(policies, readings) {
             let value = policy.contentDisposition
             #expect(!value.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\\" || $0.value < 0x20 })
             #expect(reading.disposition == policy.disposition.rawValue, "\(value)")
