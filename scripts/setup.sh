@@ -3,8 +3,7 @@
 #   bash scripts/setup.sh run    building and running the server (scripts/run.sh): the headers of the
 #                                C libraries it links (libssl-dev, libsqlite3-dev, libpq-dev) and curl.
 #   bash scripts/setup.sh test   (the default) that, plus what only the tests use (scripts/test.sh):
-#                                PostgreSQL 15 (the PostgreSQL store's tests), faketime (a test runs the
-#                                binary with its clock two hours ahead), python3-pip with boto3 (an
+#                                PostgreSQL 15 (the PostgreSQL store's tests), python3-pip with boto3 (an
 #                                independent SigV4 implementation), h11 (an independent HTTP parser),
 #                                PyYAML (examples/*.yaml read by scripts/check-examples.py and
 #                                scripts/container-test.sh; the served API document read as YAML),
@@ -28,7 +27,7 @@ esac
 command -v swift >/dev/null 2>&1 || { log "ERROR: the Swift 6 toolchain (swift) is not on PATH"; exit 1; }
 
 pkgs=(libssl-dev libsqlite3-dev libpq-dev curl)
-[ "$mode" = test ] && pkgs+=(postgresql-15 faketime python3-pip chromium chromium-driver haproxy pgbouncer)
+[ "$mode" = test ] && pkgs+=(postgresql-15 python3-pip chromium chromium-driver haproxy pgbouncer)
 [ "${SETUP_BENCH:-0}" = 1 ] && pkgs+=(wrk nginx-light)
 missing=()
 for p in "${pkgs[@]}"; do
