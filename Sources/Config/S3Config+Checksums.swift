@@ -24,13 +24,13 @@ public struct StoreChecksums: Sendable, Equatable {
 
     /// What `provider`'s storage checks, by the sources docs/object-store.md cites: AWS S3 and MinIO
     /// both digests; Cloudflare R2 both, one per request; Ceph RGW (Pacific 16.2, measured), Google Cloud
-    /// Storage (MD5 and CRC32C only) and NCP `Content-MD5` only; `custom` nothing assumed.
+    /// Storage (MD5 and CRC32C only) and NCP `Content-MD5` only; `custom` `Content-MD5` only (every S3
+    /// implementation above checks it; `s3.checksums` says otherwise).
     public static func preset(_ provider: S3Config.Provider) -> StoreChecksums {
         switch provider {
         case .aws, .minio: return StoreChecksums(contentMD5: true, sha256: true)
         case .r2: return StoreChecksums(contentMD5: true, sha256: true, onePerRequest: true)
-        case .ceph, .gcs, .ncp: return StoreChecksums(contentMD5: true, sha256: false)
-        case .custom: return StoreChecksums(contentMD5: false, sha256: false)
+        case .ceph, .gcs, .ncp, .custom: return StoreChecksums(contentMD5: true, sha256: false)
         }
     }
 }

@@ -102,14 +102,14 @@ public enum DeclaredDigest: Sendable, Equatable {
 
     /// Why `text` is not this digest's canonical base64, in words a client can act on; nil when it is.
     public func problem(with text: String) -> String? {
+        if text.utf8.count == byteCount * 2, Hex.decode(text) != nil {
+            return "it is hex: send the same \(byteCount) bytes in base64"
+        }
         if let bytes = Base64.decode(text) {
             guard bytes.count != byteCount else { return nil }
             return "it decodes to \(bytes.count) bytes"
         }
-        if text.utf8.count == byteCount * 2, Hex.decode(text) != nil {
-            return "it is hex: send the same \(byteCount) bytes in base64"
-        }
-        if text.contains(" ") {
+        if text.contains(" "), Base64.decode(String(text.map { $0 == " " ? "+" : $0 })) != nil {
             return "it holds a space (a + in a query must be sent as %2B)"
         }
         return "it is not base64"

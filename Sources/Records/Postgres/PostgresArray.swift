@@ -47,7 +47,7 @@ struct PostgresArray {
     }
 
     /// Appends an integer element, or NULL.
-    mutating func append(_ number: Int64?) {
+    mutating func append(optional number: Int64?) {
         guard let number else {
             separate()
             bytes += "NULL".utf8

@@ -54,7 +54,7 @@ struct PostgresCopyRows {
     }
 
     /// Appends a bigint field, or NULL.
-    mutating func append(_ number: Int64?) {
+    mutating func append(optional number: Int64?) {
         guard let number else {
             startField()
             appendBigEndian(UInt32(bitPattern: -1))

@@ -146,7 +146,7 @@ public final class PostgresRecordStore: RecordStore {
             rows.append(intent.createdAtMs)
             rows.append(intent.expiresAtMs)
             try rows.append(intent.metadataJSON)
-            rows.append(intent.declaredSize)
+            rows.append(optional: intent.declaredSize)
             try rows.append(intent.checksumSHA256)
             try rows.append(intent.contentMD5)
             rows.endRow()
@@ -172,7 +172,7 @@ public final class PostgresRecordStore: RecordStore {
             columns[8].append(intent.createdAtMs)
             columns[9].append(intent.expiresAtMs)
             try columns[10].append(intent.metadataJSON)
-            columns[11].append(intent.declaredSize)
+            columns[11].append(optional: intent.declaredSize)
             try columns[12].append(intent.checksumSHA256)
             try columns[13].append(intent.contentMD5)
         }
