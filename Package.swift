@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: ["HTTPServer", "HTTP1", "Logging", "System", "CLinux", "TestSupport"]),
-        .testTarget(name: "PresignClientTests", dependencies: ["PresignClient", "TestSupport"]),
+        .testTarget(name: "PresignClientTests", dependencies: ["PresignClient", "TestSupport", "Crypto"]),
         .testTarget(
             name: "UploadsTests",
             dependencies: [
