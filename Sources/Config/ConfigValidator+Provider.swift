@@ -15,7 +15,8 @@ extension ConfigValidator {
         }
         for name in s3.checksums where !StoreChecksums.names.contains(name) {
             report(
-                "s3.checksums", "must hold only \(StoreChecksums.names.joined(separator: ", ")) (empty: the provider's)",
+                "s3.checksums",
+                "must hold only \(StoreChecksums.names.joined(separator: ", ")) (empty: the provider's)",
                 got: ConfigText.quoted(name))
         }
         if s3.checksums.contains("none") && s3.checksums.count > 1 {

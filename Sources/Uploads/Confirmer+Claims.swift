@@ -101,7 +101,9 @@ extension Confirmer {
                 return .won
             case .recorded(let r): return .recorded(r)
             case .finished(let settled):
-                if let existing = try deduplicatedRecord(settled, owner: intent.ownerId) { return .deduplicated(existing) }
+                if let existing = try deduplicatedRecord(settled, owner: intent.ownerId) {
+                    return .deduplicated(existing)
+                }
                 throw settled.state == .expired ? .intentExpired : .imageNotUploaded(expiredAtMs: nil)
             case .held(let holder) where holder.token != token && reclaim(intent.imageKey, token: holder.token):
                 continue

@@ -108,7 +108,8 @@ extension Issuer {
             type: object.type.config.name, contentType: object.contentType, allowedContentTypes: [object.contentType],
             maxBytes: object.declared.size ?? object.type.config.maxBytes, createdAtMs: nowMs,
             expiresAtMs: nowMs + lifetimeMs, metadataJSON: object.metadataJSON,
-            freshKey: object.freshKey && imageKey.utf8.starts(with: object.key.utf8), declaredSize: object.declared.size,
+            freshKey: object.freshKey && imageKey.utf8.starts(with: object.key.utf8),
+            declaredSize: object.declared.size,
             checksumSHA256: object.declared.checksumSHA256, contentMD5: object.declared.contentMD5)
     }
 

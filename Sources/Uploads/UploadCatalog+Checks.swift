@@ -154,8 +154,9 @@ extension UploadCatalog {
     /// A browser upload's object: the type exists, takes the media type, a `chatroomId` given is a number,
     /// and one is given when the type requires it, and what it declares holds (`checkDeclared`). The
     /// problems come in that order.
-    public func checkObject(_ r: ObjectRequest) throws(UploadError) -> (type: UploadType, declared: DeclaredContent)
-    {
+    public func checkObject(_ r: ObjectRequest) throws(UploadError) -> (
+        type: UploadType, declared: DeclaredContent
+    ) {
         guard let type = type(named: r.typeName) else {
             throw .rejected([.unknownType(r.typeName, known: types.map(\.config.name))])
         }

@@ -24,7 +24,8 @@ public final class UploadRecords: Sendable {
     /// Read URLs live `readUrlExpires` seconds past the end of their window of `readUrlWindow` seconds
     /// (0: signed at the current second for `readUrlExpires`; `ReadWindow`).
     public init(
-        store: any RecordStore & RecordDigests, storage: (any ObjectStorage)?, readSigner: RotatingPresigner, bucket: String,
+        store: any RecordStore & RecordDigests, storage: (any ObjectStorage)?, readSigner: RotatingPresigner,
+        bucket: String,
         readUrlExpires: Int, cdnBaseUrl: String?, env: UploadEnvironment, readUrlWindow: Int = 0
     ) {
         self.store = store

@@ -288,6 +288,30 @@ struct IntegrityFlowTests {
         #expect(try await Self.listed(server, "limit=100").isEmpty)
     }
 
+    @Test(
+        "multipart: the declared size is what the owner's daily byte quota counts; over it, refused at creation (429)")
+    func multipartDeclaredSizeAndQuota() async throws {
+        let (server, _) = try await Self.start(extra: [
+            "PRESIGN_LIMITS_ENABLED": "true", "PRESIGN_LIMITS_BYTES_PER_USER_PER_DAY": String(10 * 1024 * 1024),
+        ])
+        defer { server.stop() }
+        func create(_ size: Int?) async throws -> WireResponse {
+            let member = size.map { #","size":\#($0)"# } ?? ""
+            return try await Self.call(
+                server, "POST", "/s3/multipart",
+                body: #"{"filename":"a.jpg","type":"image/jpeg","metadata":{}\#(member)}"#)
+        }
+        // Undeclared, the type's 20 MiB is counted: over the 10 MiB quota.
+        let undeclared = try await create(nil)
+        #expect(undeclared.status == 429 && undeclared.text.contains("QUOTA_EXCEEDED"), "\(undeclared.text)")
+        // Declared, its size is: 6 MiB fits, another 6 MiB does not.
+        let first = try await create(6 * 1024 * 1024)
+        #expect(first.status == 200, "\(first.text)")
+        let second = try await create(6 * 1024 * 1024)
+        #expect(second.status == 429 && second.text.contains("QUOTA_EXCEEDED"), "\(second.text)")
+        #expect(try JSONValue(parsing: second.body)["message"]?.stringValue != nil, "Companion's shape")
+    }
+
     @Test("multipart: the whole object's declared SHA-256 is proven at completion")
     func multipartSha256() async throws {
         let (server, s3) = try await Self.start()
@@ -355,7 +379,7 @@ struct IntegrityFlowTests {
             let b = try await CompatFlowTests.send(
                 server, "POST", "/api/v1/quests/images/signed-url", user: "5",
                 body: #"{"contentType":"image/jpeg","imageKey":"\#(UUID().uuidString)","\#(member)":\#(json)}"#)
-            #expect(b.status == 422 || b.status == 400, "client B \(member)=\(json): \(b.text)")
+            #expect(b.status == 422, "client B \(member)=\(json): \(b.text)")
             let envelope = try JSONValue(parsing: b.body)
             #expect(envelope["data"]?.isNull == true, "\(b.text)")
             #expect(b.text.contains(member), "client B's envelope names \(member): \(b.text)")

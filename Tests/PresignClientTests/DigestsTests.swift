@@ -3,7 +3,7 @@ import Foundation
 import PresignClient
 import Testing
 
-/// The client's digests (`Digests`: our own SHA-256 and MD5 on Linux, CryptoKit's on Apple platforms)
+/// The client's digests (`Digests`: our own SHA-256 and MD5)
 /// against published vectors and against the server's OpenSSL digests, fed in pieces of every size.
 @Suite struct DigestsTests {
     static func digests(_ bytes: [UInt8], pieces: Int = 1) -> (sha256: String, md5: String?) {

@@ -141,8 +141,9 @@ final class ImagesService: Sendable {
     func list(_ l: Listing, caller: Caller) throws(APIError) -> Response {
         do throws(UploadError) {
             if let sha256 = l.sha256 {
-                return pageResponse(
-                    try records.page(owner: caller.userId, sha256: sha256, type: l.type, limit: l.limit, after: l.cursor))
+                let page = try records.page(
+                    owner: caller.userId, sha256: sha256, type: l.type, limit: l.limit, after: l.cursor)
+                return pageResponse(page)
             }
             return pageResponse(try records.page(owner: caller.userId, type: l.type, limit: l.limit, after: l.cursor))
         } catch {

@@ -81,7 +81,8 @@ extension UploadError {
         case .contentMismatch(let mismatch): return mismatch.message
         case .checksumMismatch(let mismatch): return mismatch.message
         case .sizeMismatch(let size, let declared):
-            return "the object is \(size) bytes, not the \(declared) bytes declared for it (size); the object was deleted"
+            return "the object is \(size) bytes, not the \(declared) bytes declared for it (size); "
+                + "the object was deleted"
         case .partsSizeMismatch(let size, let declared):
             return "s3: the parts add up to \(size) bytes, not the \(declared) bytes declared when the upload was "
                 + "created (size)"
