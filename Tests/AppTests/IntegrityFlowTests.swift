@@ -274,6 +274,17 @@ struct IntegrityFlowTests {
         let signed = try await Self.call(server, "GET", "\(base)/1?key=\(Self.q(key))&md5=\(Self.q(Self.md5(jpeg)))")
         #expect(signed.status == 200, "\(signed.text)")
         let url = try #require(try JSONValue(parsing: signed.body)["url"]?.stringValue)
+        // The batch form signs one MD5 per part, in the order of the part numbers.
+        let batch = try await Self.call(
+            server, "GET",
+            "\(base)/batch?key=\(Self.q(key))&partNumbers=1,2&md5=\(Self.q(Self.md5(jpeg))),\(Self.q(Self.md5([2])))")
+        #expect(batch.status == 200, "\(batch.text)")
+        let urls = try #require(try JSONValue(parsing: batch.body)["presignedUrls"]?.objectValue)
+        #expect(urls.members.count == 2)
+        #expect(urls.members.allSatisfy { $0.value.stringValue?.contains("content-md5") == true })
+        let batchPut = try await Self.put(
+            s3, url: try #require(urls["2"]?.stringValue), headers: [("Content-MD5", Self.md5([2]))], body: [3])
+        #expect(batchPut.status == 400 && batchPut.text.contains("BadDigest"), "\(batchPut.text)")
         var damaged = jpeg
         damaged[damaged.count - 3] ^= 0xFF
         let bad = try await Self.put(s3, url: url, headers: [("Content-MD5", Self.md5(jpeg))], body: damaged)
