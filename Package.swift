@@ -99,7 +99,7 @@ let package = Package(
         .target(name: "RecordsTestSupport", dependencies: ["Records", "Config"], path: "Tests/RecordsTestSupport"),
         // In-memory storage and a recording intent sink for the lifecycle's in-process tests.
         .target(
-            name: "UploadsTestSupport", dependencies: ["Uploads", "ObjectStore", "Records", "System"],
+            name: "UploadsTestSupport", dependencies: ["Uploads", "ObjectStore", "Records", "System", "Crypto"],
             path: "Tests/UploadsTestSupport"),
         // The application in process for AppTests: `AppCore` built as the binary builds it, and the
         // in-memory client that carries requests to its router through the server's own pieces.
@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: ["HTTPServer", "HTTP1", "Logging", "System", "CLinux", "TestSupport"]),
-        .testTarget(name: "PresignClientTests", dependencies: ["PresignClient", "TestSupport"]),
+        .testTarget(name: "PresignClientTests", dependencies: ["PresignClient", "TestSupport", "Crypto"]),
         .testTarget(
             name: "UploadsTests",
             dependencies: [

@@ -8,7 +8,8 @@ the test RGW with the bucket's CORS rule. Run by scripts/test.sh after swift tes
 
 Cases, each from its own page origin (three static servers on 127.0.0.1 serving examples/web):
   allowed     the origin presignd (cors.allowedOrigins) and the bucket's CORS rule both allow: a JPEG
-              in one PUT (POST /presigned-url, POST /images) and a 12 MiB video in 5 MiB parts through
+              in one PUT (POST /presigned-url declaring the SHA-256 the page read with crypto.subtle,
+              POST /images: the record holds it) and a 12 MiB video in 5 MiB parts through
               /s3/multipart, the first PUT of part 2 failing once (a 500 from a proxy in front of RGW,
               the server's s3.publicEndpoint): both uploads succeed, the part is retried, the records
               exist and their bytes, read back through the records' signed GET URLs, match the files.
@@ -380,17 +381,23 @@ def cases(browser, base, work, proxy, allowed, bucketless, stranger):
         fail("the proxy never saw part 2 (the fault was not injected)")
     if video["retries"] < 1:
         fail(f"allowed origin: part 2 failed once (500) but the page reports no retry: {video}")
+    # The photo's SHA-256, read by the page with crypto.subtle and declared, proven and recorded.
+    photo_sha = base64.b64encode(hashlib.sha256(open(photo, "rb").read()).digest()).decode()
+    if by_name["photo.jpg"].get("sha256") != photo_sha:
+        fail(f"allowed origin: the photo's record does not hold its SHA-256 {photo_sha}: {by_name['photo.jpg']}")
     for name, path in [("photo.jpg", photo), ("clip.mp4", clip)]:
         status, record = api(base, "GET", f"/images/{by_name[name]['recordId']}", "web-allowed")
         if status != 200:
             fail(f"allowed origin: the record of {name} is not there: {status} {record}")
+        if name == "photo.jpg" and record.get("sha256") != photo_sha:
+            fail(f"allowed origin: GET /images/{{id}} of the photo shows no sha256 {photo_sha}: {record}")
         with urllib.request.urlopen(record["url"], timeout=60) as r:
             stored = r.read()
         want = open(path, "rb").read()
         if hashlib.sha256(stored).digest() != hashlib.sha256(want).digest():
             fail(f"allowed origin: {name}: the stored bytes ({len(stored)}) are not the file's ({len(want)})")
-    log(f"allowed origin {allowed}: photo in one PUT, video in 3 parts (part 2 retried after a 500), "
-        "records made, bytes match")
+    log(f"allowed origin {allowed}: photo in one PUT (its SHA-256 declared and recorded), video in 3 parts "
+        "(part 2 retried after a 500), records made, bytes match")
 
     # --- messages: the server's own refusal text reaches the page ----------------------------------
     results = upload(browser, allowed, base, "web-messages", [notes, big_notes])

@@ -19,7 +19,7 @@ public enum CompatTemplate {
     public static let issuePlaceholders: Set<String> = ["url", "key", "imageKey", "expiresAt", "method", "headers"]
     /// The placeholders of a success answer of a confirming route.
     public static let confirmPlaceholders: Set<String> = [
-        "url", "key", "imageKey", "id", "type", "contentType", "size", "createdAt", "metadata",
+        "url", "key", "imageKey", "id", "type", "contentType", "size", "createdAt", "metadata", "sha256",
     ]
     /// The placeholders of an error answer.
     public static let errorPlaceholders: Set<String> = ["code", "message", "status", "fieldErrors"]

@@ -230,6 +230,22 @@ extension ConfigBuilder {
                 return report(path, "must be true or false (got \(ConfigText.shown(value)))")
             }
             draft.contentCheck = flag
+        case "verifyChecksum":
+            guard let text = value.stringValue, let mode = UploadTypeConfig.VerifyChecksum(rawValue: text) else {
+                let choices = UploadTypeConfig.VerifyChecksum.allCases.map { "\"\($0.rawValue)\"" }
+                return report(path, "must be \(choices.joined(separator: " or ")) (got \(ConfigText.shown(value)))")
+            }
+            draft.verifyChecksum = mode
+        case "computeSha256":
+            guard let flag = value.boolValue else {
+                return report(path, "must be true or false (got \(ConfigText.shown(value)))")
+            }
+            draft.computeSha256 = flag
+        case "dedup":
+            guard let flag = value.boolValue else {
+                return report(path, "must be true or false (got \(ConfigText.shown(value)))")
+            }
+            draft.dedup = flag
         default:
             report(path, "unknown key (a type has \(UploadTypeDraft.fieldNames.joined(separator: ", ")))")
         }

@@ -78,6 +78,7 @@ extension ConfigKey {
             ConfigKey(section: "s3", name: "maxClockSkewSeconds", kind: .int(\.s3.maxClockSkewSeconds)),
             ConfigKey(section: "s3", name: "verifyUploads", kind: .bool(\.s3.verifyUploads)),
             ConfigKey(section: "s3", name: "startupCheck", kind: .choice(.of(\.s3.startupCheck))),
+            ConfigKey(section: "s3", name: "checksums", kind: .strings(\.s3.checksums)),
             ConfigKey(section: "s3", name: "provider", kind: .choice(.of(\.s3.provider))),
             ConfigKey(section: "s3", name: "accountId", kind: .string(\.s3.accountId)),
             ConfigKey(section: "s3", name: "connectHost", kind: .optionalString(\.s3.connectHost)),

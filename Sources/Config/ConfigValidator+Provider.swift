@@ -13,6 +13,15 @@ extension ConfigValidator {
         if Set(s3.credentialSources).count != s3.credentialSources.count {
             report("s3.credentialSources", "names a source twice")
         }
+        for name in s3.checksums where !StoreChecksums.names.contains(name) {
+            report(
+                "s3.checksums",
+                "must hold only \(StoreChecksums.names.joined(separator: ", ")) (empty: the provider's)",
+                got: ConfigText.quoted(name))
+        }
+        if s3.checksums.contains("none") && s3.checksums.count > 1 {
+            report("s3.checksums", "none stands alone")
+        }
         if !s3.accountId.isEmpty
             && (s3.accountId.count > 64 || !s3.accountId.allSatisfy({ Self.lowerAlphanumerics.contains($0) }))
         {

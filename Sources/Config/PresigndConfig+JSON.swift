@@ -63,6 +63,9 @@ extension UploadTypeConfig {
             "expiresSeconds": .number(JSONNumber(expiresSeconds)),
             "chatroomId": .string(chatroomId.rawValue),
             "contentCheck": .bool(contentCheck),
+            "verifyChecksum": .string(verifyChecksum.rawValue),
+            "computeSha256": .bool(computeSha256),
+            "dedup": .bool(dedup),
         ])
     }
 }

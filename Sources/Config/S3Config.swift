@@ -74,6 +74,9 @@ public struct S3Config: Sendable, Equatable {
 
     /// What a start does about the signed HEAD of the bucket (`s3.startupCheck`).
     public var startupCheck: StartupCheck
+    /// The digests storage itself checks on upload (`content-md5`, `sha256`; `none`); empty: the
+    /// provider preset's (`storeChecksums`, docs/object-store.md's table).
+    public var checksums: [String]
 
     /// The endpoint clients are given: `publicEndpoint`, or `endpoint` when that is unset.
     public var effectivePublicEndpoint: String { publicEndpoint ?? endpoint }
@@ -88,7 +91,7 @@ public struct S3Config: Sendable, Equatable {
         provider: Provider = .custom, accountId: String = "", connectHost: String? = nil,
         credentialSources: [String] = CredentialSource.allCases.map(\.rawValue), stsEndpoint: String? = nil,
         imdsV1Fallback: Bool = false, refreshBeforeExpirySeconds: Int = 900, refreshJitterSeconds: Int = 180,
-        minimumUrlLifetimeSeconds: Int = 60
+        minimumUrlLifetimeSeconds: Int = 60, checksums: [String] = []
     ) {
         self.provider = provider
         self.accountId = accountId
@@ -113,5 +116,6 @@ public struct S3Config: Sendable, Equatable {
         self.caFile = caFile
         self.verifyUploads = verifyUploads
         self.startupCheck = startupCheck
+        self.checksums = checksums
     }
 }

@@ -12,6 +12,17 @@ public struct UploadTypeConfig: Sendable, Equatable {
         case required
     }
 
+    /// How a confirmation proves a declared checksum that storage did not prove itself (docs/object-store.md,
+    /// "Integrity").
+    public enum VerifyChecksum: String, Sendable, Equatable, CaseIterable {
+        /// presignd reads the object from storage and hashes it (bounded memory): the bytes pass through
+        /// the server, only for uploads that declared a checksum storage did not prove.
+        case read
+        /// presignd reads nothing: a digest counts as proven only when storage checked it at upload
+        /// (`s3.checksums` names it and the URL signed it) or returned it; otherwise the record holds none.
+        case trustStore = "trust-store"
+    }
+
     /// The media types the content check recognises (the formats of the ImageProbe module).
     public static let checkableContentTypes: Set<String> = [
         "image/jpeg", "image/png", "image/gif", "image/webp", "image/heic", "image/heif", "image/avif",
@@ -37,6 +48,15 @@ public struct UploadTypeConfig: Sendable, Equatable {
     /// Whether confirmation reads the object's first bytes and records only an image of an allowed format
     /// (docs/content-check.md).
     public var contentCheck: Bool
+    /// How a declared checksum storage did not prove is proven at confirmation (`read`, the default, or
+    /// `trust-store`).
+    public var verifyChecksum: VerifyChecksum
+    /// Whether a confirmation of an upload that declared no SHA-256 computes one (reading the object)
+    /// so that the record holds it.
+    public var computeSha256: Bool
+    /// Whether a confirmation whose proven SHA-256 equals a record of the same owner and type answers
+    /// that record (`deduplicated`) and deletes the new object instead of recording it.
+    public var dedup: Bool
 
     /// Whether requests must carry a `chatroomId`.
     public var requiresChatroomId: Bool { chatroomId == .required }
@@ -45,7 +65,8 @@ public struct UploadTypeConfig: Sendable, Equatable {
     public init(
         name: String, extensions: [String], contentTypes: [String], keyTemplate: String,
         permanentKeyTemplate: String? = nil, maxBytes: Int64, expiresSeconds: Int = 600,
-        chatroomId: ChatroomIdRule = .serverMade, contentCheck: Bool? = nil
+        chatroomId: ChatroomIdRule = .serverMade, contentCheck: Bool? = nil, verifyChecksum: VerifyChecksum = .read,
+        computeSha256: Bool = false, dedup: Bool = false
     ) {
         self.name = name
         self.extensions = extensions
@@ -56,7 +77,13 @@ public struct UploadTypeConfig: Sendable, Equatable {
         self.expiresSeconds = expiresSeconds
         self.chatroomId = chatroomId
         self.contentCheck = contentCheck ?? Self.checksByDefault(contentTypes)
+        self.verifyChecksum = verifyChecksum
+        self.computeSha256 = computeSha256
+        self.dedup = dedup
     }
+
+    /// Whether every content type of the type is an image's (`image/…`): an upload of it is never empty.
+    public var holdsImages: Bool { !contentTypes.isEmpty && contentTypes.allSatisfy { $0.hasPrefix("image/") } }
 
     /// The default of `contentCheck`: on for a type of images only, every one of a format the check knows.
     public static func checksByDefault(_ contentTypes: [String]) -> Bool {

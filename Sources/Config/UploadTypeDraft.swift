@@ -18,17 +18,24 @@ struct UploadTypeDraft {
     var chatroomId: UploadTypeConfig.ChatroomIdRule?
     /// `contentCheck`, if given.
     var contentCheck: Bool?
+    /// `verifyChecksum`, if given.
+    var verifyChecksum: UploadTypeConfig.VerifyChecksum?
+    /// `computeSha256`, if given.
+    var computeSha256: Bool?
+    /// `dedup`, if given.
+    var dedup: Bool?
 
     /// The field names a type object may hold, in file order.
     static let fieldNames = [
         "extensions", "contentTypes", "keyTemplate", "permanentKeyTemplate", "maxBytes", "expiresSeconds",
-        "chatroomId", "contentCheck", "requiresChatroomId",
+        "chatroomId", "contentCheck", "verifyChecksum", "computeSha256", "dedup", "requiresChatroomId",
     ]
 
     /// The finished type, or the problems of the required fields that are missing.
     ///
     /// Optional fields default to: no extensions, no promotion, `presign.expiresSeconds`, a server-made
-    /// chat room id, and the content check on when every content type is one it recognises.
+    /// chat room id, the content check on when every content type is one it recognises, a declared
+    /// checksum proven by reading the object, no SHA-256 computed, no deduplication.
     func resolve(defaultExpiresSeconds: Int) -> Result<UploadTypeConfig, ConfigError> {
         var missing: [ConfigProblem] = []
         func require(_ field: String, _ present: Bool) {
@@ -45,6 +52,7 @@ struct UploadTypeDraft {
                 name: name, extensions: extensions ?? [], contentTypes: contentTypes, keyTemplate: keyTemplate,
                 permanentKeyTemplate: permanentKeyTemplate.flatMap { $0.isEmpty ? nil : $0 }, maxBytes: maxBytes,
                 expiresSeconds: expiresSeconds ?? defaultExpiresSeconds,
-                chatroomId: chatroomId ?? .serverMade, contentCheck: contentCheck))
+                chatroomId: chatroomId ?? .serverMade, contentCheck: contentCheck,
+                verifyChecksum: verifyChecksum ?? .read, computeSha256: computeSha256 ?? false, dedup: dedup ?? false))
     }
 }

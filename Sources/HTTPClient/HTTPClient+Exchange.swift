@@ -1,9 +1,10 @@
 extension HTTPClient {
     /// Writes the request and reads the response on `connection`; puts the connection back in
     /// the pool when the response allows it.
-    func exchange(on connection: ClientConnection, _ encoded: [UInt8], request: HTTPRequest, deadline: Deadline)
-        throws(ExchangeFailure) -> HTTPResponse
-    {
+    func exchange(
+        on connection: ClientConnection, _ encoded: [UInt8], request: HTTPRequest, deadline: Deadline,
+        streaming sink: BodySink? = nil
+    ) throws(ExchangeFailure) -> HTTPResponse {
         do throws(HTTPClientError) {
             try connection.write(encoded, until: deadline)
         } catch {
@@ -13,7 +14,7 @@ extension HTTPClient {
         let response: HTTPResponse
         let reusable: Bool
         do throws(HTTPClientError) {
-            (response, reusable) = try reader.readResponse(toHead: request.expectsNoBody)
+            (response, reusable) = try reader.readResponse(toHead: request.expectsNoBody, streaming: sink)
         } catch {
             throw ExchangeFailure(error: error, beforeResponse: reader.received == 0)
         }
@@ -27,12 +28,12 @@ extension HTTPClient {
 struct ResponseReader {
     /// The connection.
     let connection: ClientConnection
-    /// When the whole response must be in.
-    let deadline: Deadline
+    /// When the whole response must be in (a streamed body: the next bytes of it, `stream`).
+    var deadline: Deadline
     /// The limits.
     let options: HTTPClientOptions
     /// Bytes received and not yet parsed.
-    private var buffer = [UInt8]()
+    var buffer = [UInt8]()
     /// Bytes received in total.
     private(set) var received = 0
     /// Where each read lands before it joins `buffer`.
@@ -45,14 +46,21 @@ struct ResponseReader {
         self.options = options
     }
 
-    /// The response (interim 1xx responses skipped), and whether the connection can be reused.
-    mutating func readResponse(toHead: Bool) throws(HTTPClientError) -> (HTTPResponse, Bool) {
+    /// The response (interim 1xx responses skipped), and whether the connection can be reused. With
+    /// `sink`, a 2xx body goes to it as it arrives instead (`stream`: the response's body is empty).
+    mutating func readResponse(toHead: Bool, streaming sink: BodySink? = nil) throws(HTTPClientError)
+        -> (HTTPResponse, Bool)
+    {
         var head: ResponseHead
         repeat {
             head = try readHead()
         } while head.status >= 100 && head.status < 200 && head.status != 101
         guard head.status != 101 else { throw .malformedResponse("unexpected 101 Switching Protocols") }
         let framing = try BodyFraming.of(head, toHead: toHead)
+        if let sink, (200..<300).contains(head.status) {
+            let reusable = try stream(framing, keepsAlive: head.keepsAlive, to: sink)
+            return (HTTPResponse(status: head.status, headers: head.headers, body: []), reusable)
+        }
         var body = [UInt8]()
         var reusable = head.keepsAlive
         switch framing {
@@ -108,7 +116,7 @@ struct ResponseReader {
     }
 
     /// Reads more bytes into the buffer; false at end of stream.
-    private mutating func fill() throws(HTTPClientError) -> Bool {
+    mutating func fill() throws(HTTPClientError) -> Bool {
         let connection = self.connection
         let deadline = self.deadline
         let count = try scratch.withMutableBytes { (bytes) throws(HTTPClientError) in
@@ -126,7 +134,7 @@ struct ResponseReader {
     }
 
     /// The error for a body cut short.
-    private func closedEarly(_ missing: Int) -> HTTPClientError {
+    func closedEarly(_ missing: Int) -> HTTPClientError {
         .connection("\(connection.address) closed the connection \(missing) bytes before the end of the body")
     }
 }

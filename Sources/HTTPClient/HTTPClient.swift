@@ -66,7 +66,7 @@ public final class HTTPClient: Sendable {
     public func idleConnectionCount(to address: ServerAddress) -> Int { pool.idleCount(for: address) }
 
     /// A new connection to `address`.
-    private func connect(to address: ServerAddress, deadline: Deadline) throws(HTTPClientError) -> ClientConnection {
+    func connect(to address: ServerAddress, deadline: Deadline) throws(HTTPClientError) -> ClientConnection {
         var context: TLSContext?
         if address.usesTLS {
             switch self.context() {

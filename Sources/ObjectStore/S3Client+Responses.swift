@@ -1,3 +1,4 @@
+import Crypto
 import HTTPClient
 
 extension S3Client {
@@ -15,7 +16,29 @@ extension S3Client {
         if size == nil, let length = response.header("Content-Length") { size = Int64(length) }
         guard let size, size >= 0 else { throw .malformedResponse("no object size (Content-Length) in the response") }
         guard let etag = response.header("ETag") else { throw .malformedResponse("no ETag in the response") }
-        return ObjectInfo(size: size, contentType: response.header("Content-Type"), etag: unquote(etag))
+        return ObjectInfo(
+            size: size, contentType: response.header("Content-Type"), etag: unquote(etag),
+            checksumSHA256: wholeObjectSHA256(response), encryption: encryption(response))
+    }
+
+    /// The `x-amz-checksum-sha256` of a response when it is the whole object's: the base64 of 32 bytes,
+    /// not a multipart object's composite checksum (`…-N`, or `x-amz-checksum-type: COMPOSITE`).
+    static func wholeObjectSHA256(_ response: HTTPResponse) -> String? {
+        guard let header = response.header("x-amz-checksum-sha256") else { return nil }
+        let value = Substring(header).trimmingASCIISpaces()
+        guard !value.isEmpty else {
+            return nil
+        }
+        if let type = response.header("x-amz-checksum-type"), type.uppercased() != "FULL_OBJECT" { return nil }
+        guard Base64.decode(String(value))?.count == 32 else { return nil }
+        return String(value)
+    }
+
+    /// The server-side encryption a response names: `x-amz-server-side-encryption`'s value, or `SSE-C`
+    /// when a customer key encrypts the object.
+    static func encryption(_ response: HTTPResponse) -> String? {
+        if response.header("x-amz-server-side-encryption-customer-algorithm") != nil { return "SSE-C" }
+        return response.header("x-amz-server-side-encryption").map { String(Substring($0).trimmingASCIISpaces()) }
     }
 
     /// An ETag without its surrounding quotes (and without a weak `W/` prefix).

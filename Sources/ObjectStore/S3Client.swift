@@ -110,7 +110,7 @@ public final class S3Client: Sendable {
 
     /// Where to connect for `signed`: the host it signed (`bucket.host` when virtual-hosted) on
     /// the endpoint's scheme and port.
-    private func address(of signed: SignedRequest) -> ServerAddress {
+    func address(of signed: SignedRequest) -> ServerAddress {
         let endpoint = options.endpoint
         var host = signed.headers.first { $0.name == "Host" }?.value ?? endpoint.host
         if let port = endpoint.port, host.hasSuffix(":\(port)") { host.removeLast(":\(port)".count) }

@@ -45,9 +45,14 @@ public struct ImageRecord: Sendable, Equatable, Codable {
     public var createdAt: String
     /// A fresh signed GET URL (or the CDN URL); nil when the server has none.
     public var url: String?
+    /// The SHA-256 of the object's bytes (base64) the server proved (or computed) at confirmation; nil
+    /// when it has none.
+    public var sha256: String?
+    /// True when the confirmation answered an earlier record of the same bytes (the type deduplicates).
+    public var deduplicated: Bool
 
     enum CodingKeys: String, CodingKey {
-        case id, imageKey, key, type, contentType, size, etag, createdAt, url
+        case id, imageKey, key, type, contentType, size, etag, createdAt, url, sha256, deduplicated
     }
 
     public init(from decoder: Decoder) throws {
@@ -61,6 +66,8 @@ public struct ImageRecord: Sendable, Equatable, Codable {
         etag = try c.decode(String.self, forKey: .etag)
         createdAt = try c.decode(String.self, forKey: .createdAt)
         url = try c.decodeIfPresent(String.self, forKey: .url)
+        sha256 = try c.decodeIfPresent(String.self, forKey: .sha256)
+        deduplicated = try c.decodeIfPresent(Bool.self, forKey: .deduplicated) ?? false
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -74,6 +81,8 @@ public struct ImageRecord: Sendable, Equatable, Codable {
         try c.encode(etag, forKey: .etag)
         try c.encode(createdAt, forKey: .createdAt)
         try c.encodeIfPresent(url, forKey: .url)
+        try c.encodeIfPresent(sha256, forKey: .sha256)
+        if deduplicated { try c.encode(true, forKey: .deduplicated) }
     }
 }
 

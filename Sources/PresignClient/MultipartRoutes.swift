@@ -38,13 +38,20 @@ extension PresignClient {
     /// A server that does not serve the multipart routes answers the router's 404 `NOT_FOUND` ("no
     /// such route"); that refusal keeps its status and code (`isMultipartNotServed`) and its message
     /// says what the server lacks: `uppy.enabled`.
-    public func createMultipart(filename: String, contentType: String, metadata: [String: String] = [:])
-        async throws -> MultipartUpload
-    {
+    ///
+    /// `declaring` sends the file's size (refused at once over the type's limit or the owner's quota,
+    /// before any part) and its SHA-256 (proven by the server at completion).
+    public func createMultipart(
+        filename: String, contentType: String, metadata: [String: String] = [:],
+        declaring declared: Declaration = Declaration()
+    ) async throws -> MultipartUpload {
+        var body: [String: Any] = ["filename": filename, "type": contentType, "metadata": metadata]
+        if let size = declared.size { body["size"] = size }
+        if let sha256 = declared.checksumSHA256 { body["checksumSHA256"] = sha256 }
+        if let md5 = declared.contentMD5 { body["contentMD5"] = md5 }
         let data: Data
         do {
-            (data, _) = try await call(
-                "POST", mp(""), json: ["filename": filename, "type": contentType, "metadata": metadata])
+            (data, _) = try await call("POST", mp(""), json: body)
         } catch let error as PresignClientError where error.status == 404 && error.serverCode == "NOT_FOUND" {
             throw PresignClientError.server(
                 status: 404, code: "NOT_FOUND",
@@ -54,20 +61,26 @@ extension PresignClient {
         return try decode(MultipartUpload.self, data)
     }
 
-    /// `GET /s3/multipart/{uploadId}/{partNumber}?key=`: a presigned UploadPart URL.
-    public func signPart(_ upload: MultipartUpload, partNumber: Int) async throws -> String {
+    /// `GET /s3/multipart/{uploadId}/{partNumber}?key=[&md5=]`: a presigned UploadPart URL, signing the
+    /// part's `Content-MD5` when `md5` (base64) is given and the server's storage checks it.
+    public func signPart(_ upload: MultipartUpload, partNumber: Int, md5: String? = nil) async throws -> String {
+        let digest = md5.map { "&md5=" + Self.queryValue($0) } ?? ""
         let (data, _) = try await call(
-            "GET", mp("/\(Self.queryValue(upload.uploadId))/\(partNumber)?\(keyQuery(upload.key))"))
+            "GET", mp("/\(Self.queryValue(upload.uploadId))/\(partNumber)?\(keyQuery(upload.key))\(digest)"))
         struct Answer: Decodable { var url: String }
         return try decode(Answer.self, data).url
     }
 
-    /// `GET /s3/multipart/{uploadId}/batch?key=&partNumbers=1,2,3`: several part URLs at once.
-    public func signParts(_ upload: MultipartUpload, partNumbers: [Int]) async throws -> [Int: String] {
+    /// `GET /s3/multipart/{uploadId}/batch?key=&partNumbers=1,2,3[&md5=m1,m2,m3]`: several part URLs at
+    /// once; `md5s`, when given, holds one base64 MD5 per part number, in their order.
+    public func signParts(_ upload: MultipartUpload, partNumbers: [Int], md5s: [String] = []) async throws
+        -> [Int: String]
+    {
         let numbers = partNumbers.map(String.init).joined(separator: ",")
+        let digests = md5s.isEmpty ? "" : "&md5=" + Self.queryValue(md5s.joined(separator: ","))
         let (data, _) = try await call(
             "GET",
-            mp("/\(Self.queryValue(upload.uploadId))/batch?\(keyQuery(upload.key))&partNumbers=\(numbers)"))
+            mp("/\(Self.queryValue(upload.uploadId))/batch?\(keyQuery(upload.key))&partNumbers=\(numbers)\(digests)"))
         struct Answer: Decodable { var presignedUrls: [String: String] }
         let a = try decode(Answer.self, data)
         var out: [Int: String] = [:]
@@ -114,11 +127,13 @@ extension PresignClient {
     }
 
     /// PUTs one part, `length` bytes of `file` from `offset`, to its presigned URL (the bytes go from
-    /// the file: see `PartBody` for how, and what is held in memory); returns the part's ETag.
+    /// the file: see `PartBody` for how, and what is held in memory), with its `Content-MD5` when `md5` is
+    /// given (storage refuses other bytes: `BadDigest`); returns the part's ETag.
     public func uploadPart(
-        fileAt file: URL, offset: Int64, length: Int, url: String, progress: ProgressHandler? = nil
+        fileAt file: URL, offset: Int64, length: Int, url: String, md5: String? = nil, progress: ProgressHandler? = nil
     ) async throws -> String {
-        let r = try Self.storageRequest(method: "PUT", url: url, headers: [:], contentLength: Int64(length))
+        let headers = md5.map { ["Content-MD5": $0] } ?? [:]
+        let r = try Self.storageRequest(method: "PUT", url: url, headers: headers, contentLength: Int64(length))
         let response = try await put(r, body: .filePart(file, offset: offset, length: length), progress: progress)
         guard let etag = response.etag, !etag.isEmpty else {
             throw PresignClientError.invalidResponse(

@@ -107,12 +107,18 @@ public struct MultipartOptions: Sendable {
     public var classifier: FailureClassifier
     /// How often the upload may start again with a new key and upload id when the server says it is gone.
     public var maxRestarts: Int
+    /// Whether the file's size and SHA-256 are declared at creation (the file is read once for them
+    /// first; the server refuses a size over the type's limit before any part, and proves the SHA-256 at
+    /// completion) and each part's MD5 is signed into its URL (storage refuses other bytes, and the part
+    /// is read from the file again).
+    public var checksums: Bool
 
     public static let defaultThreshold: Int64 = 100 * 1024 * 1024
 
     public init(
         threshold: Int64 = MultipartOptions.defaultThreshold, partSize: Int = 8 * 1024 * 1024, concurrency: Int = 4,
-        retry: RetryPolicy = RetryPolicy(), classifier: FailureClassifier = FailureClassifier(), maxRestarts: Int = 2
+        retry: RetryPolicy = RetryPolicy(), classifier: FailureClassifier = FailureClassifier(), maxRestarts: Int = 2,
+        checksums: Bool = true
     ) {
         self.threshold = threshold
         self.partSize = partSize
@@ -120,6 +126,7 @@ public struct MultipartOptions: Sendable {
         self.retry = retry
         self.classifier = classifier
         self.maxRestarts = maxRestarts
+        self.checksums = checksums
     }
 }
 
@@ -195,6 +202,14 @@ public struct MultipartUploader: Sendable {
         var retries = 0
         var resumed = 0
 
+        // A new upload declares the file (a resumed one was declared when it was created).
+        var declared: Declaration?
+        func declaration() throws -> Declaration {
+            if let declared { return declared }
+            let made = try Declaration.of(file: file, checksums: options.checksums)
+            declared = Declaration(size: made.size, checksumSHA256: made.checksumSHA256)
+            return declared!
+        }
         var state: MultipartState
         var aborted: String?
         var abortReason: MultipartResult.AbortReason?
@@ -217,11 +232,14 @@ public struct MultipartUploader: Sendable {
                 state.etags = Self.doneParts(listed, plan: plan)
                 resumed = state.etags.count
             } catch let e as PresignClientError where options.classifier.action(for: e) == .restart {
-                state = try await fresh(plan, file: file, name: name, contentType: contentType, metadata: metadata)
+                state = try await fresh(
+                    plan, file: file, name: name, contentType: contentType, metadata: metadata,
+                    declared: try declaration())
                 restarts += 1
             }
         } else {
-            state = try await fresh(plan, file: file, name: name, contentType: contentType, metadata: metadata)
+            state = try await fresh(
+                plan, file: file, name: name, contentType: contentType, metadata: metadata, declared: try declaration())
         }
         while true {
             if let f = stateFile { try state.save(f) }
@@ -249,18 +267,22 @@ public struct MultipartUploader: Sendable {
                 guard restarts < options.maxRestarts else { throw PresignClientError.uploadGone(code: e.serverCode) }
                 restarts += 1
                 resumed = 0
-                state = try await fresh(plan, file: file, name: name, contentType: contentType, metadata: metadata)
+                state = try await fresh(
+                    plan, file: file, name: name, contentType: contentType, metadata: metadata,
+                    declared: try declaration())
             }
         }
     }
 
-    /// A new upload on the server and an empty state.
+    /// A new upload on the server, declaring `declared`, and an empty state.
     private func fresh(
-        _ plan: PartPlan, file: URL, name: String, contentType: String, metadata: [String: String]
+        _ plan: PartPlan, file: URL, name: String, contentType: String, metadata: [String: String],
+        declared: Declaration
     ) async throws -> MultipartState {
         var ignored = 0
         let upload = try await withRetries(&ignored) {
-            try await client.createMultipart(filename: name, contentType: contentType, metadata: metadata)
+            try await client.createMultipart(
+                filename: name, contentType: contentType, metadata: metadata, declaring: declared)
         }
         return MultipartState(
             filePath: file.path, fileSize: plan.fileSize, fileModified: Self.modificationTime(file),
@@ -301,21 +323,29 @@ public struct MultipartUploader: Sendable {
         }
     }
 
-    /// One part: sign, PUT from the file by offset (each attempt takes the bytes from the file again,
-    /// so a part waiting for its retry holds none), retry; records the ETag. Returns its retries.
+    /// One part: its MD5 read from the file (with `checksums`), sign, PUT from the file by offset (each
+    /// attempt takes the bytes from the file again, so a part waiting for its retry holds none), retry;
+    /// records the ETag. Returns its retries. A `BadDigest` (the bytes storage got are not the signed MD5)
+    /// signs the part again from a fresh read of the file.
     private func uploadOne(_ part: PartPlan.Part, file: URL, store: StateStore, tracker: ProgressTracker)
         async throws -> Int
     {
         let upload = await store.state.upload
         var url: String?
+        var md5: String?
         var attempt = 0
         while true {
             attempt += 1
             try Task.checkCancellation()
             do {
-                if url == nil { url = try await client.signPart(upload, partNumber: part.number) }
+                if url == nil {
+                    if options.checksums {
+                        md5 = try Digests.of(file: file, offset: part.offset, length: Int64(part.length)).md5
+                    }
+                    url = try await client.signPart(upload, partNumber: part.number, md5: md5)
+                }
                 let etag = try await client.uploadPart(
-                    fileAt: file, offset: part.offset, length: part.length, url: url!
+                    fileAt: file, offset: part.offset, length: part.length, url: url!, md5: md5
                 ) { p in
                     tracker.inFlight(part.number, p.bytesSent)
                 }
@@ -432,8 +462,10 @@ public struct FileUploadOutcome: Sendable, Equatable {
 
 extension PresignClient {
     /// Uploads a file the way its size asks for: up to `options.threshold` one PUT from the file (POST
-    /// form) confirmed with `POST /images`; above it in parts through the multipart routes (resumable
-    /// with `stateFile` and `resume`), the record made by the server at completion.
+    /// form, declaring its size and digests) confirmed with `POST /images`; above it in parts through the
+    /// multipart routes (resumable with `stateFile` and `resume`; the size and SHA-256 declared at
+    /// creation, each part's MD5 signed), the record made by the server at completion. With
+    /// `options.checksums` off, only the size is declared.
     public func uploadFile(
         _ file: URL, contentType: String, type: String? = nil, metadata: [String: String] = [:],
         options: MultipartOptions = MultipartOptions(), stateFile: URL? = nil, resume: Bool = false,
@@ -443,7 +475,7 @@ extension PresignClient {
         if size <= options.threshold {
             let record = try await uploadAndConfirm(
                 fileAt: file, contentType: contentType, type: type, metadata: metadata.isEmpty ? nil : metadata,
-                progress: progress)
+                checksums: options.checksums, progress: progress)
             return FileUploadOutcome(key: record.key, record: record, multipart: nil)
         }
         var meta = metadata

@@ -95,15 +95,21 @@ public final class PresignClient: Sendable {
         return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? s
     }
 
-    /// Client P's form: `GET /presigned-url?type=&ext=` (a URL signed for `host` only).
-    public func uploadURL(type: String, ext: String, chatroomId: String? = nil) async throws -> UploadTicket {
-        try await uploadURL(type: type, ext: ext, chatroomId: chatroomId, path: "/presigned-url")
+    /// Client P's form: `GET /presigned-url?type=&ext=` (a URL signed for `host` only, and for what is
+    /// declared: the size as `Content-Length`, the digests the server's storage checks).
+    public func uploadURL(
+        type: String, ext: String, chatroomId: String? = nil, declaring declared: Declaration = Declaration()
+    ) async throws -> UploadTicket {
+        try await uploadURL(type: type, ext: ext, chatroomId: chatroomId, path: "/presigned-url", declared: declared)
     }
 
     /// The GET form on `path` (`/presigned-url`, or client P's `/v1/storage/presigned-url`).
-    func uploadURL(type: String, ext: String, chatroomId: String?, path: String) async throws -> UploadTicket {
+    func uploadURL(
+        type: String, ext: String, chatroomId: String?, path: String, declared: Declaration = Declaration()
+    ) async throws -> UploadTicket {
         var q = "type=\(Self.queryValue(type))&ext=\(Self.queryValue(ext))"
         if let chatroomId { q += "&chatroomId=\(Self.queryValue(chatroomId))" }
+        for (name, value) in declared.members { q += "&\(name)=\(Self.queryValue(value))" }
         let (data, _) = try await call("GET", path + "?" + q)
         struct Answer: Decodable {
             var presignedUrl: String
@@ -118,13 +124,17 @@ public final class PresignClient: Sendable {
     }
 
     /// Client B's form: `POST /presigned-url {contentType, imageKey}` (a URL that signs the content
-    /// type, and the length when `size` is given). `imageKey` defaults to a new UUID.
+    /// type, the length when `size` is given, and the digests declared that the server's storage checks).
+    /// `imageKey` defaults to a new UUID.
     public func uploadURL(
-        contentType: String, imageKey: String = UUID().uuidString, type: String? = nil, size: Int64? = nil
+        contentType: String, imageKey: String = UUID().uuidString, type: String? = nil, size: Int64? = nil,
+        checksumSHA256: String? = nil, contentMD5: String? = nil
     ) async throws -> UploadTicket {
         var body: [String: Any] = ["contentType": contentType, "imageKey": imageKey]
         if let type { body["type"] = type }
         if let size { body["size"] = size }
+        if let checksumSHA256 { body["checksumSHA256"] = checksumSHA256 }
+        if let contentMD5 { body["contentMD5"] = contentMD5 }
         let (data, _) = try await call("POST", "/presigned-url", json: body)
         struct Answer: Decodable {
             var signedUrl: String
@@ -237,13 +247,18 @@ public final class PresignClient: Sendable {
 
     // MARK: - The whole flow
 
-    /// Asks for a URL (POST form), uploads the file from disk and confirms it: one call for a small file.
+    /// Asks for a URL (POST form) declaring the file's size, SHA-256 and MD5 (read from the file first,
+    /// `Digests.of`; `checksums: false` declares the size alone), uploads the file from disk with
+    /// exactly the ticket's headers and confirms it: one call for a small file. The server proves the
+    /// digests before it records the upload, and the record holds the SHA-256.
     public func uploadAndConfirm(
         fileAt file: URL, contentType: String, type: String? = nil, metadata: [String: String]? = nil,
-        progress: ProgressHandler? = nil
+        checksums: Bool = true, progress: ProgressHandler? = nil
     ) async throws -> ImageRecord {
-        let size = try Self.fileSize(file)
-        let ticket = try await uploadURL(contentType: contentType, type: type, size: size)
+        let declared = try Declaration.of(file: file, checksums: checksums)
+        let ticket = try await uploadURL(
+            contentType: contentType, type: type, size: declared.size, checksumSHA256: declared.checksumSHA256,
+            contentMD5: declared.contentMD5)
         _ = try await upload(fileAt: file, with: ticket, progress: progress)
         return try await confirm(imageKey: ticket.confirmKey, metadata: metadata)
     }

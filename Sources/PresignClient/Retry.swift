@@ -38,7 +38,7 @@ public enum FailureAction: Sendable, Equatable {
 }
 
 /// Sorting errors into actions: 5xx, 429, request time-outs and network errors are retried; a 403 from
-/// storage gets a new URL; `NoSuchUpload` (from storage, or the server's 404 with a restart code)
+/// storage gets a new URL, and so does its `BadDigest` (the part is read from the file again); `NoSuchUpload` (from storage, or the server's 404 with a restart code)
 /// restarts the upload; everything else fails.
 public struct FailureClassifier: Sendable {
     /// Server codes (404) that mean "start again with a new key and upload id".
@@ -60,6 +60,8 @@ public struct FailureClassifier: Sendable {
         case .uploadGone: return .restart
         case .storage(let status, let code, _):
             if code == "NoSuchUpload" { return .restart }
+            // Bytes other than the MD5 the URL signed: read the part from the file again, sign it again.
+            if code == "BadDigest" { return .resign }
             if status >= 500 || status == 429 || code == "RequestTimeout" || code == "SlowDown" { return .retry }
             if status == 403 { return .resign }
             return .fail

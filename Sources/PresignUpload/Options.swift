@@ -23,6 +23,8 @@ struct Options: Equatable {
     /// file in one PUT instead).
     var thresholdGiven = false
     var maxAttempts = 5
+    /// Whether the file's SHA-256 and MD5 are declared (`--no-checksums`: its size alone).
+    var checksums = true
     var progress: ProgressMode = .auto
     var files: [String] = []
     var help = false
@@ -95,6 +97,7 @@ struct Options: Equatable {
                 o.thresholdMiB = Int64(try int(a, min: 0))
                 o.thresholdGiven = true
             case "--max-attempts": o.maxAttempts = try int(a, min: 1)
+            case "--no-checksums": o.checksums = false
             case "--progress":
                 let v = try value(a)
                 guard let m = ProgressMode(rawValue: v) else {
@@ -152,7 +155,12 @@ struct Options: Equatable {
           --form post|get         the issue route: POST /presigned-url (default) or GET ?type=&ext=
           --content-type T        instead of the type guessed from the file's extension
           --meta key=value        metadata stored with the record (repeatable)
-          --json                  one JSON object per file on stdout: file, key, recordId, bytes, seconds, ...
+          --json                  one JSON object per file on stdout: file, key, recordId, sha256, bytes,
+                                  seconds, ...
+          --no-checksums          declare the file's size alone: by default its SHA-256 and MD5 are read from the
+                                  file and declared (the server signs what its storage checks, proves the
+                                  rest and records the SHA-256; a multipart upload declares the size and
+                                  SHA-256 at creation and signs each part's MD5)
           --resume                continue an interrupted multipart upload from its state file (in the part
                                   size it was started with; the file must be unchanged)
           --restart               abort an interrupted multipart upload and send the file again

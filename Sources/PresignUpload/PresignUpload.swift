@@ -117,7 +117,7 @@ struct PresignUpload {
                 let stateFile = try stateFile(for: file, options: o)
                 let options = MultipartOptions(
                     threshold: o.thresholdMiB * 1_048_576, partSize: o.partSizeMiB * 1_048_576,
-                    concurrency: o.concurrency, retry: RetryPolicy(maxAttempts: o.maxAttempts))
+                    concurrency: o.concurrency, retry: RetryPolicy(maxAttempts: o.maxAttempts), checksums: o.checksums)
                 // Whatever the part options now: the parts sent belong to the file as long as it is unchanged.
                 if !o.resume && !o.restart, let old = MultipartState.load(stateFile),
                     old.isOf(file: file, size: size, modified: MultipartUploader.modificationTime(file))
@@ -153,6 +153,8 @@ struct PresignUpload {
                     out["restarts"] = r.restarts
                     out["retries"] = r.retries
                     out["recordId"] = r.record?.id ?? NSNull()
+                    out["sha256"] = r.record?.sha256 ?? NSNull()
+                    if r.record?.deduplicated == true { out["deduplicated"] = true }
                     out["partSize"] = r.partSize
                     let asked = PartPlan(fileSize: size, partSize: options.partSize).partSize
                     if o.resume, r.abortedUploadId == nil, r.partSize != asked {
@@ -181,12 +183,17 @@ struct PresignUpload {
                 }
             }
             if !inParts {
+                // The size and the digests of the bytes, read from the file before the URL is asked for: the
+                // server signs what its storage checks and proves the rest before it records the upload.
+                let declared = try Declaration.of(file: file, checksums: o.checksums)
                 let ticket: UploadTicket
                 if o.form == "get" {
                     ticket = try await client.uploadURL(
-                        type: o.type!, ext: (path as NSString).pathExtension.lowercased())
+                        type: o.type!, ext: (path as NSString).pathExtension.lowercased(), declaring: declared)
                 } else {
-                    ticket = try await client.uploadURL(contentType: contentType, type: o.type, size: size)
+                    ticket = try await client.uploadURL(
+                        contentType: contentType, type: o.type, size: declared.size,
+                        checksumSHA256: declared.checksumSHA256, contentMD5: declared.contentMD5)
                 }
                 _ = try await client.upload(fileAt: file, with: ticket, contentType: contentType, progress: progress)
                 bar.finish(ok: true)
@@ -194,13 +201,17 @@ struct PresignUpload {
                     imageKey: ticket.confirmKey, metadata: o.metadata.isEmpty ? nil : o.metadata)
                 out["key"] = record.key
                 out["recordId"] = record.id
+                out["sha256"] = record.sha256 ?? NSNull()
+                if record.deduplicated { out["deduplicated"] = true }
                 out["multipart"] = false
             }
             out["seconds"] = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
             if o.json {
                 printJSON(out)
             } else {
-                print("\(path): uploaded \(size) bytes as \(out["key"]!) (record \(out["recordId"]!))")
+                let digest = (out["sha256"] as? String).map { ", sha256 \($0)" } ?? ""
+                let again = out["deduplicated"] != nil ? ", the same bytes as this earlier record" : ""
+                print("\(path): uploaded \(size) bytes as \(out["key"]!) (record \(out["recordId"]!)\(digest)\(again))")
             }
             return 0
         } catch {

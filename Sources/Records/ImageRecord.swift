@@ -28,12 +28,16 @@ public struct ImageRecord: Sendable, Equatable {
     public var width: Int64?
     /// The image's height in pixels as its header states it; nil when not checked or not in the bytes read.
     public var height: Int64?
+    /// The SHA-256 of the object's bytes (base64 of 32 bytes): the one its client declared, proven at
+    /// confirmation, or the one presignd computed (`types.<T>.computeSha256`); nil when neither (and for
+    /// records made before schema version 11).
+    public var sha256: String?
 
     /// Creates a record from its fields.
     public init(
         id: String, ownerId: String, imageKey: String, objectKey: String, type: String, contentType: String,
         size: Int64, etag: String, metadataJSON: String, createdAtMs: Int64, detectedType: String? = nil,
-        width: Int64? = nil, height: Int64? = nil
+        width: Int64? = nil, height: Int64? = nil, sha256: String? = nil
     ) {
         self.id = id
         self.ownerId = ownerId
@@ -48,5 +52,6 @@ public struct ImageRecord: Sendable, Equatable {
         self.detectedType = detectedType
         self.width = width
         self.height = height
+        self.sha256 = sha256
     }
 }

@@ -39,13 +39,17 @@ enum Schema {
     /// The newest version this build knows.
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
 
-    /// The columns of `intents`, in the order the row readers expect.
-    static let intentColumns =
+    /// The columns of `intents` up to schema version 10 (what version 10's program moves).
+    static let intentColumnsV10 =
         "image_key, owner_id, object_key, permanent_key, type, content_type, allowed_content_types, max_bytes, created_at_ms, expires_at_ms, metadata"
+
+    /// The columns of `intents`, in the order the row readers expect: version 10's, then version 11's
+    /// declared size and digests.
+    static let intentColumns = intentColumnsV10 + ", declared_size, sha256, content_md5"
 
     /// The columns of `records`, in the order the row readers expect.
     static let recordColumns =
-        "id, owner_id, image_key, object_key, type, content_type, size, etag, metadata, created_at_ms, detected_type, width, height"
+        "id, owner_id, image_key, object_key, type, content_type, size, etag, metadata, created_at_ms, detected_type, width, height, sha256"
 
     /// An intent's values in `intentColumns` order.
     static func values(of intent: UploadIntent) throws(RecordsError) -> [SQLValue] {
@@ -54,6 +58,7 @@ enum Schema {
             .text(intent.type), .optionalText(intent.contentType),
             .text(try AllowedContentTypes.encode(intent.allowedContentTypes)), .int(intent.maxBytes),
             .int(intent.createdAtMs), .int(intent.expiresAtMs), .optionalText(intent.metadataJSON),
+            .optionalInt(intent.declaredSize), .optionalText(intent.checksumSHA256), .optionalText(intent.contentMD5),
         ]
     }
 
@@ -63,7 +68,7 @@ enum Schema {
             .text(record.id), .text(record.ownerId), .text(record.imageKey), .text(record.objectKey),
             .text(record.type), .text(record.contentType), .int(record.size), .text(record.etag),
             .text(record.metadataJSON), .int(record.createdAtMs), .optionalText(record.detectedType),
-            .optionalInt(record.width), .optionalInt(record.height),
+            .optionalInt(record.width), .optionalInt(record.height), .optionalText(record.sha256),
         ]
     }
 }

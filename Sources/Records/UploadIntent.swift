@@ -33,12 +33,23 @@ public struct UploadIntent: Sendable, Equatable {
     /// one (and falls back to its upsert if the key was taken after all); the SQLite store inserts them
     /// without looking for a record of the key first; the in-memory store ignores it.
     public var freshKey: Bool
+    /// The object's size as the client declared it when the URL was issued (schema version 11): the
+    /// confirmation holds the object to it exactly (a multipart completion's parts too); nil when none
+    /// was declared.
+    public var declaredSize: Int64?
+    /// The SHA-256 of the object's bytes the client declared (base64 of 32 bytes), proven at
+    /// confirmation before it is recorded; nil when none was declared.
+    public var checksumSHA256: String?
+    /// The MD5 of the object's bytes the client declared (base64 of 16 bytes), proven at confirmation;
+    /// nil when none was declared.
+    public var contentMD5: String?
 
     /// Creates an intent from its fields.
     public init(
         ownerId: String, imageKey: String, objectKey: String, permanentKey: String?, type: String,
         contentType: String?, allowedContentTypes: [String], maxBytes: Int64, createdAtMs: Int64, expiresAtMs: Int64,
-        metadataJSON: String? = nil, freshKey: Bool = false
+        metadataJSON: String? = nil, freshKey: Bool = false, declaredSize: Int64? = nil,
+        checksumSHA256: String? = nil, contentMD5: String? = nil
     ) {
         self.ownerId = ownerId
         self.imageKey = imageKey
@@ -52,6 +63,9 @@ public struct UploadIntent: Sendable, Equatable {
         self.expiresAtMs = expiresAtMs
         self.metadataJSON = metadataJSON
         self.freshKey = freshKey
+        self.declaredSize = declaredSize
+        self.checksumSHA256 = checksumSHA256
+        self.contentMD5 = contentMD5
     }
 
     /// Equal when every stored field is (`freshKey`, a hint to the writer, is left out).
@@ -60,6 +74,7 @@ public struct UploadIntent: Sendable, Equatable {
             && lhs.permanentKey == rhs.permanentKey && lhs.type == rhs.type && lhs.contentType == rhs.contentType
             && lhs.allowedContentTypes == rhs.allowedContentTypes && lhs.maxBytes == rhs.maxBytes
             && lhs.createdAtMs == rhs.createdAtMs && lhs.expiresAtMs == rhs.expiresAtMs
-            && lhs.metadataJSON == rhs.metadataJSON
+            && lhs.metadataJSON == rhs.metadataJSON && lhs.declaredSize == rhs.declaredSize
+            && lhs.checksumSHA256 == rhs.checksumSHA256 && lhs.contentMD5 == rhs.contentMD5
     }
 }

@@ -8,7 +8,12 @@ extension Confirmer {
         case won
         /// The key is recorded: this record.
         case recorded(ImageRecord)
+        /// The key was settled by this record of its owner with the same bytes (`types.<T>.dedup`).
+        case deduplicated(ImageRecord)
     }
+
+    /// The reason a claim settled by another key's record carries (`RecordDigests.settleDeduplicated`).
+    static let deduplicatedReason = "deduplicated"
 
     /// On a worker: the record of `intent`'s upload, made under a claim of `claimant` (`token`: one the
     /// caller holds already, else a new one): the claim taken (or the winner's outcome, waiting up to
@@ -25,22 +30,34 @@ extension Confirmer {
         var rounds = 0
         while true {
             rounds += 1
-            if case .recorded(let r) = try claim(intent, as: claimant, token: token, waitMs: waitMs) {
-                return Confirmed(record: r, created: false)
+            switch try claim(intent, as: claimant, token: token, waitMs: waitMs) {
+            case .won: break
+            case .recorded(let r): return Confirmed(record: r, created: false)
+            case .deduplicated(let r): return Confirmed(record: r, created: false, deduplicated: true)
             }
             defer { letGo(intent.imageKey, token: token) }
             let finish: ClaimFinish
+            var duplicate: ImageRecord?
             do throws(UploadError) {
                 var object: VerifiedObject?
                 if let storage { object = try verifiedObject(intent, in: storage) }
-                let record = newRecord(intent, object, metadataJSON: metadataJSON)
-                finish = try UploadError.storing { () throws(RecordsError) in
-                    try committer.insertClaimed(record, token: token, nowMs: env.nowMillis())
+                if let object, let existing = object.duplicate {
+                    // The owner has these bytes recorded: answer that record, keep nothing of this upload.
+                    if try settleDuplicate(intent, object: object, existing: existing, token: token) {
+                        duplicate = existing
+                    }
+                    finish = .fenced(nil)
+                } else {
+                    let record = newRecord(intent, object, metadataJSON: metadataJSON)
+                    finish = try UploadError.storing { () throws(RecordsError) in
+                        try committer.insertClaimed(record, token: token, nowMs: env.nowMillis())
+                    }
                 }
             } catch {
                 release(intent.imageKey, token: token)
                 throw error
             }
+            if let duplicate { return Confirmed(record: duplicate, created: false, deduplicated: true) }
             switch finish {
             case .recorded(let r): return Confirmed(record: r, created: true)
             case .existing(let r): return Confirmed(record: r, created: false)
@@ -56,8 +73,8 @@ extension Confirmer {
 
     /// On a worker: claims `intent` for `claimant` under `token`. A live claim of another token is waited
     /// on, reading the record and the claim with growing pauses (5 ms to 100 ms) for up to `waitMs`, until
-    /// the holder settles (`.recorded`, or the janitor's expiry), gives the claim back or lets its lease
-    /// run out (then it is claimed again). Throws `.intentExpired` when the janitor settled the intent,
+    /// the holder settles (`.recorded`, `.deduplicated`, or the janitor's expiry), gives the claim back or
+    /// lets its lease run out (then it is claimed again). Throws `.intentExpired` when the janitor settled the intent,
     /// `.imageNotUploaded` when its record was deleted since (so was the object), and
     /// `.confirmationInProgress` when the claim is still held after the wait.
     func claim(_ intent: UploadIntent, as claimant: ClaimRequest.Claimant, token: String, waitMs: Int)
@@ -84,6 +101,9 @@ extension Confirmer {
                 return .won
             case .recorded(let r): return .recorded(r)
             case .finished(let settled):
+                if let existing = try deduplicatedRecord(settled, owner: intent.ownerId) {
+                    return .deduplicated(existing)
+                }
                 throw settled.state == .expired ? .intentExpired : .imageNotUploaded(expiredAtMs: nil)
             case .held(let holder) where holder.token != token && reclaim(intent.imageKey, token: holder.token):
                 continue

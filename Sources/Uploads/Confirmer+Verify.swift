@@ -14,13 +14,20 @@ struct VerifiedObject {
     let contentType: String
     /// The format and pixel size in its first bytes; nil when the type's content check is off.
     var image: DetectedImage? = nil
+    /// The SHA-256 the record holds (base64): declared and proven, or computed; nil when neither.
+    var sha256: String? = nil
+    /// The owner's record of the same type and bytes, when the type deduplicates (`types.<T>.dedup`):
+    /// the confirmation answers it instead of recording this object, which is not promoted.
+    var duplicate: ImageRecord? = nil
 }
 
 extension Confirmer {
     /// Finds the object (under the upload key, or under the permanent key when an earlier confirmation
     /// promoted it but did not finish), deletes it when it breaks the intent's size or content-type
-    /// limits or, for a type with the content check on, when its first bytes are no image of a format the
-    /// type allows; then promotes it by copy + delete when the type has a permanent key.
+    /// limits (a declared size exactly) or, for a type with the content check on, when its first bytes
+    /// are no image of a format the type allows, or when its bytes are not the declared ones
+    /// (`proveDeclared`); then, unless the owner has a record of the same bytes to answer instead
+    /// (`duplicate`), promotes it by copy + delete when the type has a permanent key.
     ///
     /// With the content check on, one ranged GET of the first 64 KiB stands in for the HEAD (it answers
     /// the same size, type and ETag), so the check costs no extra request. The promoted copy is stored
@@ -54,6 +61,10 @@ extension Confirmer {
                 size: info.size, limit: intent.maxBytes, type: intent.type,
                 declared: typeLimit.map { intent.maxBytes < $0 } ?? false)
         }
+        if let declared = intent.declaredSize, info.size != declared {
+            try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
+            throw .sizeMismatch(size: info.size, declared: declared)
+        }
         let probe = reads ? ImageProbe.inspect(found.bytes, totalLength: Int(clamping: info.size)) : nil
         let detected = probe?.image
         // A promotion finished earlier stored the copy under the detected type, which the intent may not list.
@@ -78,15 +89,16 @@ extension Confirmer {
             case .image: mismatch = nil
             }
             if let mismatch {
-                try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
-                contentRefusals.wrappingAdd(1, ordering: .relaxed)
-                events(
-                    .contentRefused(type: intent.type, reason: mismatch.code, size: info.size, owner: intent.ownerId))
-                throw .contentMismatch(mismatch)
+                throw try reject(.content(mismatch), key: key, intent: intent, size: info.size, in: storage)
             }
         }
         // The content check ran whenever the stored type was generic, so `detected` is set then.
         let recordedType = detected?.mimeType ?? media ?? ""
+        let sha256 = try proveDeclared(intent, key: key, info: info, in: storage)
+        if let existing = try duplicate(of: intent, sha256: sha256) {
+            return VerifiedObject(
+                key: key, info: info, contentType: recordedType, image: detected, sha256: sha256, duplicate: existing)
+        }
         if let permanent = intent.permanentKey, !promoted {
             // `confirm` stored the intent first: a stored row names the permanent key.
             try UploadError.calling { () throws(ObjectStoreError) in
@@ -97,7 +109,7 @@ extension Confirmer {
             }
             key = permanent
         }
-        return VerifiedObject(key: key, info: info, contentType: recordedType, image: detected)
+        return VerifiedObject(key: key, info: info, contentType: recordedType, image: detected, sha256: sha256)
     }
 
     /// The stored media types that say nothing of the bytes: none, `binary/octet-stream` (what storage

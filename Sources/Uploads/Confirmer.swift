@@ -1,3 +1,4 @@
+import Config
 import ImageProbe
 import ObjectStore
 import Records
@@ -38,6 +39,9 @@ public struct Confirmed: Sendable, Equatable {
     public let record: ImageRecord
     /// True when this confirmation recorded it (or filled the slot with it), false when it existed.
     public let created: Bool
+    /// True when the upload's bytes were those of this existing record of its owner and type
+    /// (`types.<T>.dedup`): the new object was deleted and nothing else recorded.
+    public var deduplicated = false
 }
 
 /// Confirming an upload: the one operation every route that records an upload calls (`POST /images`,
@@ -69,6 +73,14 @@ public final class Confirmer: Sendable {
     let pauses = Monitor()
     /// Objects refused by the content check (`presignd_content_refused_total`).
     public let contentRefusals = Atomic<Int>(0)
+    /// Objects refused because their bytes were not the declared ones (`presignd_checksum_refused_total`).
+    public let checksumRefusals = Atomic<Int>(0)
+    /// Objects read whole to prove or compute a digest (`presignd_checksum_reads_total`).
+    public let checksumReads = Atomic<Int>(0)
+    /// Bytes read for those proofs (`presignd_checksum_read_bytes_total`).
+    public let checksumReadBytes = Atomic<Int>(0)
+    /// What storage checks and keeps of a declared digest: whether its HEAD is asked for its SHA-256.
+    let storeChecksums: StoreChecksums
     /// Confirmations that found their key's claim held by another claimant and waited for its outcome
     /// (`presignd_claims_waited_total`).
     public let claimWaits = Atomic<Int>(0)
@@ -86,7 +98,7 @@ public final class Confirmer: Sendable {
     public init(
         catalog: UploadCatalog, ownership: ImageKeyOwnership, intents: IntentKeeper, storage: (any ObjectStorage)?,
         committer: GroupCommitter, store: any LifecycleStore, env: UploadEnvironment, events: @escaping LifecycleLog,
-        claimLeaseMs: Int64 = 6_000, heldWaitMs: Int = 10_000
+        claimLeaseMs: Int64 = 6_000, heldWaitMs: Int = 10_000, storeChecksums: StoreChecksums = .preset(.custom)
     ) {
         self.catalog = catalog
         self.ownership = ownership
@@ -98,6 +110,7 @@ public final class Confirmer: Sendable {
         self.events = events
         self.claimLeaseMs = claimLeaseMs
         self.heldWaitMs = heldWaitMs
+        self.storeChecksums = storeChecksums
     }
 
     /// On a worker: `owner`'s record of the key, made now (after storage shows the object within the
@@ -161,7 +174,8 @@ public final class Confirmer: Sendable {
                 ?? "application/octet-stream",
             size: object?.info.size ?? 0, etag: object?.info.etag ?? "", metadataJSON: metadataJSON,
             createdAtMs: env.nowMillis(), detectedType: object?.image?.mimeType,
-            width: (object?.image?.size?.width).map(Int64.init), height: (object?.image?.size?.height).map(Int64.init))
+            width: (object?.image?.size?.width).map(Int64.init), height: (object?.image?.size?.height).map(Int64.init),
+            sha256: object?.sha256)
     }
 
     /// Makes `record` the slot's record (one durable transaction), then deletes the object of the record

@@ -202,7 +202,7 @@ public final class EventProcessor: @unchecked Sendable {
             }
         } catch {
             switch error {
-            case .imageTooLarge, .contentTypeNotAllowed, .contentMismatch:
+            case .imageTooLarge, .contentTypeNotAllowed, .contentMismatch, .checksumMismatch, .sizeMismatch:
                 tally.reasons.append((event.key, "refused"))
             case .intentExpired:
                 tally.reasons.append((event.key, "intent-expired"))

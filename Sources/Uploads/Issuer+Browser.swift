@@ -18,6 +18,8 @@ public struct PlannedObject: Sendable {
     /// Whether `key` holds the UUID just drawn for it (`Issuer.makesFreshKey`): no intent or record can
     /// have it yet, nor a key made from it.
     public var freshKey = false
+    /// What the request declared of the object (size, digests), checked.
+    public var declared = DeclaredContent.none
 }
 
 /// The form of a single-request browser upload.
@@ -41,7 +43,7 @@ extension Issuer {
     /// The object of a browser upload: the request checked against its type (`UploadCatalog.checkObject`),
     /// its keys rendered with a new UUID and the file name's slug.
     public func plan(_ request: ObjectRequest, owner: String) throws(UploadError) -> PlannedObject {
-        let type = try catalog.checkObject(request)
+        let (type, declared) = try catalog.checkObject(request)
         let now = env.nowMillis()
         let uuid = keyUUID(millis: now)
         let values = KeyTemplate.Values(
@@ -51,7 +53,7 @@ extension Issuer {
         let (key, permanent) = try type.keys(values)
         return PlannedObject(
             type: type, key: key, permanentKey: permanent, contentType: request.mediaType,
-            metadataJSON: request.metadataJSON, freshKey: Self.makesFreshKey(type, uuid: uuid))
+            metadataJSON: request.metadataJSON, freshKey: Self.makesFreshKey(type, uuid: uuid), declared: declared)
     }
 
     /// The lifetime of a browser upload's URL: `expires`, or the type's when shorter.
@@ -61,7 +63,9 @@ extension Issuer {
 
     /// A single-request browser upload of `object` in `form`, valid `lifetime` seconds, to be answered
     /// once its intent (under the key, so a confirmation of the key finds it) is stored; nothing is
-    /// stored when `recordsIntent` is false (a HEAD).
+    /// stored when `recordsIntent` is false (a HEAD). A PUT signs the declared size and the digests
+    /// storage checks; a POST's policy pins a declared size as its `content-length-range` (its digests
+    /// are proven at confirmation).
     public func issueBrowser(
         _ object: PlannedObject, form: BrowserForm, lifetime: Int, owner: String, recordsIntent: Bool
     ) throws(UploadError) -> Pending<BrowserUpload> {
@@ -72,14 +76,16 @@ extension Issuer {
             upload = .put(
                 try presignPut(
                     signers.configured, key: object.key, expires: lifetime,
-                    signedHeaders: [("content-type", object.contentType)], nowMillis: now))
+                    signedHeaders: [("content-type", object.contentType)] + lengthHeader(object.declared)
+                        + digestHeaders(object.declared), nowMillis: now))
         case .post:
             do {
                 upload = .post(
                     try signers.configured.presignPost(
                         PresignPostRequest(
                             bucket: bucket, key: .exact(object.key), contentType: object.contentType,
-                            contentLength: 0...object.type.config.maxBytes, successActionStatus: 201, expires: lifetime),
+                            contentLength: object.declared.size.map { $0...$0 } ?? 0...object.type.config.maxBytes,
+                            successActionStatus: 201, expires: lifetime),
                         now: now / 1000))
             } catch {
                 throw Self.signingError(error)
@@ -100,8 +106,11 @@ extension Issuer {
         UploadIntent(
             ownerId: owner, imageKey: imageKey, objectKey: object.key, permanentKey: object.permanentKey,
             type: object.type.config.name, contentType: object.contentType, allowedContentTypes: [object.contentType],
-            maxBytes: object.type.config.maxBytes, createdAtMs: nowMs, expiresAtMs: nowMs + lifetimeMs,
-            metadataJSON: object.metadataJSON, freshKey: object.freshKey && imageKey.utf8.starts(with: object.key.utf8))
+            maxBytes: object.declared.size ?? object.type.config.maxBytes, createdAtMs: nowMs,
+            expiresAtMs: nowMs + lifetimeMs, metadataJSON: object.metadataJSON,
+            freshKey: object.freshKey && imageKey.utf8.starts(with: object.key.utf8),
+            declaredSize: object.declared.size,
+            checksumSHA256: object.declared.checksumSHA256, contentMD5: object.declared.contentMD5)
     }
 
     /// Stores a multipart upload's intent and waits for it (`MultipartUploads.create`, on a worker): the

@@ -41,13 +41,15 @@ public final class Issuer: Sendable {
     let env: UploadEnvironment
     /// Whether URLs for client-chosen keys sign `If-None-Match: *`.
     let signIfNoneMatch: Bool
+    /// What storage checks of a declared digest: only those headers are signed (`digestHeaders`).
+    public let storeChecksums: StoreChecksums
     /// Counts the keys drawn: the `rand_a` bits of their UUIDs (`keyUUID`).
     private let keysDrawn = Atomic<Int>(0)
 
     /// An issuer for `bucket`.
     public init(
         catalog: UploadCatalog, signers: Signers, bucket: String, intents: IntentKeeper, ownership: ImageKeyOwnership,
-        env: UploadEnvironment, signIfNoneMatch: Bool
+        env: UploadEnvironment, signIfNoneMatch: Bool, storeChecksums: StoreChecksums = .preset(.custom)
     ) {
         self.catalog = catalog
         self.signers = signers
@@ -56,11 +58,13 @@ public final class Issuer: Sendable {
         self.ownership = ownership
         self.env = env
         self.signIfNoneMatch = signIfNoneMatch
+        self.storeChecksums = storeChecksums
     }
 
-    /// A PUT for a new key of the upload's type, signed for `host` only, valid the type's lifetime (or
-    /// `expires`), to be answered once its intent is stored; nothing is stored when `recordsIntent` is
-    /// false (a HEAD, which answers no URL).
+    /// A PUT for a new key of the upload's type, signed for `host` only (and the declared size and the
+    /// digests storage checks, when declared), valid the type's lifetime (or `expires`), to be answered
+    /// once its intent is stored; nothing is stored when `recordsIntent` is false (a HEAD, which answers
+    /// no URL).
     public func issue(
         _ upload: NewUpload, owner: String, signing: Signing, expires: Int? = nil, recordsIntent: Bool
     ) throws(UploadError) -> Pending<IssuedURL> {
@@ -72,23 +76,50 @@ public final class Issuer: Sendable {
             userId: owner, uuid: uuid, epochMillis: now, ext: upload.ext,
             chatroomId: type.chatroomId(sent: upload.chatroomId, env: env))
         let (key, permanent) = try type.keys(values)
+        let declared = upload.declared
         let presigned = try presignPut(
             signing == .pathStyle ? signers.pathStyle : signers.configured, key: key, expires: lifetime,
-            signedHeaders: [], nowMillis: now)
+            signedHeaders: declared == .none ? [] : lengthHeader(declared) + digestHeaders(declared), nowMillis: now)
         let issued = IssuedURL(presigned: presigned, key: key, imageKey: nil)
         guard recordsIntent else { return Pending(kept: issued) }
         return Pending(
             issued,
             intent: UploadIntent(
                 ownerId: owner, imageKey: key, objectKey: key, permanentKey: permanent, type: type.config.name,
-                contentType: nil, allowedContentTypes: type.config.contentTypes, maxBytes: type.config.maxBytes,
-                createdAtMs: now, expiresAtMs: issued.expiresAtMs, freshKey: Self.makesFreshKey(type, uuid: uuid)),
+                contentType: nil, allowedContentTypes: type.config.contentTypes,
+                maxBytes: declared.size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: issued.expiresAtMs,
+                freshKey: Self.makesFreshKey(type, uuid: uuid), declaredSize: declared.size,
+                checksumSHA256: declared.checksumSHA256, contentMD5: declared.contentMD5),
             keeper: intents)
     }
 
+    /// The `content-length` a declared size signs (none without one): storage then takes exactly that
+    /// many bytes.
+    func lengthHeader(_ declared: DeclaredContent) -> [(name: String, value: String)] {
+        declared.size.map { [("content-length", String($0))] } ?? []
+    }
+
+    /// The digest headers a URL signs for `declared`: each digest storage checks (`storeChecksums`), so
+    /// that a body other than the declared one fails at the PUT (`BadDigest`); a digest storage ignores
+    /// is not signed (it would guarantee nothing) and is proven at confirmation instead. A store that
+    /// takes one checksum per request gets the SHA-256 alone. `x-amz-checksum-sha256` goes with
+    /// `x-amz-sdk-checksum-algorithm: SHA256`, as the AWS SDKs sign it.
+    public func digestHeaders(_ declared: DeclaredContent) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        let signsSHA256 = declared.checksumSHA256 != nil && storeChecksums.sha256
+        if let md5 = declared.contentMD5, storeChecksums.contentMD5, !(storeChecksums.onePerRequest && signsSHA256) {
+            headers.append(("content-md5", md5))
+        }
+        if signsSHA256, let sha256 = declared.checksumSHA256 {
+            headers.append(("x-amz-checksum-sha256", sha256))
+            headers.append(("x-amz-sdk-checksum-algorithm", "SHA256"))
+        }
+        return headers
+    }
+
     /// On a worker (the store decides who holds the key): a PUT for a client-chosen key, refused when the
-    /// key is recorded or issued to someone else; signs `content-type` (and the declared size and
-    /// digests), to be answered once its intent is stored.
+    /// key is recorded or issued to someone else; signs `content-type` (and the declared size and the
+    /// digests storage checks), to be answered once its intent is stored.
     public func issue(_ upload: KeyedUpload, owner: String) throws(UploadError) -> Pending<IssuedURL> {
         switch try ownership.use(of: upload.imageKey, by: owner) {
         case .free: break
@@ -102,10 +133,9 @@ public final class Issuer: Sendable {
             ext: UploadRules.fileExtension(for: upload.contentType), chatroomId: type.chatroomId(sent: nil, env: env),
             imageKey: upload.imageKey)
         let (key, permanent) = try type.keys(values)
+        let declared = upload.declared
         var signed: [(name: String, value: String)] = [("content-type", upload.contentType)]
-        if let size = upload.size { signed.append(("content-length", String(size))) }
-        if let md5 = upload.contentMD5 { signed.append(("content-md5", md5)) }
-        if let sha256 = upload.checksumSHA256 { signed.append(("x-amz-checksum-sha256", sha256)) }
+        signed += lengthHeader(declared) + digestHeaders(declared)
         if signIfNoneMatch { signed.append(("if-none-match", "*")) }
         let presigned = try presignPut(
             signers.configured, key: key, expires: upload.expiresSeconds ?? type.config.expiresSeconds,
@@ -116,7 +146,8 @@ public final class Issuer: Sendable {
             intent: UploadIntent(
                 ownerId: owner, imageKey: upload.imageKey, objectKey: key, permanentKey: permanent,
                 type: type.config.name, contentType: upload.contentType, allowedContentTypes: [upload.contentType],
-                maxBytes: upload.size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: issued.expiresAtMs),
+                maxBytes: declared.size ?? type.config.maxBytes, createdAtMs: now, expiresAtMs: issued.expiresAtMs,
+                declaredSize: declared.size, checksumSHA256: declared.checksumSHA256, contentMD5: declared.contentMD5),
             keeper: intents)
     }
 

@@ -3,6 +3,9 @@
 public enum LifecycleEvent: Sendable, Equatable {
     /// A confirmation refused an upload whose first bytes are no image of an allowed format.
     case contentRefused(type: String, reason: String, size: Int64, owner: String)
+    /// A confirmation refused an upload whose bytes are not the declared ones: its `algorithm`
+    /// (`SHA-256`, `MD5`) digest is `actual`, not the `declared` one (both base64).
+    case checksumRefused(type: String, algorithm: String, declared: String, actual: String, size: Int64, owner: String)
     /// A replaced record's object could not be deleted yet; it stays in the pending deletions.
     case replacedObjectKept(error: String)
     /// The janitor's runner started (its passes run while `holder`, this process, holds the lease).

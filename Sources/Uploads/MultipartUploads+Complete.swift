@@ -8,13 +8,16 @@ public struct CompletedMultipart: Sendable {
     public let record: ImageRecord
     /// Storage's `Location` of the completed object.
     public let location: String?
+    /// True when the record is an earlier one of the same bytes (`types.<T>.dedup`): the completed object
+    /// was deleted.
+    public var deduplicated = false
 }
 
 extension MultipartUploads {
     /// On a worker: the upload completed and recorded. The pair key's claim is taken first (a concurrent
     /// completion waits for this one and answers its record; the janitor leaves the upload alone), then
     /// the parts are checked against ListParts (every page: ETags, 5 MiB–5 GiB but the last, the type's
-    /// total), noted in the ledger (durable), CompleteMultipartUpload is sent with the store's ETags in
+    /// total, the declared size exactly when one was declared), noted in the ledger (durable), CompleteMultipartUpload is sent with the store's ETags in
     /// part order (on the client with the longer timeout), and the record is made as every confirmation
     /// makes it (`Confirmer.confirm` under the same claim: the owner, the object within the intent's size
     /// and type, its content check and promotion). A repeated completion of a recorded upload answers the
@@ -35,17 +38,21 @@ extension MultipartUploads {
         }
         owners.forget(ref)
         let token = env.newUUID()
-        if case .recorded(let r) = try confirmer.claim(intent, as: .confirm, token: token, waitMs: confirmer.heldWaitMs)
-        {
+        switch try confirmer.claim(intent, as: .confirm, token: token, waitMs: confirmer.heldWaitMs) {
+        case .won: break
+        case .recorded(let r):
             guard r.ownerId == owner else { throw .noSuchUpload }
             return CompletedMultipart(record: r, location: nil)
+        case .deduplicated(let r):
+            return CompletedMultipart(record: r, location: nil, deduplicated: true)
         }
         do {
             let location = try completeInStorage(ref, intent: intent, parts: parts)
             let confirmed = try confirmer.confirm(
                 Confirmation(imageKey: ref.pairKey, metadataJSON: intent.metadataJSON ?? "{}"), owner: owner,
                 claimToken: token)
-            return CompletedMultipart(record: confirmed.record, location: location)
+            return CompletedMultipart(
+                record: confirmed.record, location: location, deduplicated: confirmed.deduplicated)
         } catch {
             confirmer.release(ref.pairKey, token: token)
             throw error
@@ -69,7 +76,8 @@ extension MultipartUploads {
         byNumber.reserveCapacity(listed.count)
         for p in listed { byNumber[p.partNumber] = (p.etag, p.size) }
         let checked = try PartRules.checkCompletion(
-            given: parts, listed: byNumber, maxBytes: intent.maxBytes, type: intent.type)
+            given: parts, listed: byNumber, maxBytes: intent.maxBytes, type: intent.type,
+            declaredSize: intent.declaredSize)
         let sent = checked.parts.map { (partNumber: $0.number, etag: $0.etag) }
         // Noted before storage may complete it: a retry that hears NoSuchUpload then finds what was sent.
         _ = try UploadError.storing { () throws(RecordsError) in

@@ -98,12 +98,27 @@ public final class MultipartUploads: Sendable {
     }
 
     /// The presigned UploadPart URL of part `number` of `ref` (signed as client-chosen keys are), for an
-    /// upload whose owner was checked.
-    public func partURL(_ ref: UploadRef, _ number: Int, nowMs: Int64? = nil) throws(UploadError) -> String {
+    /// upload whose owner was checked; with the part's `md5` (base64 of 16 bytes), the URL signs its
+    /// `Content-MD5` where storage checks it (`PartRules.partDigestHeader`), so other bytes fail at the PUT.
+    public func partURL(_ ref: UploadRef, _ number: Int, md5: String? = nil, nowMs: Int64? = nil) throws(UploadError)
+        -> String
+    {
         let now = nowMs ?? env.nowMillis()
+        if let md5, let reason = DeclaredDigest.md5.problem(with: md5) {
+            throw .rejected([.digestMalformed(.md5, reason: reason)])
+        }
         do {
-            return try issuer.signers.configured.presignUploadPart(
-                bucket: issuer.bucket, key: ref.key, uploadId: ref.uploadId, partNumber: number, expires: partExpires,
+            guard let header = PartRules.partDigestHeader(md5: md5, storeChecksums: issuer.storeChecksums) else {
+                return try issuer.signers.configured.presignUploadPart(
+                    bucket: issuer.bucket, key: ref.key, uploadId: ref.uploadId, partNumber: number,
+                    expires: partExpires, now: now / 1000
+                ).url
+            }
+            // The same request with the part's digest signed in (part number and upload ID as its query).
+            return try issuer.signers.configured.presign(
+                PresignRequest(
+                    method: "PUT", bucket: issuer.bucket, key: ref.key, expires: partExpires, signedHeaders: [header],
+                    query: [("partNumber", String(number)), ("uploadId", ref.uploadId)]),
                 now: now / 1000
             ).url
         } catch {
@@ -111,13 +126,18 @@ public final class MultipartUploads: Sendable {
         }
     }
 
-    /// On a worker: the URLs of `numbers` (in that order) of `owner`'s upload `ref`.
-    public func partURLs(_ ref: UploadRef, _ numbers: [Int], owner: String) throws(UploadError) -> [String] {
+    /// On a worker: the URLs of `numbers` (in that order) of `owner`'s upload `ref`, each signing its
+    /// part's MD5 when `md5s` gives one (`md5s` empty, or one per number).
+    public func partURLs(_ ref: UploadRef, _ numbers: [Int], md5s: [String] = [], owner: String) throws(UploadError)
+        -> [String]
+    {
         _ = try owned(ref, owner: owner)
         let now = env.nowMillis()
         var urls: [String] = []
         urls.reserveCapacity(numbers.count)
-        for n in numbers { urls.append(try partURL(ref, n, nowMs: now)) }
+        for (i, n) in numbers.enumerated() {
+            urls.append(try partURL(ref, n, md5: md5s.isEmpty ? nil : md5s[i], nowMs: now))
+        }
         return urls
     }
 

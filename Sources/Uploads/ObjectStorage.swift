@@ -1,7 +1,8 @@
 import ObjectStore
 
 /// The object store as the lifecycle uses it: look at an object (HEAD, or its first bytes for the
-/// content check), promote it by copy, delete it, and probe the bucket for `/readyz`. `S3Client` is the
+/// content check), prove its digests (its stored checksum, or its bytes hashed), promote it by copy,
+/// delete it, and probe the bucket for `/readyz`. `S3Client` is the
 /// real one; tests put an in-memory store here.
 ///
 /// Every call fails with `ObjectStoreError`.
@@ -18,6 +19,14 @@ public protocol ObjectStorage: Sendable {
     /// The object's first `maxBytes` bytes (all of it when shorter) with its size, content type and ETag,
     /// from one ranged GET; nil when there is none under `key`.
     func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix?
+
+    /// As `head(key:)`, asking for the store's checksums (`x-amz-checksum-mode: ENABLED`): the whole
+    /// object's SHA-256 in `ObjectInfo.checksumSHA256` when the store kept one.
+    func headWithChecksums(key: String) throws(ObjectStoreError) -> ObjectInfo?
+
+    /// The SHA-256 and MD5 of the whole object under `key`, read from storage in bounded memory, while it
+    /// is still the object of `ifMatch` (an ETag) when given; nil when there is none under `key`.
+    func digests(key: String, ifMatch: String?) throws(ObjectStoreError) -> ObjectDigests?
 
     /// Deletes the object under `key` (no error when there is none).
     func delete(key: String) throws(ObjectStoreError)

@@ -1,3 +1,4 @@
+import Config
 /// S3's rules of multipart parts, and the check of a completion against what storage holds. Pure.
 public enum PartRules {
     /// S3's part numbers.
@@ -31,10 +32,12 @@ public enum PartRules {
     }
 
     /// What is wrong with completing `given` parts (sorted by number) from the store's `listed` ones
-    /// under `maxBytes` (upload type `type`'s), else the parts to send (each with the store's ETag) and
+    /// under `maxBytes` (upload type `type`'s, or the declared size) and, when the upload was created with
+    /// a `declaredSize`, adding up to exactly it; else the parts to send (each with the store's ETag) and
     /// their total size.
     public static func checkCompletion(
-        given: [Part], listed: [Int: (etag: String, size: Int64)], maxBytes: Int64, type: String
+        given: [Part], listed: [Int: (etag: String, size: Int64)], maxBytes: Int64, type: String,
+        declaredSize: Int64? = nil
     ) throws(UploadError) -> (parts: [(number: Int, etag: String)], total: Int64) {
         var total: Int64 = 0
         var out: [(number: Int, etag: String)] = []
@@ -48,7 +51,17 @@ public enum PartRules {
             total += stored.size
             out.append((part.number, stored.etag))
         }
+        if let declaredSize, total != declaredSize { throw .partsSizeMismatch(size: total, declared: declaredSize) }
         if total > maxBytes { throw .uploadTooLarge(size: total, limit: maxBytes, type: type) }
         return (out, total)
+    }
+
+    /// The `Content-MD5` a part URL signs when the client gives the part's MD5 (storage then refuses
+    /// other bytes with `BadDigest`, before they are part of the upload); nil when it gave none or
+    /// storage does not check it. The phones' native multipart API signs its parts through this too.
+    public static func partDigestHeader(md5: String?, storeChecksums: StoreChecksums) -> (name: String, value: String)?
+    {
+        guard let md5, storeChecksums.contentMD5 else { return nil }
+        return ("content-md5", md5)
     }
 }

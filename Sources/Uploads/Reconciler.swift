@@ -130,7 +130,7 @@ public final class Reconciler: @unchecked Sendable {
             return try confirmer.confirmStored(intent, by: .reconciler).created ? .recorded : .left
         } catch {
             switch error {
-            case .imageTooLarge, .contentTypeNotAllowed, .contentMismatch:
+            case .imageTooLarge, .contentTypeNotAllowed, .contentMismatch, .checksumMismatch, .sizeMismatch:
                 refused.add(1, ordering: .relaxed)
                 return .left
             case .intentExpired, .confirmationInProgress, .imageNotUploaded:

@@ -8,6 +8,8 @@ public struct NewUpload: Sendable {
     public let ext: String
     /// The `chatroomId` sent (a number), if any.
     public let chatroomId: String?
+    /// What the client declared of the object (size, digests), checked.
+    public var declared = DeclaredContent.none
 }
 
 /// What an issue for a client-chosen key asks for, as a front door parsed it (nil: absent, or not of
@@ -19,26 +21,21 @@ public struct KeyedRequest: Sendable {
     public var contentType: String?
     /// The image key, canonical (a lower-case UUID).
     public var imageKey: String?
-    /// The declared size (at least 1), signed as `content-length` and kept as the intent's limit.
-    public var size: Int64?
-    /// The body's MD5, base64, signed as `content-md5`.
-    public var contentMD5: String?
-    /// The body's SHA-256, base64, signed as `x-amz-checksum-sha256`.
-    public var checksumSHA256: String?
+    /// The declared size and digests, as sent: the size is signed as `content-length` and kept as the
+    /// intent's limit, a digest signed where storage checks it (`Issuer.digestHeaders`).
+    public var declared: DeclaredInput
     /// The URL's lifetime when not the type's (a compatibility route's `expiresSeconds`).
     public var expiresSeconds: Int?
 
     /// A request from its members.
     public init(
-        typeName: String, contentType: String?, imageKey: String?, size: Int64? = nil, contentMD5: String? = nil,
-        checksumSHA256: String? = nil, expiresSeconds: Int? = nil
+        typeName: String, contentType: String?, imageKey: String?, declared: DeclaredInput = .none,
+        expiresSeconds: Int? = nil
     ) {
         self.typeName = typeName
         self.contentType = contentType
         self.imageKey = imageKey
-        self.size = size
-        self.contentMD5 = contentMD5
-        self.checksumSHA256 = checksumSHA256
+        self.declared = declared
         self.expiresSeconds = expiresSeconds
     }
 }
@@ -51,12 +48,8 @@ public struct KeyedUpload: Sendable {
     public let contentType: String
     /// The image key, a lower-case UUID.
     public let imageKey: String
-    /// The declared size, if any.
-    public let size: Int64?
-    /// The body's MD5, base64, if given.
-    public let contentMD5: String?
-    /// The body's SHA-256, base64, if given.
-    public let checksumSHA256: String?
+    /// The declared size and digests, checked.
+    public let declared: DeclaredContent
     /// The URL's lifetime when not the type's.
     public let expiresSeconds: Int?
 }
@@ -73,22 +66,31 @@ public struct ObjectRequest: Sendable {
     public var chatroomId: String?
     /// What the record keeps of the request's metadata (a JSON object), carried by the intent.
     public var metadataJSON: String?
+    /// The declared size and digests, as sent (a multipart upload's `size` is refused over the type's
+    /// limit before any part is sent).
+    public var declared: DeclaredInput
 
     /// A request from its members.
-    public init(filename: String, mediaType: String, typeName: String, chatroomId: String?, metadataJSON: String?) {
+    public init(
+        filename: String, mediaType: String, typeName: String, chatroomId: String?, metadataJSON: String?,
+        declared: DeclaredInput = .none
+    ) {
         self.filename = filename
         self.mediaType = mediaType
         self.typeName = typeName
         self.chatroomId = chatroomId
         self.metadataJSON = metadataJSON
+        self.declared = declared
     }
 }
 
 extension UploadCatalog {
     /// An issue by type (`GET /presigned-url`): the type is named, exists and takes extensions, the
     /// extension is one of them, a `chatroomId` sent is a number, and one is sent when the type requires
-    /// it. Every problem is reported, in that order.
-    public func checkNew(typeName: String?, ext: String?, chatroomId: String?) throws(UploadError) -> NewUpload {
+    /// it, and what it declares holds (`checkDeclared`). Every problem is reported, in that order.
+    public func checkNew(typeName: String?, ext: String?, chatroomId: String?, declared: DeclaredInput = .none)
+        throws(UploadError) -> NewUpload
+    {
         var problems: [UploadProblem] = []
         let type = typeName.flatMap { self.type(named: $0) }
         if typeName == nil || typeName!.isEmpty {
@@ -110,14 +112,16 @@ extension UploadCatalog {
         } else if let type, type.config.requiresChatroomId {
             problems.append(.chatroomIdRequired(type: type.config.name))
         }
+        let (content, declaredProblems) = checkDeclared(declared, type: type)
+        problems += declaredProblems
         guard problems.isEmpty, let type, let lowerExt else { throw .rejected(problems) }
-        return NewUpload(type: type, ext: lowerExt, chatroomId: chatroomId)
+        return NewUpload(type: type, ext: lowerExt, chatroomId: chatroomId, declared: content)
     }
 
     /// An issue for a client-chosen key (`POST /presigned-url`): the type exists and needs no
-    /// `chatroomId` (such a request has none), the content type is one of the type's, a declared size is
-    /// within its limit. Returns the problems in that order, and the upload when there are none and no
-    /// member is missing.
+    /// `chatroomId` (such a request has none), the content type is one of the type's, and what it declares
+    /// holds (`checkDeclared`). Returns the problems in that order, and the upload when there are none and
+    /// no member is missing.
     public func checkKeyed(_ r: KeyedRequest) -> (upload: KeyedUpload?, problems: [UploadProblem]) {
         var problems: [UploadProblem] = []
         let type = self.type(named: r.typeName)
@@ -136,21 +140,23 @@ extension UploadCatalog {
                 contentType = lower
             }
         }
-        if let size = r.size, let type, size > type.config.maxBytes {
-            problems.append(.sizeOverLimit(size, type: type.config.name, limit: type.config.maxBytes))
-        }
+        let (declared, declaredProblems) = checkDeclared(r.declared, type: type)
+        problems += declaredProblems
         guard problems.isEmpty, let type, let contentType, let imageKey = r.imageKey else { return (nil, problems) }
         return (
             KeyedUpload(
-                type: type, contentType: contentType, imageKey: imageKey, size: r.size, contentMD5: r.contentMD5,
-                checksumSHA256: r.checksumSHA256, expiresSeconds: r.expiresSeconds),
+                type: type, contentType: contentType, imageKey: imageKey, declared: declared,
+                expiresSeconds: r.expiresSeconds),
             []
         )
     }
 
     /// A browser upload's object: the type exists, takes the media type, a `chatroomId` given is a number,
-    /// and one is given when the type requires it. The problems come in that order.
-    public func checkObject(_ r: ObjectRequest) throws(UploadError) -> UploadType {
+    /// and one is given when the type requires it, and what it declares holds (`checkDeclared`). The
+    /// problems come in that order.
+    public func checkObject(_ r: ObjectRequest) throws(UploadError) -> (
+        type: UploadType, declared: DeclaredContent
+    ) {
         guard let type = type(named: r.typeName) else {
             throw .rejected([.unknownType(r.typeName, known: types.map(\.config.name))])
         }
@@ -163,8 +169,10 @@ extension UploadCatalog {
         if type.config.requiresChatroomId && r.chatroomId == nil {
             problems.append(.chatroomIdRequired(type: type.config.name))
         }
+        let (declared, declaredProblems) = checkDeclared(r.declared, type: type)
+        problems += declaredProblems
         guard problems.isEmpty else { throw .rejected(problems) }
-        return type
+        return (type, declared)
     }
 
     /// A confirmation of an upload of `type` by an operation that takes only `accepted` types (all

@@ -36,6 +36,11 @@ public enum UploadError: Error, Sendable, Equatable {
     case contentTypeNotAllowed(stored: String?, type: String, allowed: [String])
     /// The object's first bytes are no image of a format the type allows (the object was deleted).
     case contentMismatch(ContentMismatch)
+    /// The object's bytes are not those the client declared (their digest differs; the object was
+    /// deleted, nothing recorded).
+    case checksumMismatch(ChecksumMismatch)
+    /// The object's size differs from the size declared when the URL was issued (the object was deleted).
+    case sizeMismatch(size: Int64, declared: Int64)
     /// The owner has no record with this id.
     case recordNotFound
     /// A completion names part `partNumber`, which was not uploaded or whose ETag differs.
@@ -46,6 +51,8 @@ public enum UploadError: Error, Sendable, Equatable {
     case partTooSmall(partNumber: Int)
     /// The parts add up to `size` bytes, more than `limit`, the `maxBytes` of upload type `type`.
     case uploadTooLarge(size: Int64, limit: Int64, type: String)
+    /// The parts add up to `size` bytes, not the `declared` size the upload was created with.
+    case partsSizeMismatch(size: Int64, declared: Int64)
     /// The intent writer's queue is full (the database is down or far behind): no URL is issued, since
     /// a URL whose intent is lost can never be confirmed.
     case intentsBacklogged

@@ -46,13 +46,13 @@ public final class UploadLifecycle: Sendable {
         ownership = ImageKeyOwnership(store: store, intents: intents, nowMillis: env.nowMillis)
         issuer = Issuer(
             catalog: catalog, signers: signers, bucket: config.s3.bucket, intents: intents, ownership: ownership,
-            env: env, signIfNoneMatch: config.presign.signIfNoneMatch)
+            env: env, signIfNoneMatch: config.presign.signIfNoneMatch, storeChecksums: config.s3.storeChecksums)
         // `s3.verifyUploads = false` (measuring the store) confirms and removes without storage calls.
         let checked: (any ObjectStorage)? = config.s3.verifyUploads ? storage : nil
         let leaseMs = Int64(config.records.claimLeaseSeconds) * 1000
         confirmer = Confirmer(
             catalog: catalog, ownership: ownership, intents: intents, storage: checked, committer: committer,
-            store: store, env: env, events: events)
+            store: store, env: env, events: events, storeChecksums: config.s3.storeChecksums)
         records = UploadRecords(
             store: store, storage: checked, readSigner: signers.configured, bucket: config.s3.bucket,
             readUrlExpires: config.presign.readUrlExpiresSeconds, cdnBaseUrl: config.presign.cdnBaseUrl, env: env,

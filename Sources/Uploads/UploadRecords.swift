@@ -5,7 +5,7 @@ import SigV4
 /// The records that follow confirmed uploads, as their owners see them: one page, one record, its
 /// removal, and the URL it is read at.
 public final class UploadRecords: Sendable {
-    private let store: any RecordStore
+    private let store: any RecordStore & RecordDigests
     private let storage: (any ObjectStorage)?
     /// Signs the read URLs of records with the current credentials (a URL is shortened to their life;
     /// none is given when they are about to expire).
@@ -24,7 +24,8 @@ public final class UploadRecords: Sendable {
     /// Read URLs live `readUrlExpires` seconds past the end of their window of `readUrlWindow` seconds
     /// (0: signed at the current second for `readUrlExpires`; `ReadWindow`).
     public init(
-        store: any RecordStore, storage: (any ObjectStorage)?, readSigner: RotatingPresigner, bucket: String,
+        store: any RecordStore & RecordDigests, storage: (any ObjectStorage)?, readSigner: RotatingPresigner,
+        bucket: String,
         readUrlExpires: Int, cdnBaseUrl: String?, env: UploadEnvironment, readUrlWindow: Int = 0
     ) {
         self.store = store
@@ -43,6 +44,16 @@ public final class UploadRecords: Sendable {
     {
         try UploadError.storing { () throws(RecordsError) in
             try store.listRecords(ownerId: owner, type: type, limit: limit, after: cursor)
+        }
+    }
+
+    /// On a worker: one page of `owner`'s records whose SHA-256 is `sha256` (base64), of `type` when given,
+    /// after `cursor`.
+    public func page(owner: String, sha256: String, type: String?, limit: Int, after cursor: RecordCursor?)
+        throws(UploadError) -> (records: [ImageRecord], next: RecordCursor?)
+    {
+        try UploadError.storing { () throws(RecordsError) in
+            try store.listRecords(ownerId: owner, sha256: sha256, type: type, limit: limit, after: cursor)
         }
     }
 

@@ -198,7 +198,7 @@ import Testing
                 ConfigProblem(
                     keyPath: "types.PROFILE.maxbytes",
                     message:
-                        "unknown key (a type has extensions, contentTypes, keyTemplate, permanentKeyTemplate, maxBytes, expiresSeconds, chatroomId, contentCheck, requiresChatroomId)"
+                        "unknown key (a type has extensions, contentTypes, keyTemplate, permanentKeyTemplate, maxBytes, expiresSeconds, chatroomId, contentCheck, verifyChecksum, computeSha256, dedup, requiresChatroomId)"
                 ),
                 ConfigProblem(keyPath: "s3", message: "must be an object (got an array)"),
             ])

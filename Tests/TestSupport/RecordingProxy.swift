@@ -32,6 +32,9 @@ public final class RecordingProxy: @unchecked Sendable {
         case status(Int, code: String)
         /// Held for `milliseconds` after the whole request was read, then forwarded.
         case stall(milliseconds: Int)
+        /// Forwarded with the first byte of its body changed (bytes damaged on the way: storage sees
+        /// another body under the same headers, e.g. a signed `Content-MD5` that no longer matches).
+        case corruptBody
     }
 
     /// The port the proxy listens on (127.0.0.1).
@@ -122,6 +125,10 @@ public final class RecordingProxy: @unchecked Sendable {
             case .stall(let ms)?:
                 usleep(UInt32(ms) * 1000)
                 response = forward(bytes, method: entry.method)
+            case .corruptBody?:
+                var damaged = bytes
+                if damaged.count > head.count { damaged[head.count] ^= 0xFF }
+                response = forward(damaged, method: entry.method)
             case nil:
                 response = forward(bytes, method: entry.method)
             }

@@ -14,14 +14,20 @@ public final class InMemoryObjectStorage: ObjectStorage {
     /// An empty store.
     public init() {}
 
-    /// Puts `bytes` under `key`, last written at `lastModified` (epoch seconds, for listings).
+    /// Puts `bytes` under `key`, last written at `lastModified` (epoch seconds, for listings); the
+    /// store keeps `checksumSHA256` with it when given (as AWS S3 keeps a checked `x-amz-checksum-sha256`).
     public func put(
-        _ key: String, bytes: [UInt8], contentType: String?, etag: String = "e1", lastModified: Int64 = 0
+        _ key: String, bytes: [UInt8], contentType: String?, etag: String = "e1", lastModified: Int64 = 0,
+        checksumSHA256: String? = nil
     ) {
-        let info = ObjectInfo(size: Int64(bytes.count), contentType: contentType, etag: etag)
+        let info = ObjectInfo(
+            size: Int64(bytes.count), contentType: contentType, etag: etag, checksumSHA256: checksumSHA256)
         objects.withLock { $0[key] = (info, bytes) }
         modified.withLock { $0[key] = lastModified }
     }
+
+    /// The object under `key`, without logging a call.
+    func stored(_ key: String) -> (info: ObjectInfo, bytes: [UInt8])? { objects.withLock { $0[key] } }
 
     /// The objects under `prefix`, in key order, as (key, size, etag).
     func sorted(under prefix: String) -> [(key: String, size: Int64, etag: String)] {
@@ -54,16 +60,25 @@ public final class InMemoryObjectStorage: ObjectStorage {
         if let error = failure.withLock({ $0 }) { throw error }
     }
 
-    /// The object's info (a `HEAD k` call).
+    /// The object's info without its kept checksum, which only a HEAD that asks gets (a `HEAD k` call).
     public func head(key: String) throws(ObjectStoreError) -> ObjectInfo? {
         try call("HEAD \(key)")
-        return objects.withLock { $0[key]?.info }
+        return objects.withLock { $0[key]?.info }.map(Self.withoutChecksum)
     }
 
     /// The object's first bytes (a `GET k 0-n` call).
     public func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix? {
         try call("GET \(key) 0-\(maxBytes - 1)")
-        return objects.withLock { $0[key] }.map { ObjectPrefix(bytes: Array($0.bytes.prefix(maxBytes)), info: $0.info) }
+        return objects.withLock { $0[key] }.map {
+            ObjectPrefix(bytes: Array($0.bytes.prefix(maxBytes)), info: Self.withoutChecksum($0.info))
+        }
+    }
+
+    /// `info` as a request that does not ask for checksums sees it.
+    static func withoutChecksum(_ info: ObjectInfo) -> ObjectInfo {
+        var seen = info
+        seen.checksumSHA256 = nil
+        return seen
     }
 
     /// A copy, refused (412) when `expecting` names another ETag (a `COPY a b [type]` call).

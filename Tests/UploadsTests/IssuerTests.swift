@@ -72,8 +72,11 @@ import UploadsTestSupport
         let h = try LifecycleHarness(sink: sink)
         let key = "0b7e6a57-2c1b-4c2e-9d6f-1f2e3d4c5b6a"
         let keyed = try #require(
-            h.catalog.checkKeyed(KeyedRequest(typeName: "IMAGE", contentType: "image/png", imageKey: key, size: 99))
-                .upload)
+            h.catalog.checkKeyed(
+                KeyedRequest(
+                    typeName: "IMAGE", contentType: "image/png", imageKey: key, declared: .init(size: .bytes(99)))
+            )
+            .upload)
         let issued = try h.issuer.issue(keyed, owner: "7").kept()
         #expect(issued.key == key && issued.imageKey == key)
         #expect(issued.presigned.headers.map(\.name) == ["Content-Length", "Content-Type"])

@@ -51,6 +51,12 @@ final class GatedStorage: ObjectStorage, @unchecked Sendable {
     func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix? {
         try inner.readPrefix(key: key, maxBytes: maxBytes)
     }
+    func headWithChecksums(key: String) throws(ObjectStoreError) -> ObjectInfo? {
+        try inner.headWithChecksums(key: key)
+    }
+    func digests(key: String, ifMatch: String?) throws(ObjectStoreError) -> ObjectDigests? {
+        try inner.digests(key: key, ifMatch: ifMatch)
+    }
     func delete(key: String) throws(ObjectStoreError) {
         let number = deletes.add(1, ordering: .relaxed).newValue
         let held = hold == .every || (hold == .first && number == 1)

@@ -25,8 +25,12 @@ final class LifecycleHarness {
     let confirmer: Confirmer
     let events = EventLog()
 
-    /// The lifecycle of `config`'s types; issued intents go to `sink` when given, else to the writer.
-    init(config: PresigndConfig = .defaults, sink: RecordingIntentSink? = nil) throws {
+    /// The lifecycle of `config`'s types; issued intents go to `sink` when given, else to the writer;
+    /// `storeChecksums` says what storage checks of a declared digest.
+    init(
+        config: PresigndConfig = .defaults, sink: RecordingIntentSink? = nil,
+        storeChecksums: StoreChecksums = .preset(.custom)
+    ) throws {
         self.sink = sink
         writer = IntentWriter(store: store, batchSize: 16, onError: { _ in })
         committer = GroupCommitter(store: store, maxBatch: 16)
@@ -41,10 +45,10 @@ final class LifecycleHarness {
                 region: "us-east-1", endpoint: Endpoint(parsing: "http://127.0.0.1:9000"), addressing: .path))
         issuer = Issuer(
             catalog: catalog, signers: Issuer.Signers(pathStyle: signer, configured: signer), bucket: "uploads",
-            intents: keeper, ownership: ownership, env: env, signIfNoneMatch: false)
+            intents: keeper, ownership: ownership, env: env, signIfNoneMatch: false, storeChecksums: storeChecksums)
         confirmer = Confirmer(
             catalog: catalog, ownership: ownership, intents: keeper, storage: storage, committer: committer,
-            store: store, env: env, events: { [events] in events.append($0) })
+            store: store, env: env, events: { [events] in events.append($0) }, storeChecksums: storeChecksums)
     }
 
     deinit {

@@ -57,11 +57,15 @@ import Testing
     @Test("issuing for a client-chosen key: every problem at once, the upload only when none")
     func checkKeyed() throws {
         let catalog = try Self.catalog()
-        let ok = catalog.checkKeyed(KeyedRequest(typeName: "IMAGE", contentType: "IMAGE/PNG", imageKey: "k", size: 10))
+        let ok = catalog.checkKeyed(
+            KeyedRequest(
+                typeName: "IMAGE", contentType: "IMAGE/PNG", imageKey: "k", declared: .init(size: .bytes(10))))
         #expect(ok.problems.isEmpty)
-        #expect(ok.upload?.contentType == "image/png" && ok.upload?.size == 10)
+        #expect(ok.upload?.contentType == "image/png" && ok.upload?.declared.size == 10)
         let bad = catalog.checkKeyed(
-            KeyedRequest(typeName: "IMAGE", contentType: "image/gif", imageKey: "k", size: Int64(20 * 1024 * 1024 + 1)))
+            KeyedRequest(
+                typeName: "IMAGE", contentType: "image/gif", imageKey: "k",
+                declared: .init(size: .bytes(Int64(20 * 1024 * 1024 + 1)))))
         #expect(bad.upload == nil)
         let limit: Int64 = 20 * 1024 * 1024
         let imageTypes = ["image/jpeg", "image/png", "image/heic", "image/webp"]
@@ -90,7 +94,7 @@ import Testing
             ObjectRequest(
                 filename: "a.jpg", mediaType: media, typeName: type, chatroomId: chatroomId, metadataJSON: nil)
         }
-        #expect(try catalog.checkObject(object("IMAGE", "image/png", nil)).name == "IMAGE")
+        #expect(try catalog.checkObject(object("IMAGE", "image/png", nil)).type.name == "IMAGE")
         #expect(throws: UploadError.rejected([.unknownType("NOPE", known: Self.all)])) {
             try catalog.checkObject(object("NOPE", "image/png", nil))
         }

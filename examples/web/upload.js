@@ -1,8 +1,9 @@
 // presignd upload page (examples/web): plain JavaScript, no framework, no build step.
 //
-//   small files (up to the threshold): POST /presigned-url {contentType, imageKey, size, type}
-//       -> PUT the bytes to the returned URL with the returned headers -> POST /images {imageKey}
-//   large files: POST /s3/multipart {filename, type, metadata} -> for each part
+//   small files (up to the threshold): the file's SHA-256 (crypto.subtle) -> POST /presigned-url
+//       {contentType, imageKey, size, checksumSHA256, type} -> PUT the bytes to the returned URL with
+//       the returned headers -> POST /images {imageKey} (presignd proves the SHA-256 and records it)
+//   large files: POST /s3/multipart {filename, type, metadata, size} -> for each part
 //       GET /s3/multipart/{uploadId}/{n}?key= -> PUT the slice (ETag from the answer's header)
 //       -> POST /s3/multipart/{uploadId}/complete?key= {parts}; DELETE /s3/multipart/{uploadId}?key=
 //       when it fails for good.
@@ -61,7 +62,8 @@ async function uploadOne(file, settings) {
     Object.assign(result, done, { status: "done" });
     row.progress.value = row.progress.max;
     row.setState("done", `uploaded as ${done.key} (record ${done.recordId})`
-      + (done.multipart ? `, ${done.parts} parts, ${done.retries} retried` : ""));
+      + (done.multipart ? `, ${done.parts} parts, ${done.retries} retried` : "")
+      + (done.sha256 ? `, SHA-256 ${done.sha256}` : ""));
   } catch (error) {
     result.status = "error";
     result.error = error.message;
@@ -73,6 +75,9 @@ async function uploadSmall(file, settings, row) {
   const contentType = contentTypeOf(file);
   const body = { contentType, imageKey: newUUID(), size: file.size };
   if (settings.type) body.type = settings.type;
+  row.setState("uploading", "reading the file's SHA-256");
+  const sha256 = await sha256Of(file);
+  if (sha256) body.checksumSHA256 = sha256;
   row.setState("uploading", "asking presignd for an upload URL");
   const ticket = await callServer(settings, "POST", "/presigned-url", body);
   row.setState("uploading", "uploading to storage");
@@ -80,7 +85,15 @@ async function uploadSmall(file, settings, row) {
     (sent) => { row.progress.value = sent; });
   row.setState("uploading", "confirming");
   const record = await callServer(settings, "POST", "/images", { imageKey: ticket.imageKey });
-  return { key: record.key, recordId: record.id, multipart: false };
+  return { key: record.key, recordId: record.id, multipart: false, sha256: record.sha256 || null };
+}
+
+// The base64 SHA-256 of a file (read whole: small files only), declared so that presignd proves the
+// bytes it records are these; null where the page has no crypto.subtle (not a secure context).
+async function sha256Of(file) {
+  if (!window.crypto || !window.crypto.subtle) return null;
+  const digest = new Uint8Array(await window.crypto.subtle.digest("SHA-256", await file.arrayBuffer()));
+  return btoa(String.fromCharCode(...digest));
 }
 
 async function uploadMultipart(file, settings, row) {
@@ -88,8 +101,9 @@ async function uploadMultipart(file, settings, row) {
   const metadata = { name: file.name };
   if (settings.type) metadata.uploadType = settings.type;
   row.setState("uploading", "creating the multipart upload");
+  // The size goes with it: a file over the type's limit is refused before any part is sent.
   const upload = await callServer(settings, "POST", "/s3/multipart",
-    { filename: file.name, type: contentType, metadata });
+    { filename: file.name, type: contentType, metadata, size: file.size });
   const key = encodeURIComponent(upload.key);
   const base = `/s3/multipart/${encodeURIComponent(upload.uploadId)}`;
   const parts = [];

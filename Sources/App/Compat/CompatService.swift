@@ -224,12 +224,14 @@ final class CompatService: Sendable {
         var typeName = r.config.type
         var ext: String?
         var chatroomId = request.parameter("chatroomId")
+        var declared = DeclaredInput.none
         if request.head.method == .GET {
             let (typeField, extField) = (r.config.typeField, r.config.extField)
             let wellFormed = request.forEachQueryItem { n, v in
                 if n == typeField { typeName = v }
                 if n == extField { ext = v }
                 if n == "chatroomId", chatroomId == nil { chatroomId = v }
+                if n != typeField && n != extField { _ = DeclaredFields.take(n, v, into: &declared) }
             }
             guard wellFormed else { throw .malformedQuery }
         } else {
@@ -237,9 +239,13 @@ final class CompatService: Sendable {
             if let tf = r.config.typeField { typeName = object[tf]?.stringValue ?? "" }
             ext = object[r.config.extField]?.stringValue
             if chatroomId == nil { chatroomId = object["chatroomId"]?.stringValue }
+            var errors = FieldErrors()
+            declared = DeclaredFields.merged(DeclaredFields.read(object, errors: &errors), try queryDeclared(request))
+            if !errors.isEmpty { throw .validation(errors) }
         }
         do throws(UploadError) {
-            let upload = try issuer.catalog.checkNew(typeName: typeName, ext: ext, chatroomId: chatroomId)
+            let upload = try issuer.catalog.checkNew(
+                typeName: typeName, ext: ext, chatroomId: chatroomId, declared: declared)
             return try issuer.issue(
                 upload, owner: caller.userId, signing: .configured, expires: r.config.expiresSeconds,
                 recordsIntent: request.head.method != .HEAD)
@@ -252,7 +258,7 @@ final class CompatService: Sendable {
     func validate(_ r: CompiledRoute, _ request: Request) throws(APIError) -> Work {
         try checkParameters(request)
         let object = try RequestValidation.jsonObject(request, maxDepth: 32, maxBytes: maxJsonBodyBytes)
-        if r.config.operation == .issueByKey { return .issueByKey(try keyedUpload(r, object)) }
+        if r.config.operation == .issueByKey { return .issueByKey(try keyedUpload(r, object, request)) }
         var errors = FieldErrors()
         let field = r.config.keyField
         let key: String?
@@ -295,8 +301,9 @@ final class CompatService: Sendable {
     }
 
     /// issueByKey's body: the content type and key where the route says they are, the route's fixed
-    /// type (else `presign.defaultPostType`), checked against the type.
-    func keyedUpload(_ r: CompiledRoute, _ object: JSONObject) throws(APIError) -> KeyedUpload {
+    /// type (else `presign.defaultPostType`), and the declared size and digests (members of the body, or
+    /// parameters of the query), checked against the type.
+    func keyedUpload(_ r: CompiledRoute, _ object: JSONObject, _ request: Request) throws(APIError) -> KeyedUpload {
         var errors = FieldErrors()
         let ctField = r.config.contentTypeField
         var contentType: String?
@@ -308,17 +315,29 @@ final class CompatService: Sendable {
         let imageKey = RequestValidation.requiredString(
             object, r.config.keyField, invalid: "\(r.config.keyField) must be a UUID", errors: &errors,
             canonical: RequestValidation.canonicalUUID)
+        // The declaration: the body's members, else the query's parameters (an app whose body is fixed).
+        let declared = DeclaredFields.merged(DeclaredFields.read(object, errors: &errors), try queryDeclared(request))
         let (upload, problems) = issuer.catalog.checkKeyed(
             KeyedRequest(
                 typeName: r.config.type ?? defaultPostType, contentType: contentType, imageKey: imageKey,
-                expiresSeconds: r.config.expiresSeconds))
+                declared: declared, expiresSeconds: r.config.expiresSeconds))
         guard errors.isEmpty, problems.isEmpty, let upload else {
             throw .validation(
                 FieldErrors(
                     parsed: errors, problems: problems, fields: r.presenter.fields,
-                    order: [r.presenter.fields.type, ctField, r.config.keyField]))
+                    order: [r.presenter.fields.type, ctField, r.config.keyField] + DeclaredFields.members))
         }
         return upload
+    }
+
+    /// The declaration in a request's query (`size`, `checksumSHA256`, `contentMD5`), for the routes
+    /// whose body an app fixes.
+    func queryDeclared(_ request: Request) throws(APIError) -> DeclaredInput {
+        var declared = DeclaredInput.none
+        guard request.forEachQueryItem({ n, v in _ = DeclaredFields.take(n, v, into: &declared) }) else {
+            throw .malformedQuery
+        }
+        return declared
     }
 
     /// Path parameters are kept as metadata and in slot names: at most 128 bytes, no control characters.
@@ -364,6 +383,7 @@ final class CompatService: Sendable {
         v.size = record.size
         v.createdAtMs = record.createdAtMs
         v.metadataJSON = record.metadataJSON
+        v.sha256 = record.sha256
         v.parameters = parameters
         return Response(
             status: r.config.success.status ?? 200, headers: APIError.jsonNoStoreHeaders, body: r.success.render(v))

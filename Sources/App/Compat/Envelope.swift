@@ -8,7 +8,7 @@ struct Envelope: Sendable {
     /// A value a placeholder stands for.
     enum Field: Sendable, Equatable {
         case url, key, imageKey, expiresAt, method, headers
-        case id, type, contentType, size, createdAt, metadata
+        case id, type, contentType, size, createdAt, metadata, sha256
         case code, message, status, fieldErrors
         /// A path parameter, by name.
         case param(String)
@@ -28,6 +28,7 @@ struct Envelope: Sendable {
             case "size": self = .size
             case "createdAt": self = .createdAt
             case "metadata": self = .metadata
+            case "sha256": self = .sha256
             case "code": self = .code
             case "message": self = .message
             case "status": self = .status
@@ -62,6 +63,7 @@ struct Envelope: Sendable {
         var size: Int64?
         var createdAtMs: Int64?
         var metadataJSON: String?
+        var sha256: String?
         var code: String?
         var message: String?
         var status: Int?
@@ -71,6 +73,16 @@ struct Envelope: Sendable {
 
     /// The compiled pieces.
     let parts: [Part]
+
+    /// Whether the template has a placeholder of `field`.
+    func uses(_ field: Field) -> Bool {
+        parts.contains { part in
+            switch part {
+            case .value(let f), .inline(let f): return f == field
+            case .bytes: return false
+            }
+        }
+    }
     /// The bytes of the literal runs (a starting capacity for the answer).
     let literalBytes: Int
 
@@ -198,6 +210,7 @@ struct Envelope: Sendable {
         case .createdAt: string(v.createdAtMs.map(Timestamp.iso8601Millis))
         case .metadata:
             if let m = v.metadataJSON { out += Array(m.utf8) } else { JSONWriter.appendLiteral("null", to: &out) }
+        case .sha256: string(v.sha256)
         case .code: string(v.code)
         case .message: string(v.message)
         case .status:

@@ -19,7 +19,8 @@ struct ErrorShapes: Sendable {
     var isEmpty: Bool { byCode.isEmpty && fallback == nil }
 
     /// The status and body of an error of `status` and `code` in its shape (or `default`'s), nil when
-    /// it has neither.
+    /// it has neither. Field errors go where the shape has `{fieldErrors}`; a shape without it gets them
+    /// as its `{message}` (`field: message; …`), so the answer still names them.
     func render(
         status: Int, code: String, message: String, fieldErrors: FieldErrors? = nil,
         parameters: [(name: String, value: String)] = []
@@ -28,6 +29,10 @@ struct ErrorShapes: Sendable {
         var v = Envelope.Values()
         v.code = code
         v.message = message
+        // A shape without field errors (client B's envelope) names the fields in its message instead.
+        if let fieldErrors, !fieldErrors.isEmpty, !shape.envelope.uses(.fieldErrors) {
+            v.message = fieldErrors.list.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
+        }
         v.status = shape.status ?? status
         v.fieldErrors = fieldErrors
         v.parameters = parameters

@@ -3,9 +3,12 @@ import JSON
 import Records
 
 extension ImagesService {
-    /// A record as the JSON answer with `status`, not cacheable.
-    func recordResponse(_ r: ImageRecord, status: Int) -> Response {
-        .json(status, RecordJSON.body(r, records: records), extraHeaders: [("Cache-Control", "no-store")])
+    /// A record as the JSON answer with `status`, not cacheable (`deduplicated`: a confirmation answered
+    /// by an earlier record of the same bytes).
+    func recordResponse(_ r: ImageRecord, status: Int, deduplicated: Bool = false) -> Response {
+        .json(
+            status, RecordJSON.body(r, records: records, deduplicated: deduplicated),
+            extraHeaders: [("Cache-Control", "no-store")])
     }
 
     /// One page of `GET /images`: `{"items":[record…],"nextCursor":token or null}`.

@@ -76,13 +76,15 @@ final class ImagesService: Sendable {
         return Confirmation(imageKey: imageKey, metadataJSON: String(decoding: metadata, as: UTF8.self))
     }
 
-    /// On a worker: the caller's record of the key (200 when it exists, 201 when made now), after
-    /// storage shows the object within the intent's limits and, for a type with a permanent key, after
-    /// the object is promoted there (`Confirmer.confirm`).
+    /// On a worker: the caller's record of the key (200 when it exists, 201 when made now; 200 with
+    /// `"deduplicated": true` when the type deduplicates and the caller has these bytes recorded), after
+    /// storage shows the object within the intent's limits (and its bytes the declared ones) and, for a
+    /// type with a permanent key, after the object is promoted there (`Confirmer.confirm`).
     func confirm(_ c: Confirmation, caller: Caller) throws(APIError) -> Response {
         do throws(UploadError) {
             let confirmed = try confirmer.confirm(c, owner: caller.userId)
-            return recordResponse(confirmed.record, status: confirmed.created ? 201 : 200)
+            return recordResponse(
+                confirmed.record, status: confirmed.created ? 201 : 200, deduplicated: confirmed.deduplicated)
         } catch {
             throw APIError(error)
         }
@@ -98,6 +100,8 @@ final class ImagesService: Sendable {
         let limit: Int
         /// Records after this one, when given.
         let cursor: RecordCursor?
+        /// Only records whose SHA-256 is this (base64 of 32 bytes), when given.
+        var sha256: String? = nil
     }
 
     /// Checks the query of `GET /images` on the event loop.
@@ -106,6 +110,7 @@ final class ImagesService: Sendable {
         var type: String?
         var limit = 20
         var cursor: RecordCursor?
+        var sha256: String?
         var errors = FieldErrors()
         for (name, value) in items {
             switch name {
@@ -119,16 +124,27 @@ final class ImagesService: Sendable {
                 }
             case "cursor":
                 if let c = RecordCursor(token: value) { cursor = c } else { errors.add("cursor", "invalid cursor") }
+            case "sha256":
+                if let reason = DeclaredDigest.sha256.problem(with: value) {
+                    errors.add("sha256", "sha256 must be the base64 of a SHA-256 digest (32 bytes): \(reason)")
+                } else {
+                    sha256 = value
+                }
             default: continue
             }
         }
         guard errors.isEmpty else { throw .validation(errors) }
-        return Listing(type: type, limit: limit, cursor: cursor)
+        return Listing(type: type, limit: limit, cursor: cursor, sha256: sha256)
     }
 
-    /// On a worker: one page of the caller's records.
+    /// On a worker: one page of the caller's records (those with the SHA-256 asked for, when asked).
     func list(_ l: Listing, caller: Caller) throws(APIError) -> Response {
         do throws(UploadError) {
+            if let sha256 = l.sha256 {
+                let page = try records.page(
+                    owner: caller.userId, sha256: sha256, type: l.type, limit: l.limit, after: l.cursor)
+                return pageResponse(page)
+            }
             return pageResponse(try records.page(owner: caller.userId, type: l.type, limit: l.limit, after: l.cursor))
         } catch {
             throw APIError(error)

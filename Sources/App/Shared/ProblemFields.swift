@@ -50,6 +50,17 @@ struct ProblemFields: Sendable {
                 "size must be at most \(ByteCountText.of(limit)), the limit of type \(type) "
                     + "(the setting \(ByteCountText.maxBytesSetting(of: type)) raises it)"
             )
+        case .sizeMalformed: return ("size", "size must be a whole number of bytes")
+        case .sizeNegative(let n): return ("size", "size must not be negative (got \(n))")
+        case .sizeEmpty(let type): return ("size", "size must be at least 1 byte: type \(type) holds images")
+        case .sizeOverMaximum:
+            return ("size", "size must be at most \(ByteCountText.of(DeclaredContent.maxSize)), S3's largest object")
+        case .digestMalformed(let digest, let reason):
+            return (
+                digest.member,
+                "\(digest.member) must be the base64 of the \(digest.algorithm) of the bytes "
+                    + "(\(digest.byteCount) bytes): \(reason)"
+            )
         case .keyUnrenderable: return ("type", "the key for this type cannot be built from these values")
         case .typeNotAccepted(_, let accepted):
             return (key, "\(key) must be an upload of type " + accepted.joined(separator: " or "))

@@ -6,8 +6,9 @@ import Uploads
 /// A record as the API shows it (`POST /images`, `GET /images…`, and inside Uppy's completion answer):
 /// its members and a read URL.
 enum RecordJSON {
-    /// Writes `r`'s members, with its read URL from `records`, to `w`.
-    static func write(_ r: ImageRecord, readURL: String?, to w: inout JSONWriter) {
+    /// Writes `r`'s members, with its read URL from `records`, to `w`; `deduplicated` (a confirmation that
+    /// answered an earlier record of the same bytes) adds `"deduplicated": true`.
+    static func write(_ r: ImageRecord, readURL: String?, deduplicated: Bool = false, to w: inout JSONWriter) {
         w.beginObject()
         w.key("id")
         w.string(r.id)
@@ -29,19 +30,25 @@ enum RecordJSON {
         w.int(r.size)
         w.key("etag")
         w.string(r.etag)
+        w.key("sha256")
+        if let sha256 = r.sha256 { w.string(sha256) } else { w.null() }
         w.key("metadata")
         w.raw(r.metadataJSON)
         w.key("createdAt")
         w.string(Timestamp.iso8601Millis(r.createdAtMs))
         w.key("url")
         if let readURL { w.string(readURL) } else { w.null() }
+        if deduplicated {
+            w.key("deduplicated")
+            w.bool(true)
+        }
         w.endObject()
     }
 
     /// `r` as a JSON body (its read URL from `records`).
-    static func body(_ r: ImageRecord, records: UploadRecords) -> [UInt8] {
+    static func body(_ r: ImageRecord, records: UploadRecords, deduplicated: Bool = false) -> [UInt8] {
         var w = JSONWriter(reservingCapacity: 768)
-        write(r, readURL: records.url(for: r), to: &w)
+        write(r, readURL: records.url(for: r), deduplicated: deduplicated, to: &w)
         return w.bytes
     }
 }

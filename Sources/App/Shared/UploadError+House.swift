@@ -7,7 +7,8 @@ extension UploadError {
     public var status: Int {
         switch self {
         case .rejected: return 422
-        case .imageTooLarge, .contentTypeNotAllowed, .contentMismatch: return 422
+        case .imageTooLarge, .contentTypeNotAllowed, .contentMismatch, .checksumMismatch, .sizeMismatch: return 422
+        case .partsSizeMismatch: return 400
         case .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser, .confirmationInProgress: return 409
         case .intentExpired: return 410
         case .intentNotFound, .imageNotUploaded, .recordNotFound, .noSuchUpload: return 404
@@ -39,6 +40,8 @@ extension UploadError {
         case .imageTooLarge: return "IMAGE_TOO_LARGE"
         case .contentTypeNotAllowed: return "CONTENT_TYPE_NOT_ALLOWED"
         case .contentMismatch: return "CONTENT_MISMATCH"
+        case .checksumMismatch: return "CHECKSUM_MISMATCH"
+        case .sizeMismatch, .partsSizeMismatch: return "SIZE_MISMATCH"
         case .recordNotFound: return "IMAGE_NOT_FOUND"
         case .partNotUploaded: return "INVALID_PART"
         case .partTooLarge, .uploadTooLarge: return "ENTITY_TOO_LARGE"
@@ -76,6 +79,13 @@ extension UploadError {
         case .contentTypeNotAllowed(let stored, let type, let allowed):
             return UploadError.contentTypeRefusal(stored: stored, type: type, allowed: allowed)
         case .contentMismatch(let mismatch): return mismatch.message
+        case .checksumMismatch(let mismatch): return mismatch.message
+        case .sizeMismatch(let size, let declared):
+            return "the object is \(size) bytes, not the \(declared) bytes declared for it (size); "
+                + "the object was deleted"
+        case .partsSizeMismatch(let size, let declared):
+            return "s3: the parts add up to \(size) bytes, not the \(declared) bytes declared when the upload was "
+                + "created (size)"
         case .recordNotFound: return "no such image"
         case .partNotUploaded(let n): return "s3: part \(n) was not uploaded or its ETag does not match"
         case .partTooLarge(let n): return "s3: part \(n) is over 5 GiB"

@@ -41,6 +41,9 @@ enum CompanionError: Error, Sendable, Equatable {
     case contentTypeMissing
     /// The metadata breaks a bound (the message says which).
     case badMetadata(String)
+    /// A part's `md5` is not the base64 of 16 bytes (`reason` says how), or the batch form's list does not
+    /// give one per part number: 422.
+    case badPartMD5(String)
     /// `GET /s3/sts`: temporary credentials are not handed out here (every request is signed by the
     /// server).
     case stsNotServed
@@ -71,6 +74,12 @@ enum CompanionError: Error, Sendable, Equatable {
 
     /// The status, code and message, and the house's headers (`Retry-After`, `WWW-Authenticate`).
     var parts: (status: Int, code: String, message: String, headers: [(name: String, value: String)]) {
+        // What the client declared of its object (size, digests) is 422 naming the member, as on the
+        // other issue routes.
+        if case .upload(.rejected(let problems)) = self, let first = problems.first, first.isDeclaredContent {
+            return (422, "4220", CompanionError.message(first), [])
+        }
+        if case .badPartMD5(let reason) = self { return (422, "4220", "s3: md5: \(reason)", []) }
         if let message = badRequestMessage { return (400, "BAD_REQUEST", message, []) }
         switch self {
         case .stsNotServed:

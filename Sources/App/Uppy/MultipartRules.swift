@@ -44,6 +44,23 @@ enum MultipartRules {
         return out
     }
 
+    /// The part MD5s of a request (`md5`: one base64 digest, or the batch form's comma-separated list, one
+    /// per part number in their order); empty when none is given. Refused when one is not the base64 of
+    /// 16 bytes, or a list does not match the part numbers.
+    static func partMD5s(_ text: String?, count: Int) -> Result<[String], CompanionError> {
+        guard let text else { return .success([]) }
+        let items = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard items.count == count else {
+            return .failure(.badPartMD5("give one MD5 per part number (\(count)), comma-separated in their order"))
+        }
+        for item in items {
+            if let reason = DeclaredDigest.md5.problem(with: item) {
+                return .failure(.badPartMD5("md5 must be the base64 of the part's MD5 (16 bytes): \(reason)"))
+            }
+        }
+        return .success(items)
+    }
+
     /// The `parts` of a completion body: an array of 1...10000 `{PartNumber, ETag}` objects (a whole
     /// number 1...10000 and a non-empty string), no number twice, returned sorted by number.
     static func completionParts(_ body: JSONObject) -> Result<[PartRules.Part], CompanionError> {

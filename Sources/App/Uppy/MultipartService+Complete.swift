@@ -38,7 +38,7 @@ extension MultipartService {
         let record = completed.record
         let url = records.url(for: record)
         var recordJSON = JSONWriter(reservingCapacity: 768)
-        RecordJSON.write(record, readURL: url, to: &recordJSON)
+        RecordJSON.write(record, readURL: url, deduplicated: completed.deduplicated, to: &recordJSON)
         var w = JSONWriter(reservingCapacity: recordJSON.bytes.count + 256)
         w.beginObject()
         w.key("location")

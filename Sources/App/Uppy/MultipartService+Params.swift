@@ -4,10 +4,11 @@ import SigV4
 import Uploads
 
 extension MultipartService {
-    // MARK: - GET /s3/params?filename=&type=&metadata[k]=v
+    // MARK: - GET /s3/params?filename=&type=&metadata[k]=v[&size=&checksumSHA256=&contentMD5=]
 
     /// A single-request browser upload: a presigned PUT (`uppy.paramsMethod = put`, the default:
-    /// its 200 carries the `ETag` header on every store) or a presigned POST whose policy pins the
+    /// its 200 carries the `ETag` header on every store; it signs the declared size and the digests
+    /// storage checks, the headers the answer lists) or a presigned POST whose policy pins the
     /// key, the content type, `content-length-range` 0...the type's limit and `success_action_status`
     /// 201, fields in Companion's order (`Issuer.issueBrowser`). Its intent is recorded under the key, so
     /// `POST /images` with `imageKey` = the key confirms it. Signed on the event loop (pure computation),
@@ -16,10 +17,12 @@ extension MultipartService {
         var filename: String?
         var contentType: String?
         var given: [(key: String, value: String?)] = []
+        var declared = DeclaredInput.none
         let wellFormed = request.forEachQueryItem { name, value in
             switch name {
             case "filename": filename = value
             case "type": contentType = value
+            case "size", "checksumSHA256", "contentMD5": _ = DeclaredFields.take(name, value, into: &declared)
             default:
                 // `metadata[k]=v`, as Uppy writes file metadata into the query.
                 if name.hasPrefix("metadata["), name.hasSuffix("]"), name.utf8.count >= 10 {
@@ -33,7 +36,8 @@ extension MultipartService {
         case .success(let m): metadata = m
         case .failure(let refusal): throw refusal
         }
-        let object = try newObject(filename: filename, contentType: contentType, metadata: metadata, caller: caller)
+        let object = try newObject(
+            filename: filename, contentType: contentType, metadata: metadata, declared: declared, caller: caller)
         let lifetime = Issuer.browserLifetime(object, expires: expires)
         // HEAD answers GET's headers without the URL, so it records no intent.
         let pending = try lifecycle { () throws(UploadError) in
@@ -56,8 +60,11 @@ extension MultipartService {
             w.string(url.url)
             w.key("headers")
             w.beginObject()
-            w.key("content-type")
-            w.string(object.contentType)
+            for header in url.headers {
+                // Companion's answer names the content type in lower case, as Uppy reads it.
+                w.key(header.name == "Content-Type" ? "content-type" : header.name)
+                w.string(header.value)
+            }
             w.endObject()
             // No form to send, but Uppy reads the key and the bucket from `fields`, as Companion's
             // answer always has them.

@@ -11,13 +11,13 @@ import Uploads
 ///
 /// | route | answer |
 /// |---|---|
-/// | `POST /s3/multipart` `{filename, type, metadata}` | `{key, uploadId, bucket}` |
-/// | `GET /s3/multipart/{uploadId}/{partNumber}?key=` | `{url, expires}` |
-/// | `GET /s3/multipart/{uploadId}/batch?key=&partNumbers=1,2` | `{presignedUrls: {"1": url, …}}` |
+/// | `POST /s3/multipart` `{filename, type, metadata[, size, checksumSHA256, contentMD5]}` | `{key, uploadId, bucket}` |
+/// | `GET /s3/multipart/{uploadId}/{partNumber}?key=[&md5=]` | `{url, expires}` |
+/// | `GET /s3/multipart/{uploadId}/batch?key=&partNumbers=1,2[&md5=m1,m2]` | `{presignedUrls: {"1": url, …}}` |
 /// | `GET /s3/multipart/{uploadId}?key=` | `[{PartNumber, ETag, Size, LastModified}]` (every page) |
 /// | `POST /s3/multipart/{uploadId}/complete?key=` `{parts}` | `{location, key, bucket, record}` |
 /// | `DELETE /s3/multipart/{uploadId}?key=` | `{}` |
-/// | `GET /s3/params?filename=&type=&metadata[k]=v` | a presigned PUT or POST, `fields.key` and `fields.bucket` in both |
+/// | `GET /s3/params?filename=&type=&metadata[k]=v[&size=&checksumSHA256=&contentMD5=]` | a presigned PUT or POST, `fields.key` and `fields.bucket` in both |
 /// | `GET /s3/sts` | 501 `STS_NOT_SERVED` in Companion's error shape: no temporary credentials |
 ///
 /// Requests are read on the event loop; storage and the records store are called on the worker pool.
@@ -133,15 +133,17 @@ final class MultipartService: Sendable {
 
     /// The object of a new upload from `filename`, `type` and `metadata` (`metadata.uploadType` picks
     /// the type, `metadata.chatroomId` fills `{chatroomId}`; the record keeps the metadata but
-    /// `uploadType`), checked and placed by `Issuer.plan`.
-    func newObject(filename: String?, contentType: String?, metadata: MultipartRules.Metadata, caller: Caller)
-        throws(CompanionError) -> PlannedObject
-    {
+    /// `uploadType`) and what the request declared of it (a size over the type's limit is refused here,
+    /// before any part), checked and placed by `Issuer.plan`.
+    func newObject(
+        filename: String?, contentType: String?, metadata: MultipartRules.Metadata, declared: DeclaredInput = .none,
+        caller: Caller
+    ) throws(CompanionError) -> PlannedObject {
         guard let filename, !filename.isEmpty else { throw .filenameMissing }
         guard let contentType, let media = UploadRules.mediaType(contentType) else { throw .contentTypeMissing }
         let request = ObjectRequest(
             filename: filename, mediaType: media, typeName: metadata.value("uploadType") ?? defaultType,
-            chatroomId: metadata.value("chatroomId"), metadataJSON: metadata.recordJSON)
+            chatroomId: metadata.value("chatroomId"), metadataJSON: metadata.recordJSON, declared: declared)
         return try lifecycle { () throws(UploadError) in try issuer.plan(request, owner: caller.userId) }
     }
 
@@ -158,9 +160,12 @@ final class MultipartService: Sendable {
         case .success(let m): metadata = m
         case .failure(let refusal): throw refusal
         }
+        var errors = FieldErrors()
+        let declared = DeclaredFields.read(body, errors: &errors)
+        guard errors.isEmpty else { throw .request(.validation(errors)) }
         return try newObject(
             filename: body["filename"]?.stringValue, contentType: body["type"]?.stringValue, metadata: metadata,
-            caller: caller)
+            declared: declared, caller: caller)
     }
 
     /// On a worker: the upload created with its intent stored (`MultipartUploads.create`): `{key, uploadId,
@@ -185,33 +190,49 @@ final class MultipartService: Sendable {
     struct PartRequest: Sendable {
         let ref: UploadRef
         let partNumber: Int
+        /// The part's MD5 (base64), signed as its `Content-MD5` where storage checks it.
+        var md5: String? = nil
     }
 
-    /// The upload and part number of a part URL request.
+    /// The upload and part number of a part URL request, and the part's `md5` when given.
     static func partRequest(_ request: Request) throws(CompanionError) -> PartRequest {
         let ref = try uploadRef(request)
         guard let text = request.parameter("partNumber"), let n = MultipartRules.partNumber(Substring(text)) else {
             throw .badPartNumber
         }
-        return PartRequest(ref: ref, partNumber: n)
+        var md5: String?
+        _ = request.forEachQueryItem { name, value in if name == "md5" { md5 = value } }
+        switch MultipartRules.partMD5s(md5, count: 1) {
+        case .success(let list): return PartRequest(ref: ref, partNumber: n, md5: list.first)
+        case .failure(let refusal): throw refusal
+        }
     }
 
     /// Parts to sign.
     struct BatchRequest: Sendable {
         let ref: UploadRef
         let partNumbers: [Int]
+        /// One MD5 per part number (signed as each part's `Content-MD5`), or none.
+        var md5s: [String] = []
     }
 
-    /// The upload and part numbers of a batch request.
+    /// The upload and part numbers of a batch request, and the parts' `md5` list when given.
     static func batchRequest(_ request: Request) throws(CompanionError) -> BatchRequest {
         let ref = try uploadRef(request)
         var list: String?
-        _ = request.forEachQueryItem { n, v in if n == "partNumbers" { list = v } }
+        var md5: String?
+        _ = request.forEachQueryItem { n, v in
+            if n == "partNumbers" { list = v }
+            if n == "md5" { md5 = v }
+        }
         guard let list else { throw .missingPartNumbers }
         guard let numbers = MultipartRules.partNumberList(list) else {
             throw .badPartNumbers(maxBatch: MultipartRules.maxBatch)
         }
-        return BatchRequest(ref: ref, partNumbers: numbers)
+        switch MultipartRules.partMD5s(md5, count: numbers.count) {
+        case .success(let md5s): return BatchRequest(ref: ref, partNumbers: numbers, md5s: md5s)
+        case .failure(let refusal): throw refusal
+        }
     }
 
     /// On a worker (the intent may have to be read from the store): `{url, expires}`.
@@ -223,7 +244,7 @@ final class MultipartService: Sendable {
     /// `{"url":…,"expires":…}` of one part, for an upload whose owner was checked (written by
     /// fragments into one buffer sized in advance, as the issue route's answer is).
     func partAnswer(_ p: PartRequest) throws(CompanionError) -> Response {
-        let url = try lifecycle { () throws(UploadError) in try uploads.partURL(p.ref, p.partNumber) }
+        let url = try lifecycle { () throws(UploadError) in try uploads.partURL(p.ref, p.partNumber, md5: p.md5) }
         var body: [UInt8] = []
         body.reserveCapacity(url.utf8.count + 48)
         JSONWriter.appendLiteral(#"{"url":"#, to: &body)
@@ -237,7 +258,7 @@ final class MultipartService: Sendable {
     /// On a worker: `{presignedUrls: {"n": url, …}}` in the order asked.
     func signBatch(_ b: BatchRequest, caller: Caller) throws(CompanionError) -> Response {
         let urls = try lifecycle { () throws(UploadError) in
-            try uploads.partURLs(b.ref, b.partNumbers, owner: caller.userId)
+            try uploads.partURLs(b.ref, b.partNumbers, md5s: b.md5s, owner: caller.userId)
         }
         var w = JSONWriter(reservingCapacity: 64 + b.partNumbers.count * (600 + b.ref.key.utf8.count))
         w.beginObject()

@@ -120,6 +120,7 @@ public final class AppCore: Sendable {
         Application.registerJanitorMetrics(metrics, uploads.janitor)
         bucketStatus.register(metrics)
         Application.registerClaimMetrics(metrics, uploads.confirmer)
+        Application.registerIntegrityMetrics(metrics, uploads.confirmer)
         if let processor = uploads.eventProcessor {
             Application.registerEventMetrics(
                 metrics, processor: processor, events: events, store: store, reconciler: uploads.janitor.reconciler,

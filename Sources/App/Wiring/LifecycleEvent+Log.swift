@@ -9,6 +9,13 @@ extension LifecycleEvent {
         case .contentRefused(let type, let reason, let size, let owner):
             log.info(
                 "upload refused by the content check", ["type": type, "reason": reason, "size": size, "owner": owner])
+        case .checksumRefused(let type, let algorithm, let declared, let actual, let size, let owner):
+            log.info(
+                "upload refused: its bytes are not the declared ones",
+                [
+                    "type": type, "algorithm": algorithm, "declared": declared, "actual": actual, "size": size,
+                    "owner": owner,
+                ])
         case .replacedObjectKept(let error):
             log.warn("replaced object not deleted yet; it stays in the pending deletions", ["error": error])
         case .janitorStarted(let intervalMs, let batchSize, let deleteObjects, let holder, let leaseTtlMs):

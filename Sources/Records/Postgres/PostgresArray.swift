@@ -46,6 +46,16 @@ struct PostgresArray {
         bytes += String(number).utf8
     }
 
+    /// Appends an integer element, or NULL.
+    mutating func append(optional number: Int64?) {
+        guard let number else {
+            separate()
+            bytes += "NULL".utf8
+            return
+        }
+        append(number)
+    }
+
     /// The literal, closed.
     var literal: String {
         var closed = bytes

@@ -53,6 +53,16 @@ struct PostgresCopyRows {
         appendBigEndian(UInt64(bitPattern: number))
     }
 
+    /// Appends a bigint field, or NULL.
+    mutating func append(optional number: Int64?) {
+        guard let number else {
+            startField()
+            appendBigEndian(UInt32(bitPattern: -1))
+            return
+        }
+        append(number)
+    }
+
     /// Ends the current row: its field count goes in front of it.
     mutating func endRow() {
         let start = rowStart ?? reserveCount()

@@ -5,17 +5,19 @@ enum PostgresQueries {
     /// The advisory lock key that serialises migrations across server instances ("pres").
     static let migrationLockKey: Int64 = 0x7072_6573
 
-    /// Rows per multi-row statement: 11 or 13 parameters each stays far below libpq's 65,535.
+    /// Rows per multi-row statement: 14 parameters each stays far below libpq's 65,535.
     static let rowsPerStatement = 500
 
     /// Casts of the intent columns, in `Schema.intentColumns` order.
     private static let intentCasts = [
-        "text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint", "text",
+        "text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint", "text", "bigint", "text",
+        "text",
     ]
 
     /// Casts of the record columns, in `Schema.recordColumns` order.
     private static let recordCasts = [
         "text", "text", "text", "text", "text", "text", "bigint", "text", "text", "bigint", "text", "bigint", "bigint",
+        "text",
     ]
 
     /// `($1::text, ...), (...)` for `rows` rows of `casts`.
@@ -42,7 +44,8 @@ enum PostgresQueries {
             type = excluded.type, content_type = excluded.content_type,
             allowed_content_types = excluded.allowed_content_types, max_bytes = excluded.max_bytes,
             created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms,
-            metadata = excluded.metadata
+            metadata = excluded.metadata, declared_size = excluded.declared_size, sha256 = excluded.sha256,
+            content_md5 = excluded.content_md5
         """
 
     /// Copies intents in, in the binary format (`PostgresCopyRows`, `Schema.intentColumns` order): for keys

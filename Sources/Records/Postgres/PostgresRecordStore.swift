@@ -146,6 +146,9 @@ public final class PostgresRecordStore: RecordStore {
             rows.append(intent.createdAtMs)
             rows.append(intent.expiresAtMs)
             try rows.append(intent.metadataJSON)
+            rows.append(optional: intent.declaredSize)
+            try rows.append(intent.checksumSHA256)
+            try rows.append(intent.contentMD5)
             rows.endRow()
         }
         return rows
@@ -156,7 +159,7 @@ public final class PostgresRecordStore: RecordStore {
     static func upsertValues(_ unique: [UploadIntent]) throws(RecordsError) -> [SQLValue]? {
         guard !unique.isEmpty else { return nil }
         // One array per column, one statement, one round trip (docs/records.md, "PostgreSQL's write path").
-        var columns = (0..<11).map { _ in PostgresArray(capacity: unique.count * 40) }
+        var columns = (0..<14).map { _ in PostgresArray(capacity: unique.count * 40) }
         for intent in unique {
             try columns[0].append(intent.imageKey)
             try columns[1].append(intent.ownerId)
@@ -169,6 +172,9 @@ public final class PostgresRecordStore: RecordStore {
             columns[8].append(intent.createdAtMs)
             columns[9].append(intent.expiresAtMs)
             try columns[10].append(intent.metadataJSON)
+            columns[11].append(optional: intent.declaredSize)
+            try columns[12].append(intent.checksumSHA256)
+            try columns[13].append(intent.contentMD5)
         }
         return columns.map { SQLValue.text($0.literal) }
     }
@@ -344,7 +350,9 @@ public final class PostgresRecordStore: RecordStore {
             contentType: result.optionalText(row, 5),
             allowedContentTypes: AllowedContentTypes.decode(result.text(row, 6)),
             maxBytes: try result.int64(row, 7), createdAtMs: try result.int64(row, 8),
-            expiresAtMs: try result.int64(row, 9), metadataJSON: result.optionalText(row, 10))
+            expiresAtMs: try result.int64(row, 9), metadataJSON: result.optionalText(row, 10),
+            declaredSize: try result.optionalInt64(row, 11), checksumSHA256: result.optionalText(row, 12),
+            contentMD5: result.optionalText(row, 13))
     }
 
     /// A record from row `row` in `Schema.recordColumns` order.
@@ -354,6 +362,7 @@ public final class PostgresRecordStore: RecordStore {
             objectKey: result.text(row, 3), type: result.text(row, 4), contentType: result.text(row, 5),
             size: try result.int64(row, 6), etag: result.text(row, 7), metadataJSON: result.text(row, 8),
             createdAtMs: try result.int64(row, 9), detectedType: result.optionalText(row, 10),
-            width: try result.optionalInt64(row, 11), height: try result.optionalInt64(row, 12))
+            width: try result.optionalInt64(row, 11), height: try result.optionalInt64(row, 12),
+            sha256: result.optionalText(row, 13))
     }
 }

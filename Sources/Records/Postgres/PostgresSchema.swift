@@ -178,5 +178,17 @@ enum PostgresSchema {
         (9, ["CREATE INDEX intents_object_key ON intents (object_key) WHERE object_key <> image_key"]),
         // SQLite's intents as ordinary rows (SQLiteSchema): PostgreSQL's already are.
         (10, []),
+        // The declared size and digests of an intent, the record's SHA-256 and its partial index by owner
+        // (SQLiteSchema's version 11).
+        (
+            11,
+            [
+                "ALTER TABLE intents ADD COLUMN declared_size BIGINT",
+                "ALTER TABLE intents ADD COLUMN sha256 TEXT",
+                "ALTER TABLE intents ADD COLUMN content_md5 TEXT",
+                "ALTER TABLE records ADD COLUMN sha256 TEXT",
+                "CREATE INDEX records_owner_sha256 ON records (owner_id, sha256) WHERE sha256 IS NOT NULL",
+            ]
+        ),
     ]
 }

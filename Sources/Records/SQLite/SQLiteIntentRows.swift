@@ -61,6 +61,7 @@ enum SQLiteIntentRows {
             size += intents[i].imageKey.utf8.count + intents[i].ownerId.utf8.count + intents[i].objectKey.utf8.count
             size += (intents[i].permanentKey?.utf8.count ?? 0) + intents[i].type.utf8.count
             size += (intents[i].contentType?.utf8.count ?? 0) + (intents[i].metadataJSON?.utf8.count ?? 0)
+            size += (intents[i].checksumSHA256?.utf8.count ?? 0) + (intents[i].contentMD5?.utf8.count ?? 0)
             for type in intents[i].allowedContentTypes { size += type.utf8.count + 1 }
         }
         var buffer = TextBuffer(capacity: size)
@@ -93,6 +94,15 @@ enum SQLiteIntentRows {
             if code == SQLITE_OK { code = sqlite3_bind_int64(handle, index + 9, intents[i].createdAtMs) }
             if code == SQLITE_OK { code = sqlite3_bind_int64(handle, index + 10, intents[i].expiresAtMs) }
             bind(intents[i].metadataJSON, index + 11)
+            if code == SQLITE_OK {
+                if let declared = intents[i].declaredSize {
+                    code = sqlite3_bind_int64(handle, index + 12, declared)
+                } else {
+                    code = sqlite3_bind_null(handle, index + 12)
+                }
+            }
+            bind(intents[i].checksumSHA256, index + 13)
+            bind(intents[i].contentMD5, index + 14)
             index += Int32(SQLiteQueries.valuesPerIntent)
         }
         if code == SQLITE_OK {

@@ -11,7 +11,7 @@ enum SQLiteIntentRowsMigration {
     /// Moves the intents and drops the old tables.
     static func run(_ connection: SQLiteConnection) throws(RecordsError) {
         let upsert = """
-            INSERT INTO intents (\(SQLiteQueries.intentRowColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            INSERT INTO intents (key_order, \(Schema.intentColumnsV10)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
             ON CONFLICT (key_order, image_key) DO UPDATE SET
                 owner_id = excluded.owner_id, object_key = excluded.object_key, permanent_key = excluded.permanent_key,
                 type = excluded.type, content_type = excluded.content_type,
@@ -21,9 +21,14 @@ enum SQLiteIntentRowsMigration {
             """
         /// Writes `intent` as a row, replacing the row of its key.
         func move(_ intent: UploadIntent) throws(RecordsError) {
-            try connection.run(upsert, [.int(IntentKeyOrder.of(intent.imageKey))] + (try Schema.values(of: intent)))
+            // Version 10's columns: version 11 adds the declared size and digests after this program.
+            let values = try Schema.values(of: intent)
+            try connection.run(upsert, [.int(IntentKeyOrder.of(intent.imageKey))] + values.prefix(11))
         }
-        _ = try connection.query("SELECT \(Schema.intentColumns) FROM intents_v9 ORDER BY rowid", []) {
+        // The row reader reads version 11's columns too: none of these intents declared them.
+        _ = try connection.query(
+            "SELECT \(Schema.intentColumnsV10), NULL, NULL, NULL FROM intents_v9 ORDER BY rowid", []
+        ) {
             (row) throws(RecordsError) in try move(SQLiteRecordStore.intent(from: row))
         }
         _ = try connection.query("SELECT id, data FROM intent_batches ORDER BY id", []) {

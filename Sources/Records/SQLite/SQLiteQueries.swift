@@ -10,9 +10,9 @@ enum SQLiteQueries {
     static let intentRowColumns = "key_order, \(Schema.intentColumns)"
 
     /// Values per intent row.
-    static let valuesPerIntent = 12
+    static let valuesPerIntent = 15
 
-    /// Intent rows per multi-row statement: 768 parameters, well below SQLite's limit (32,766); with
+    /// Intent rows per multi-row statement: 960 parameters, well below SQLite's limit (32,766); with
     /// many more rows per statement, SQLite's own per-parameter work grows.
     static let intentRowsPerStatement = 64
 
@@ -29,7 +29,8 @@ enum SQLiteQueries {
             type = excluded.type, content_type = excluded.content_type,
             allowed_content_types = excluded.allowed_content_types, max_bytes = excluded.max_bytes,
             created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms,
-            metadata = excluded.metadata
+            metadata = excluded.metadata, declared_size = excluded.declared_size, sha256 = excluded.sha256,
+            content_md5 = excluded.content_md5
         """
 
     /// Inserts `rows` intents whose keys are fresh (nobody knew them before their URL, so no record is
@@ -100,7 +101,7 @@ enum SQLiteQueries {
 
     /// Inserts one record unless its key is taken (then nothing changes).
     static let insertRecord = """
-        INSERT INTO records (\(Schema.recordColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+        INSERT INTO records (\(Schema.recordColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
         ON CONFLICT (image_key) DO NOTHING
         """
 

@@ -225,7 +225,8 @@ public final class SQLiteRecordStore: RecordStore {
             ownerId: row.text(1), imageKey: row.text(0), objectKey: row.text(2), permanentKey: row.optionalText(3),
             type: row.text(4), contentType: row.optionalText(5),
             allowedContentTypes: AllowedContentTypes.decode(row.text(6)), maxBytes: row.int64(7),
-            createdAtMs: row.int64(8), expiresAtMs: row.int64(9), metadataJSON: row.optionalText(10))
+            createdAtMs: row.int64(8), expiresAtMs: row.int64(9), metadataJSON: row.optionalText(10),
+            declaredSize: row.optionalInt64(11), checksumSHA256: row.optionalText(12), contentMD5: row.optionalText(13))
     }
 
     /// A record from a row in `Schema.recordColumns` order.
@@ -234,7 +235,7 @@ public final class SQLiteRecordStore: RecordStore {
             id: row.text(0), ownerId: row.text(1), imageKey: row.text(2), objectKey: row.text(3), type: row.text(4),
             contentType: row.text(5), size: row.int64(6), etag: row.text(7), metadataJSON: row.text(8),
             createdAtMs: row.int64(9), detectedType: row.optionalText(10), width: row.optionalInt64(11),
-            height: row.optionalInt64(12))
+            height: row.optionalInt64(12), sha256: row.optionalText(13))
     }
 
     /// Creates the directories above `path` that are missing (like `mkdir -p`).

@@ -264,6 +264,22 @@ enum SQLiteSchema {
                 "CREATE INDEX intents_object_key ON intents (object_key) WHERE object_key <> image_key",
             ]
         ),
+        (
+            11,
+            [
+                // What the client declared when the URL was issued (its size, the SHA-256 and MD5 of its
+                // bytes), proven at confirmation: NULL when nothing was declared, and for every intent
+                // written before this version.
+                "ALTER TABLE intents ADD COLUMN declared_size INTEGER",
+                "ALTER TABLE intents ADD COLUMN sha256 TEXT",
+                "ALTER TABLE intents ADD COLUMN content_md5 TEXT",
+                // The record's proven (or computed) SHA-256, base64; NULL when it has none. Found by owner
+                // (`GET /images?sha256=`, `types.<T>.dedup`) through a partial index: a record without one
+                // costs the group commit no index entry.
+                "ALTER TABLE records ADD COLUMN sha256 TEXT",
+                "CREATE INDEX records_owner_sha256 ON records (owner_id, sha256) WHERE sha256 IS NOT NULL",
+            ]
+        ),
     ]
 
     /// Work a version does beyond its statements, run after them in the same transaction.

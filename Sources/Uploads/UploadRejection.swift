@@ -1,0 +1,17 @@
+/// Why a confirmation refused an uploaded object for what its bytes are (the object is deleted and
+/// nothing is recorded): the one kind of refusal the lifecycle reports as a rejected upload
+/// (`Confirmer.reject`, `LifecycleEvent.contentRefused` and `.checksumRefused`).
+public enum UploadRejection: Sendable, Equatable {
+    /// Its first bytes are no image of a format the type allows (the content check).
+    case content(ContentMismatch)
+    /// Its bytes are not those the client declared (their digest differs).
+    case checksum(ChecksumMismatch)
+
+    /// The lifecycle's error for it.
+    public var error: UploadError {
+        switch self {
+        case .content(let mismatch): return .contentMismatch(mismatch)
+        case .checksum(let mismatch): return .checksumMismatch(mismatch)
+        }
+    }
+}
