@@ -112,7 +112,7 @@ extension EventLoop {
         case .blocking(let work):
             let id = c.id
             // A full worker queue (a dependency is down or slow) is answered at once, never waited for.
-            let queued = pool.trySubmit { [self] in
+            let queued = (route.brief ? briefPool : pool).trySubmit { [self] in
                 let response = work()
                 self.post(Completion(connectionId: id, response: response))
             }
@@ -131,7 +131,9 @@ extension EventLoop {
             let id = c.id
             // The responder is made on the worker: a job refused by a full queue (answered at once, as
             // for `.blocking`) leaves no responder whose drop would answer the request a second time.
-            let queued = pool.trySubmit { [self] in start(self.responder(forConnection: id, route: route)) }
+            let queued = (route.brief ? briefPool : pool).trySubmit { [self] in
+                start(self.responder(forConnection: id, route: route))
+            }
             guard queued else {
                 respond(
                     c, answer(.busy, route.errorRenderer), head: request.head, route: route.template,

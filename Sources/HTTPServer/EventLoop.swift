@@ -34,6 +34,8 @@ final class EventLoop: @unchecked Sendable {
     private let rules: ConnectionStateMachine.Rules
     let router: Router
     let pool: WorkerPool
+    /// The pool of the brief routes' blocking work (`Route.brief`).
+    let briefPool: WorkerPool
     let metrics: ServerMetrics
     /// State shared with the other loops of the server.
     let shared: SharedState
@@ -87,13 +89,14 @@ final class EventLoop: @unchecked Sendable {
 
     init(
         index: Int, listener: Listener, options: ServerOptions, router: Router, pool: WorkerPool,
-        metrics: ServerMetrics, shared: SharedState, logSink: LogSink
+        briefPool: WorkerPool, metrics: ServerMetrics, shared: SharedState, logSink: LogSink
     ) throws(ServerError) {
         self.index = index
         self.options = options
         rules = ConnectionStateMachine.Rules(options: options)
         self.router = router
         self.pool = pool
+        self.briefPool = briefPool
         self.metrics = metrics
         self.shared = shared
         self.listener = listener

@@ -5,8 +5,9 @@ import System
     import Glibc
 #endif
 
-/// The HTTP/1.1 server: N event loops (one thread and one `SO_REUSEPORT` listener each), a worker pool
-/// for blocking handlers, metrics and the access log; optionally HTTPS (`ServerOptions.tls`).
+/// The HTTP/1.1 server: N event loops (one thread and one `SO_REUSEPORT` listener each), worker pools
+/// for blocking handlers (a large one for work that waits, a small one for brief routes; `Route.brief`),
+/// metrics and the access log; optionally HTTPS (`ServerOptions.tls`).
 public final class HTTPServer: @unchecked Sendable {
     /// The port the server listens on (the real one when 0 was asked).
     public let port: Int
@@ -20,6 +21,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let loops: [EventLoop]
     private var threads: [PThread] = []
     private let pool: WorkerPool
+    private let briefPool: WorkerPool
     private let shared: EventLoop.SharedState
     private let tlsOptions: TLSOptions?
 
@@ -39,8 +41,12 @@ public final class HTTPServer: @unchecked Sendable {
         eventLoopCountSource = sizing.source
         metrics = given ?? ServerMetrics(shards: count)
         let pool = WorkerPool(threads: options.workerThreads, maxQueued: options.maxQueuedJobs)
+        let briefPool = WorkerPool(
+            threads: options.briefWorkerThreads > 0 ? options.briefWorkerThreads : count,
+            maxQueued: options.maxQueuedJobs, name: "presignd-brief")
         self.pool = pool
-        pool.registerMetrics(in: metrics)
+        self.briefPool = briefPool
+        WorkerPool.registerMetrics(of: [pool, briefPool], in: metrics)
         var loops: [EventLoop] = []
         do {
             // The TLS context is built before the pool; from here on a failure stops the pool's
@@ -55,11 +61,12 @@ public final class HTTPServer: @unchecked Sendable {
             for (i, l) in listeners.enumerated() {
                 loops.append(
                     try EventLoop(
-                        index: i, listener: l, options: options, router: router, pool: pool, metrics: metrics,
-                        shared: shared, logSink: logSink))
+                        index: i, listener: l, options: options, router: router, pool: pool,
+                        briefPool: briefPool, metrics: metrics, shared: shared, logSink: logSink))
             }
         } catch {
             pool.shutdown()
+            briefPool.shutdown()
             throw error
         }
         self.loops = loops
@@ -94,11 +101,12 @@ public final class HTTPServer: @unchecked Sendable {
         for l in loops { l.wake() }
     }
 
-    /// Blocks until every loop has ended, then stops the worker pool.
+    /// Blocks until every loop has ended, then stops the worker pools.
     public func wait() {
         for t in threads { t.join() }
         threads.removeAll()
         pool.shutdown()
+        briefPool.shutdown()
     }
 
     /// Connections open right now.

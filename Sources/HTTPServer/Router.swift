@@ -41,16 +41,21 @@ public struct Route: Sendable {
     /// on its path: 405, 404 of a bad parameter, 501, a head that does not parse); nil (native routes):
     /// `ServerOptions.errorBody`. Only error answers read it.
     public let errorRenderer: ErrorRenderer?
+    /// Whether the route's blocking work is brief (it waits on nothing slow: a read from the records
+    /// store, say) and runs on the small pool of `ServerOptions.briefWorkerThreads` instead of the
+    /// worker pool.
+    public let brief: Bool
 
     /// Creates a route.
     public init(
         _ method: HTTPMethod, _ template: String, maxBodyBytes: Int = 0, errorRenderer: ErrorRenderer? = nil,
-        handler: @escaping Handler
+        brief: Bool = false, handler: @escaping Handler
     ) {
         self.method = method
         self.template = template
         self.maxBodyBytes = maxBodyBytes
         self.errorRenderer = errorRenderer
+        self.brief = brief
         self.handler = handler
     }
 }

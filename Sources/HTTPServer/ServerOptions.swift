@@ -11,6 +11,11 @@ public struct ServerOptions: Sendable {
     public var eventLoops: Int = 0
     /// Threads that run blocking handler work.
     public var workerThreads: Int = 32
+    /// Threads that run the blocking work of routes marked `brief` (work that waits on nothing slow, such
+    /// as a read from a local store: it only needs a CPU); 0 means one per event loop. Kept apart from
+    /// `workerThreads` so that short CPU-bound jobs are run by a few threads in turn instead of waking
+    /// and switching among many (the pool for calls to storage must be large, as its jobs wait).
+    public var briefWorkerThreads: Int = 0
     /// The most blocking jobs that may wait for a worker; a request finding the queue full is answered
     /// 503 `SERVER_BUSY` with `Retry-After` at once (`presignd_server_busy_total`).
     public var maxQueuedJobs: Int = 1024

@@ -52,12 +52,18 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// Registers the pool's gauge and counter in `metrics`: jobs waiting, and jobs refused (503 `SERVER_BUSY`).
     public func registerMetrics(in metrics: ServerMetrics) {
+        Self.registerMetrics(of: [self], in: metrics)
+    }
+
+    /// Registers the gauge and counter of `pools` together in `metrics`: the jobs waiting in all of them,
+    /// and the jobs any of them refused (503 `SERVER_BUSY`).
+    public static func registerMetrics(of pools: [WorkerPool], in metrics: ServerMetrics) {
         metrics.register(
             name: "presignd_server_busy_total",
             help: "Requests answered 503 SERVER_BUSY because the worker queue was full."
-        ) { [self] in refusedCount }
+        ) { pools.reduce(0) { $0 + $1.refusedCount } }
         metrics.register(name: "presignd_worker_queue_jobs", help: "Blocking jobs waiting for a worker.") {
-            [self] in queuedCount
+            pools.reduce(0) { $0 + $1.queuedCount }
         }
     }
 

@@ -37,9 +37,9 @@ extension ImagesService {
             .confirm, validate: { [self] (_, request) throws(APIError) in try batch(request) },
             perform: { [self] (caller, ids) throws(APIError) in try readURLs(ids, caller: caller) })
         return [
-            Route(.GET, "/images/{id}/url", handler: urlRoute),
-            Route(.GET, "/images/{id}/content", handler: contentRoute),
-            Route(.POST, "/images/urls", maxBodyBytes: maxJsonBodyBytes, handler: batchRoute),
+            Route(.GET, "/images/{id}/url", brief: true, handler: urlRoute),
+            Route(.GET, "/images/{id}/content", brief: true, handler: contentRoute),
+            Route(.POST, "/images/urls", maxBodyBytes: maxJsonBodyBytes, brief: true, handler: batchRoute),
         ]
     }
 

@@ -178,6 +178,10 @@ public final class Application: Sendable {
         options.port = config.server.port
         options.eventLoops = config.server.eventLoops
         options.workerThreads = config.server.workerThreads
+        // The read-URL routes read records and sign, waiting on nothing slow: one thread per loop for
+        // SQLite (a read from its page cache needs only a CPU); for PostgreSQL as many as the store's
+        // connections, each read waiting for its round trip.
+        if case .postgres = config.records.location { options.briefWorkerThreads = config.records.poolSize }
         options.maxQueuedJobs = config.server.workerQueueLimit
         options.maxConnections = config.server.maxConnections
         options.headerTimeoutMs = config.server.headerTimeoutMs
