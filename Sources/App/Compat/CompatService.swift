@@ -119,7 +119,8 @@ final class CompatService: Sendable {
                 Route(
                     method, r.config.path, maxBodyBytes: bodyLimit,
                     errorRenderer: CompatService.errorRenderer(r.presenter.shapes),
-                    handler: handler(r)))
+                    // Issuing by key reads the store (who holds the key) and signs: brief work.
+                    brief: r.config.operation == .issueByKey, handler: handler(r)))
         }
         return routes
     }

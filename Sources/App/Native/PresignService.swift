@@ -45,8 +45,9 @@ public final class PresignService: Sendable {
             Route(.GET, "/v1/storage/presigned-url", handler: get),
         ]
         return (servesClientP ? clientP : []) + [
-            Route(.POST, "/presigned-url", maxBodyBytes: maxJsonBodyBytes, handler: post),
-            Route(.POST, "/v1/storage/presigned-url", maxBodyBytes: maxJsonBodyBytes, handler: post),
+            // Brief: the worker reads who holds the key from the store and signs; the commit is not its.
+            Route(.POST, "/presigned-url", maxBodyBytes: maxJsonBodyBytes, brief: true, handler: post),
+            Route(.POST, "/v1/storage/presigned-url", maxBodyBytes: maxJsonBodyBytes, brief: true, handler: post),
         ]
     }
 }
