@@ -8,7 +8,7 @@ public protocol IntentLocator: Sendable {
 }
 
 /// Everything the upload lifecycle asks of its store: records and intents, fenced claims, the event
-/// inbox, the multipart ledger, the object-key lookup, the daily quotas and the leases of background work. The
-/// three stores implement all of it.
+/// inbox, the multipart ledger, the object-key lookup, the daily quotas, the leases of background work and
+/// the webhook outbox. The three stores implement all of it.
 public typealias LifecycleStore = RecordStore & ClaimStore & EventInbox & MultipartLedger & IntentLocator & QuotaStore
-    & LeaseStore
+    & LeaseStore & WebhookOutbox

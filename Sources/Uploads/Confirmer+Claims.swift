@@ -35,7 +35,10 @@ extension Confirmer {
                 if let storage { object = try verifiedObject(intent, in: storage) }
                 let record = newRecord(intent, object, metadataJSON: metadataJSON)
                 finish = try UploadError.storing { () throws(RecordsError) in
-                    try committer.insertClaimed(record, token: token, nowMs: env.nowMillis())
+                    // `upload.completed` goes in with the record (the scan before publishing will emit it
+                    // from the record's `published` transition instead).
+                    try committer.insertClaimed(
+                        record, token: token, nowMs: env.nowMillis(), events: webhooks.completed(record))
                 }
             } catch {
                 release(intent.imageKey, token: token)

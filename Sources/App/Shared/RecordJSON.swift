@@ -6,9 +6,18 @@ import Uploads
 /// A record as the API shows it (`POST /images`, `GET /images…`, and inside Uppy's completion answer):
 /// its members and a read URL.
 enum RecordJSON {
-    /// Writes `r`'s members, with its read URL from `records`, to `w`.
+    /// Writes `r` as an object, with its read URL from `records`, to `w`.
     static func write(_ r: ImageRecord, readURL: String?, to w: inout JSONWriter) {
         w.beginObject()
+        writeMembers(r, to: &w)
+        w.key("url")
+        if let readURL { w.string(readURL) } else { w.null() }
+        w.endObject()
+    }
+
+    /// Writes `r`'s members but its read URL inside an object the caller opened: the record as the API
+    /// shows it, and as a webhook event's `data` carries it (`WebhookEvents`).
+    @Sendable static func writeMembers(_ r: ImageRecord, to w: inout JSONWriter) {
         w.key("id")
         w.string(r.id)
         w.key("imageKey")
@@ -33,9 +42,6 @@ enum RecordJSON {
         w.raw(r.metadataJSON)
         w.key("createdAt")
         w.string(Timestamp.iso8601Millis(r.createdAtMs))
-        w.key("url")
-        if let readURL { w.string(readURL) } else { w.null() }
-        w.endObject()
     }
 
     /// `r` as a JSON body (its read URL from `records`).
