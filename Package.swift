@@ -145,7 +145,7 @@ let package = Package(
             name: "UploadsTests",
             dependencies: [
                 "Uploads", "UploadsTestSupport", "Config", "Records", "RecordsTestSupport", "ObjectStore", "SigV4",
-                "Crypto", "ImageProbe", "System", "TestSupport",
+                "Crypto", "ImageProbe", "System", "TestSupport", "JSON",
             ]),
         .testTarget(
             name: "AppTests",
