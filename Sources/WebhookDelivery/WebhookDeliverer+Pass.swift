@@ -3,9 +3,11 @@ import Records
 import Synchronization
 
 extension WebhookDeliverer {
-    /// One attempt's result: the delivery, how it ended, and the attempt's number.
+    /// One attempt's result: the delivery and how the attempt ended.
     struct Settled: Sendable {
+        /// The delivery as it was taken.
         let delivery: WebhookDelivery
+        /// How the attempt ended.
         let attempt: WebhookAttempt
     }
 

@@ -22,13 +22,21 @@ public final class WebhookDeliverer: @unchecked Sendable {
     /// How often finished deliveries past retention are pruned, in milliseconds.
     static let pruneIntervalMs: Int64 = 60_000
 
+    /// The outbox and the leases.
     let store: any WebhookOutbox & LeaseStore
+    /// Where deliveries go.
     let endpoints: [WebhookEndpoint]
+    /// Signs each attempt.
     let signer: WebhookSigner
+    /// The schedule, limits and lease settings.
     let options: WebhookDeliveryOptions
+    /// The requests' client (its own pool of connections).
     let client: HTTPClient
+    /// The clock (epoch ms).
     let now: @Sendable () -> Int64
+    /// The jitter's draw, in [0, 1).
     let random: @Sendable () -> Double
+    /// Hears what happens (the log).
     let events: @Sendable (WebhookDeliveryEvent) -> Void
     /// The runners and their pools, while started.
     private var running: [(runner: LeasedRunner, pool: SenderPool)] = []

@@ -49,7 +49,8 @@ final class WebhookReceiver: Sendable {
 
     /// A receiver on a free port with a new random secret (or `secret`).
     init(
-        secret: String? = nil, holdMs: Int = 0, reply: @escaping @Sendable (_ n: Int, _ id: String) -> Int? = { _, _ in nil }
+        secret: String? = nil, holdMs: Int = 0,
+        reply: @escaping @Sendable (_ n: Int, _ id: String) -> Int? = { _, _ in nil }
     ) throws {
         let text = secret ?? "whsec_" + Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
         self.secret = text
@@ -136,7 +137,8 @@ final class WebhookReceiver: Sendable {
     /// The Standard Webhooks check of one request.
     func verify(id: String, timestamp: String, signature: String, body: [UInt8]) -> Bool {
         guard !key.isEmpty, !id.isEmpty, Int64(timestamp) != nil else { return false }
-        let expected = "v1," + Base64.encode(HMACKey(key: key).authenticate(Array("\(id).\(timestamp).".utf8) + body).bytes)
+        let expected =
+            "v1," + Base64.encode(HMACKey(key: key).authenticate(Array("\(id).\(timestamp).".utf8) + body).bytes)
         return signature.split(separator: " ").contains { String($0) == expected }
     }
 

@@ -107,7 +107,9 @@ struct WebhooksFlowTests {
             server, s3, user: user, type: "FEED", bytes: TestImages.jpeg(width: 7, height: 7, tail: Array(user.utf8)))
         let confirmed = try await Self.call(server, "POST", "/images", user: user, body: #"{"imageKey":"\#(feedKey)"}"#)
         try #require(confirmed.status == 201, "\(confirmed.text)")
-        #expect(try await Self.call(server, "POST", "/images", user: user, body: #"{"imageKey":"\#(feedKey)"}"#).status == 200)
+        #expect(
+            try await Self.call(server, "POST", "/images", user: user, body: #"{"imageKey":"\#(feedKey)"}"#).status
+                == 200)
         // Client B's compat save into a quest's slot.
         let compatKey = try await Self.compatSave(server, s3, user: user)
         // Uppy's multipart completion.
@@ -160,12 +162,13 @@ struct WebhooksFlowTests {
                 "PRESIGN_TYPES": ExactlyOnceFlowTests.types(prefix: prefix), "PRESIGN_PRESIGN_DEFAULT_POST_TYPE": "EO",
                 "PRESIGN_EVENTS_ENABLED": "true", "PRESIGN_EVENTS_SECRET": "s-\(UUID().uuidString)",
                 "PRESIGN_EVENTS_RECONCILE_INTERVAL_MS": "500", "PRESIGN_EVENTS_RECONCILE_MIN_AGE_SECONDS": "0",
-                "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "500",
+                "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000",
             ])
         defer { server.stop() }
         let key = try await ExactlyOnceFlowTests.uploadUnconfirmed(server, s3, user: "31", n: 0)
         #expect(
-            await eventually { receiver.events(ofType: "upload.completed").count == 1 }, "\(server.log.text.suffix(2000))")
+            await eventually { receiver.events(ofType: "upload.completed").count == 1 },
+            "\(server.log.text.suffix(2000))")
         let delivery = try #require(receiver.events(ofType: "upload.completed").first)
         #expect(delivery.data?["imageKey"]?.stringValue == key && delivery.data?["ownerId"]?.stringValue == "31")
         // More passes of the reconciler add nothing.
@@ -186,7 +189,8 @@ struct WebhooksFlowTests {
         defer { server.stop() }
         let key = try await ImagesFlowTests.uploadP(
             server, s3, user: "5", type: "FEED", bytes: TestImages.jpeg(width: 4, height: 4))
-        #expect(try await Self.call(server, "POST", "/images", user: "5", body: #"{"imageKey":"\#(key)"}"#).status == 201)
+        #expect(
+            try await Self.call(server, "POST", "/images", user: "5", body: #"{"imageKey":"\#(key)"}"#).status == 201)
         #expect(await eventually { receiver.events.count == 1 }, "\(server.log.text.suffix(2000))")
         let id = try #require(receiver.events.keys.first)
         #expect(receiver.attempts(of: id) == 4)
@@ -202,7 +206,9 @@ struct WebhooksFlowTests {
         try Self.expectVerified(receiver)
     }
 
-    @Test("the receiver down for 20 s: the API answers meanwhile, and everything is delivered after", arguments: Backend.allCases)
+    @Test(
+        "the receiver down for 20 s: the API answers meanwhile, and everything is delivered after",
+        arguments: Backend.allCases)
     func aReceiverDownFor20Seconds(backend: Backend) async throws {
         let receiver = try WebhookReceiver()
         defer { receiver.down() }
@@ -225,7 +231,10 @@ struct WebhooksFlowTests {
         #expect(pending.status == 200, "\(pending.text)")
         let items = try JSONValue(parsing: pending.body)["items"]?.arrayValue ?? []
         #expect(items.count == 5)
-        #expect(items.allSatisfy { $0["lastError"]?.stringValue?.hasPrefix("connection failed") == true || $0["attempts"]?.intValue == 0 })
+        #expect(
+            items.allSatisfy {
+                $0["lastError"]?.stringValue?.hasPrefix("connection failed") == true || $0["attempts"]?.intValue == 0
+            })
         let rest = 20 - Date().timeIntervalSince(downSince)
         if rest > 0 { try await Task.sleep(for: .milliseconds(Int(rest * 1000))) }
         #expect(try await ExactlyOnceFlowTests.metric(server, "presignd_webhook_oldest_pending_age_seconds") >= 19)
@@ -233,7 +242,9 @@ struct WebhooksFlowTests {
         #expect(
             await eventually(within: 30) { receiver.events(ofType: "upload.completed").count == 5 },
             "\(server.log.text.suffix(2000))")
-        #expect(Set(receiver.events(ofType: "upload.completed").compactMap { $0.data?["imageKey"]?.stringValue }) == Set(keys))
+        #expect(
+            Set(receiver.events(ofType: "upload.completed").compactMap { $0.data?["imageKey"]?.stringValue })
+                == Set(keys))
         #expect(try await eventually { try await ExactlyOnceFlowTests.metric(server, "presignd_webhook_pending") == 0 })
         try Self.expectVerified(receiver)
     }
@@ -255,7 +266,7 @@ struct WebhooksFlowTests {
             backend, receiver: receiver,
             extra: [
                 "PRESIGN_WEBHOOKS_MAX_ATTEMPTS": "3", "PRESIGN_RECORDS_JANITOR_GRACE_MS": "0",
-                "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "200", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
+                "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000", "PRESIGN_RECORDS_DELETE_UNCONFIRMED_OBJECTS": "true",
             ])
         defer { server.stop() }
         // A record made, then deleted.
@@ -267,11 +278,14 @@ struct WebhooksFlowTests {
         // An upload refused by the content check.
         let html = try await ImagesFlowTests.uploadP(
             server, s3, user: "8", type: "FEED", contentType: "image/jpeg", bytes: Array("<html>x</html>".utf8))
-        #expect(try await Self.call(server, "POST", "/images", user: "8", body: #"{"imageKey":"\#(html)"}"#).status == 422)
+        #expect(
+            try await Self.call(server, "POST", "/images", user: "8", body: #"{"imageKey":"\#(html)"}"#).status == 422)
         #expect(await eventually { receiver.events(ofType: "upload.deleted").count == 1 })
         #expect(await eventually { receiver.events(ofType: "upload.rejected").count == 1 })
         let rejected = try #require(receiver.events(ofType: "upload.rejected").first)
-        #expect(rejected.data?["reason"]?.stringValue == "CONTENT_MISMATCH" && rejected.data?["imageKey"]?.stringValue == html)
+        #expect(
+            rejected.data?["reason"]?.stringValue == "CONTENT_MISMATCH"
+                && rejected.data?["imageKey"]?.stringValue == html)
         #expect(receiver.events(ofType: "upload.deleted").first?.data?["id"]?.stringValue == id)
         // The completed event of the record (the first) failed for good: listed, logged once, redelivered.
         let failedId = try #require(failing.withLock { $0 })
@@ -298,7 +312,9 @@ struct WebhooksFlowTests {
         // An intent left unconfirmed past its expiry (written expired an hour ago: URLs live minutes): the
         // janitor removes it, upload.expired.
         let expiredKey = try await Self.expiredIntent(server, owner: "8")
-        #expect(await eventually { receiver.events(ofType: "upload.expired").count == 1 }, "\(server.log.text.suffix(2000))")
+        #expect(
+            await eventually { receiver.events(ofType: "upload.expired").count == 1 }, "\(server.log.text.suffix(2000))"
+        )
         let expired = try #require(receiver.events(ofType: "upload.expired").first)
         #expect(expired.data?["ownerId"]?.stringValue == "8" && expired.data?["objectDeleted"]?.boolValue == true)
         #expect(expired.data?["imageKey"]?.stringValue == expiredKey && expired.data?["type"]?.stringValue == "FEED")

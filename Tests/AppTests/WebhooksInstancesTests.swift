@@ -59,7 +59,8 @@ struct WebhooksInstancesTests {
         #expect(
             await eventually(within: 90) { receiver.events(ofType: "upload.completed").count == 80 },
             "\(receiver.events.count) of 80")
-        let delivered = Set(receiver.events(ofType: "upload.completed").compactMap { $0.data?["imageKey"]?.stringValue })
+        let delivered = Set(
+            receiver.events(ofType: "upload.completed").compactMap { $0.data?["imageKey"]?.stringValue })
         #expect(delivered == Set(keys))
         let next = try await Self.holder(ports.enumerated().filter { $0.offset != holder }.map(\.element))
         #expect(next != nil, "another instance holds the lease")

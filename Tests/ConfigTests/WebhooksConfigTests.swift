@@ -75,7 +75,9 @@ import Testing
             paths(#"{"webhooks":{"endpoints":[{"name":"a","url":"http://b/","events":["x"]}]}}"#, environment: env)
                 == ["webhooks.endpoints[0].events[0]"])
         #expect(paths(#"{"webhooks":{"endpoints":[{"name":"a"}]}}"#) == ["webhooks.endpoints[0]"])
-        #expect(paths(#"{"webhooks":{"endpoints":[{"name":"a","url":"http://b/","x":1}]}}"#).contains("webhooks.endpoints[0].x"))
+        #expect(
+            paths(#"{"webhooks":{"endpoints":[{"name":"a","url":"http://b/","x":1}]}}"#).contains(
+                "webhooks.endpoints[0].x"))
         // Secrets only from the environment or a file, and in their form.
         #expect(paths(#"{"webhooks":{"secret":"whsec_x"}}"#) == ["webhooks.secret"])
         #expect(paths("{}", environment: ["PRESIGN_WEBHOOKS_SECRET": "not-whsec"]) == ["webhooks.secret"])
@@ -86,7 +88,8 @@ import Testing
         #expect(
             paths(#"{"webhooks":{"url":"http://a/","timeoutMs":20000}}"#, environment: env) == ["webhooks.timeoutMs"])
         #expect(
-            paths(#"{"webhooks":{"url":"http://a/","timeoutMs":20000},"records":{"leaseTtlMs":60000}}"#, environment: env)
+            paths(
+                #"{"webhooks":{"url":"http://a/","timeoutMs":20000},"records":{"leaseTtlMs":60000}}"#, environment: env)
                 == [])
         #expect(paths(#"{"webhooks":{"backoffBaseMs":10,"backoffMaxMs":5}}"#) == ["webhooks.backoffMaxMs"])
         #expect(paths(#"{"webhooks":{"concurrency":0,"maxAttempts":0,"retentionHours":0}}"#).count == 3)

@@ -39,7 +39,9 @@ extension TestStore {
         try store.appendOutboxEvents([first, second, other])
         // A second write of an event changes nothing; an event no endpoint wants writes nothing.
         try store.appendOutboxEvents([first, Self.event(endpoints: [])])
-        #expect(try store.webhookOutboxStats() == WebhookOutboxStats(pending: 4, oldestPendingCreatedAtMs: 1_000, failed: 0))
+        #expect(
+            try store.webhookOutboxStats() == WebhookOutboxStats(pending: 4, oldestPendingCreatedAtMs: 1_000, failed: 0)
+        )
         // Nothing is due before it happened; then each subject's first, in order, per endpoint.
         #expect(try store.dueWebhookDeliveries(endpoint: "a", nowMs: 999, limit: 10).isEmpty)
         let dueA = try store.dueWebhookDeliveries(endpoint: "a", nowMs: 5_000, limit: 10)
@@ -69,7 +71,9 @@ extension TestStore {
         #expect(onA.state == .delivered && onA.attempts == 2 && onA.finishedAtMs == 9_001 && onA.lastError == nil)
         let failed = try store.webhookDeliveries(state: .failed, limit: 10, afterSeq: nil)
         #expect(failed.map(\.eventId) == [second.id] && failed[0].lastError == "timeout" && failed[0].attempts == 1)
-        #expect(try store.webhookOutboxStats() == WebhookOutboxStats(pending: 2, oldestPendingCreatedAtMs: 1_000, failed: 1))
+        #expect(
+            try store.webhookOutboxStats() == WebhookOutboxStats(pending: 2, oldestPendingCreatedAtMs: 1_000, failed: 1)
+        )
         // The operator's list pages by seq.
         let pending = try store.webhookDeliveries(state: .pending, limit: 1, afterSeq: nil)
         #expect(pending.count == 1)
@@ -173,7 +177,8 @@ extension TestStore {
             try store.expireClaim(imageKey: key, token: "other", reason: "unconfirmed", nowMs: 2_000, events: [expired])
                 == false)
         #expect(try store.webhookOutboxStats().pending == 0)
-        #expect(try store.expireClaim(imageKey: key, token: token, reason: "unconfirmed", nowMs: 2_000, events: [expired]))
+        #expect(
+            try store.expireClaim(imageKey: key, token: token, reason: "unconfirmed", nowMs: 2_000, events: [expired]))
         #expect(try store.webhookDeliveries(eventId: expired.id).map(\.type) == ["upload.expired"])
     }
 
@@ -185,10 +190,14 @@ extension TestStore {
         let e = Self.event()
         try store.appendOutboxEvents([e])
         let seq = try #require(try store.dueWebhookDeliveries(endpoint: "a", nowMs: 2_000, limit: 1).first?.seq)
-        guard case .acquired(let first, _) = try store.acquireLease(name: "webhooks:a", holder: "one", nowMs: 1_000, ttlMs: 10_000)
+        guard
+            case .acquired(let first, _) = try store.acquireLease(
+                name: "webhooks:a", holder: "one", nowMs: 1_000, ttlMs: 10_000)
         else { throw TestFailure("lease not acquired") }
         // The lease runs out and another holder takes it: the first holder's settlement is refused.
-        guard case .acquired(let second, true) = try store.acquireLease(name: "webhooks:a", holder: "two", nowMs: 12_000, ttlMs: 10_000)
+        guard
+            case .acquired(let second, true) = try store.acquireLease(
+                name: "webhooks:a", holder: "two", nowMs: 12_000, ttlMs: 10_000)
         else { throw TestFailure("lease not taken over") }
         let refused = try store.fenced(by: first, nowMs: 12_001) { (writes) throws(RecordsError) -> Bool in
             try writes.settleWebhookDelivery(seq: seq, attempt: .delivered, nowMs: 12_001)

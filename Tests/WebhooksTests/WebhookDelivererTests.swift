@@ -44,7 +44,8 @@ import Testing
     static func event(subject: String = UUID().uuidString, at: Int64, n: Int = 0) -> OutboxEvent {
         let id = UUID().uuidString.lowercased()
         return OutboxEvent(
-            id: id, type: "upload.completed", subject: subject, body: Array(#"{"type":"upload.completed","n":\#(n)}"#.utf8),
+            id: id, type: "upload.completed", subject: subject,
+            body: Array(#"{"type":"upload.completed","n":\#(n)}"#.utf8),
             createdAtMs: at, endpoints: ["a"])
     }
 
@@ -104,7 +105,8 @@ import Testing
         #expect(stored.state == .failed && stored.attempts == 3 && stored.lastError == "answered 503")
         #expect(
             reported.withLock { $0 } == [
-                .failedForGood(endpoint: "a", eventId: e.id, type: "upload.completed", attempts: 3, error: "answered 503")
+                .failedForGood(
+                    endpoint: "a", eventId: e.id, type: "upload.completed", attempts: 3, error: "answered 503")
             ])
         #expect(deliverer.failed.load(ordering: .relaxed) == 1)
         // The operator's redelivery makes it pending again: one more attempt.

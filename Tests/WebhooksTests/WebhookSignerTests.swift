@@ -25,7 +25,10 @@ import Testing
         let parts = both.split(separator: " ").map(String.init)
         #expect(parts.count == 2)
         #expect(parts[1] == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
-        #expect(parts[0] == WebhookSigner(current: new).signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body))
+        #expect(
+            parts[0]
+                == WebhookSigner(current: new).signature(
+                    id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body))
         let headers = WebhookSigner(current: new).headers(id: "e1", timestamp: 5, body: [1, 2])
         #expect(headers.map(\.name) == ["webhook-id", "webhook-timestamp", "webhook-signature"])
         #expect(headers[0].value == "e1" && headers[1].value == "5" && headers[2].value.hasPrefix("v1,"))

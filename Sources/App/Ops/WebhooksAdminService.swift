@@ -15,15 +15,22 @@ struct WebhooksAdminService: Sendable {
     /// The list's path.
     static let path = "/admin/webhooks"
 
+    /// The outbox.
     let store: any WebhookOutbox
+    /// Admission (the per-address and per-user limits, the caller).
     let gate: Gate
+    /// The API keys with the `admin` scope.
     let admins: AdminKeys
+    /// The clock (epoch ms).
     let nowMillis: @Sendable () -> Int64
 
     /// A checked list query.
     struct Listing: Sendable {
+        /// The state listed.
         let state: WebhookDelivery.State
+        /// At most this many.
         let limit: Int
+        /// After this row, when given (the cursor).
         let afterSeq: Int64?
     }
 
