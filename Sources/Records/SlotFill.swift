@@ -9,15 +9,15 @@ public struct SlotFill: Sendable, Equatable {
     public var inserted: Bool
     /// The record the slot named before, if any.
     public var previous: ImageRecord?
-    /// True when `previous` was deleted (`deletePrevious`).
+    /// True when `previous` was deleted (`deletePrevious`); false when there was none.
     public var previousDeleted: Bool
 
-    /// A fill from its fields.
+    /// A fill from its fields (`previousDeleted` only with a `previous`).
     public init(slot: String, record: ImageRecord, inserted: Bool, previous: ImageRecord?, previousDeleted: Bool) {
         self.slot = slot
         self.record = record
         self.inserted = inserted
         self.previous = previous
-        self.previousDeleted = previousDeleted
+        self.previousDeleted = previousDeleted && previous != nil
     }
 }

@@ -56,15 +56,17 @@ extension TestStore {
             try store.settleWebhookDelivery(
                 seq: dueA[0].seq, attempt: .retry(dueAtMs: 9_000, error: "answered 500"), nowMs: 5_000))
         #expect(try store.dueWebhookDeliveries(endpoint: "a", nowMs: 5_001, limit: 10).map(\.eventId) == [other.id])
+        // Due ones are taken longest due first (then in the order written).
         let retried = try store.dueWebhookDeliveries(endpoint: "a", nowMs: 9_000, limit: 10)
-        #expect(retried.map(\.eventId) == [first.id, other.id])
-        #expect(retried[0].attempts == 1 && retried[0].lastError == "answered 500")
-        #expect(try store.settleWebhookDelivery(seq: retried[0].seq, attempt: .delivered, nowMs: 9_001))
+        try #require(retried.map(\.eventId) == [other.id, first.id])
+        #expect(retried[1].attempts == 1 && retried[1].lastError == "answered 500")
+        #expect(try store.settleWebhookDelivery(seq: retried[1].seq, attempt: .delivered, nowMs: 9_001))
         // Settled once: a second settlement of a finished delivery changes nothing.
-        #expect(try store.settleWebhookDelivery(seq: retried[0].seq, attempt: .delivered, nowMs: 9_002) == false)
+        #expect(try store.settleWebhookDelivery(seq: retried[1].seq, attempt: .delivered, nowMs: 9_002) == false)
+        // The subject's later event is due now that the earlier is settled.
         let next = try store.dueWebhookDeliveries(endpoint: "a", nowMs: 9_001, limit: 10)
-        #expect(next.map(\.eventId) == [other.id, second.id])
-        #expect(try store.settleWebhookDelivery(seq: next[1].seq, attempt: .failed(error: "timeout"), nowMs: 9_003))
+        try #require(next.map(\.eventId) == [second.id, other.id])
+        #expect(try store.settleWebhookDelivery(seq: next[0].seq, attempt: .failed(error: "timeout"), nowMs: 9_003))
         let delivered = try store.webhookDeliveries(eventId: first.id)
         #expect(delivered.map(\.endpoint).sorted() == ["a", "b"])
         let onA = try #require(delivered.first { $0.endpoint == "a" })
@@ -76,7 +78,7 @@ extension TestStore {
         )
         // The operator's list pages by seq.
         let pending = try store.webhookDeliveries(state: .pending, limit: 1, afterSeq: nil)
-        #expect(pending.count == 1)
+        try #require(pending.count == 1)
         let rest = try store.webhookDeliveries(state: .pending, limit: 10, afterSeq: pending[0].seq)
         #expect(Set((pending + rest).map(\.eventId)) == [first.id, other.id] && rest.count == 1)
         // Redelivery: every delivery of the event pending again, due now, attempts reset.
@@ -112,18 +114,27 @@ extension TestStore {
             [ClaimedRecord(record: record, token: token, events: [completed])], nowMs: 1_002)
         #expect(finish == [.recorded(record)])
         #expect(try store.webhookDeliveries(eventId: completed.id).count == 1)
-        // The same insert again (its first answer lost): recorded, and its event not written twice.
-        #expect(
-            try store.recordClaimed([ClaimedRecord(record: record, token: token, events: [completed])], nowMs: 1_003)
-                == [.recorded(record)])
+        // The same settlement again: the claim is settled, so it is fenced off and writes no second event.
+        let again = try store.recordClaimed(
+            [ClaimedRecord(record: record, token: token, events: [completed])], nowMs: 1_003)
+        guard case .fenced = again.first else { throw TestFailure("expected .fenced, got \(again)") }
         #expect(try store.webhookOutboxStats().pending == 1)
-        // Another record of the key is `.existing`: its event is not written.
-        let loser = Sample.record(owner: record.ownerId, key: record.imageKey)
-        let loserEvent = Self.event(subject: record.imageKey)
+        // A record of another id under a claimed key (inserted between the claim and its settlement) is
+        // `.existing`: the claimant's event is not written.
+        let key = Sample.uuid()
+        let claimant = ClaimRequest(
+            imageKey: key, intentCreatedAtMs: 1, claimant: .confirm, token: Sample.uuid(), nowMs: 1_000,
+            leaseMs: 60_000)
+        guard case .won = try store.claimIntent(claimant) else { throw TestFailure("claim not won") }
+        let other = Sample.record(key: key)
+        _ = try store.insertRecords([other])
+        let loser = Sample.record(owner: other.ownerId, key: key)
+        let loserEvent = Self.event(subject: key)
         let existing = try store.recordClaimed(
-            [ClaimedRecord(record: loser, token: token, events: [loserEvent])], nowMs: 1_004)
-        #expect(existing == [.existing(record)])
+            [ClaimedRecord(record: loser, token: claimant.token, events: [loserEvent])], nowMs: 1_004)
+        #expect(existing == [.existing(other)])
         #expect(try store.webhookDeliveries(eventId: loserEvent.id).isEmpty)
+        #expect(try store.webhookOutboxStats().pending == 1)
         // A deletion writes what `events` makes of the deleted record, and only when one was deleted.
         let deletedEvent = Self.event(type: "upload.deleted", subject: record.imageKey)
         #expect(try store.deleteRecord(id: record.id, ownerId: "someone-else", events: { _ in [deletedEvent] }) == nil)

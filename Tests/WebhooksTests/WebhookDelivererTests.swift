@@ -138,12 +138,19 @@ import Testing
     }
 
     @Test func theEventsOfOneSubjectGoOutInTheOrderTheyWereWritten() throws {
-        let receiver = try StandInServer { index, _ in index == 0 ? .respond(500) : .respond(204) }
-        defer { receiver.stop() }
         let store = InMemoryRecordStore()
         let clock = Clock()
         let subject = "one-record"
         let ordered = (0..<6).map { Self.event(subject: subject, at: clock.now, n: $0) }
+        // The subject's first event is refused once (whichever request of the round reaches it first).
+        let refusedOnce = Atomic<Bool>(false)
+        let receiver = try StandInServer { _, request in
+            guard request.header("webhook-id") == ordered[0].id,
+                refusedOnce.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+            else { return .respond(204) }
+            return .respond(500)
+        }
+        defer { receiver.stop() }
         try store.appendOutboxEvents(ordered + (0..<10).map { Self.event(at: clock.now, n: 100 + $0) })
         let deliverer = try Self.deliverer(store, port: receiver.port, clock: clock, concurrency: 8)
         for _ in 0..<12 {
@@ -168,8 +175,10 @@ import Testing
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let first = (0..<40).map { Self.event(at: now, n: $0) }
         try store.appendOutboxEvents(first)
-        let a = try Self.deliverer(store, port: receiver.port, holder: "a", leaseTtlMs: 3_000)
-        let b = try Self.deliverer(store, port: receiver.port, holder: "b", leaseTtlMs: 3_000)
+        // A request starts only while the lease holds for its timeout and a second more: 500 ms of a
+        // 6 s lease renewed every 2 s.
+        let a = try Self.deliverer(store, port: receiver.port, timeoutMs: 500, holder: "a", leaseTtlMs: 6_000)
+        let b = try Self.deliverer(store, port: receiver.port, timeoutMs: 500, holder: "b", leaseTtlMs: 6_000)
         a.start()
         b.start()
         #expect(await eventually(within: 30) { seen.withLock { $0.count } == 40 })
