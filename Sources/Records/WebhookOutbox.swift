@@ -9,9 +9,9 @@ public protocol WebhookOutbox: Sendable {
     /// already is left as it is.
     func appendOutboxEvents(_ events: [OutboxEvent]) throws(RecordsError)
 
-    /// Up to `limit` pending deliveries to `endpoint` due at `nowMs`, in the order they were written, each
-    /// the first pending one of its subject for the endpoint (a later event of a subject waits until the
-    /// earlier is delivered or failed for good).
+    /// Up to `limit` pending deliveries to `endpoint` due at `nowMs`, longest due first (then in the order
+    /// they were written), each the first pending one of its subject for the endpoint (a later event of a
+    /// subject waits until the earlier is delivered or failed for good).
     func dueWebhookDeliveries(endpoint: String, nowMs: Int64, limit: Int) throws(RecordsError) -> [WebhookDelivery]
 
     /// Settles one attempt at delivery `seq` unfenced (one process, tests; the deliverer settles through
