@@ -11,8 +11,11 @@ extension WebhookDeliverer {
         let attempt: WebhookAttempt
     }
 
-    /// One pass for `endpoint`: rounds of due deliveries until none is due or the fence no longer holds;
-    /// then, at most once a minute, the prune of finished deliveries past retention.
+    /// One pass for `endpoint`: rounds of due deliveries while the fence holds, until none is due or, under
+    /// a lease, a round was not full (the rest waits for the next pass, `pollIntervalMs` later, so that a
+    /// steady trickle of events is settled in a few writes a second instead of one per event: the writes
+    /// share the store's writer with the API's commits); then, at most once a minute, the prune of
+    /// finished deliveries past retention.
     func runPass(_ endpoint: WebhookEndpoint, fence: DeliveryFence, pool: SenderPool) {
         while fence.holds {
             let due: [WebhookDelivery]
@@ -36,6 +39,7 @@ extension WebhookDeliverer {
                 })
             let settled = results.withLock { $0 }
             guard settle(settled, endpoint: endpoint, fence: fence), settled.count == due.count else { return }
+            if case .lease = fence, due.count < options.batchSize { break }
         }
         prune()
     }

@@ -272,7 +272,7 @@ enum SQLiteSchema {
     static let webhookOutbox = [
         """
         CREATE TABLE webhook_outbox (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            seq INTEGER PRIMARY KEY,
             event_id TEXT NOT NULL,
             endpoint TEXT NOT NULL,
             type TEXT NOT NULL,
