@@ -43,6 +43,8 @@ let package = Package(
         .target(name: "Auth", dependencies: ["Crypto", "JSON", "System"]),
         // The store's upload events: S3 event JSON (RGW, MinIO, AWS through SNS) and SNS verification.
         .target(name: "StoreEvents", dependencies: ["JSON", "Crypto"]),
+        // Outbound webhooks, pure: Standard Webhooks signing, the secret, the retry schedule, endpoint URLs.
+        .target(name: "Webhooks", dependencies: ["Crypto"]),
 
         // I/O shells
         .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "Logging", "System", "CLinux", "COpenSSL"]),
@@ -55,6 +57,8 @@ let package = Package(
         ),
         .target(
             name: "CloudCredentials", dependencies: ["HTTPClient", "ObjectStore", "SigV4", "Crypto", "JSON", "System"]),
+        // The delivery of the webhook outbox: leased per endpoint, over HTTPClient, on threads of its own.
+        .target(name: "WebhookDelivery", dependencies: ["HTTPClient", "Records", "Webhooks", "System"]),
 
         // The upload lifecycle: types, issuing, confirming, ownership, storage, sweeps (no HTTP module)
         .target(
@@ -69,7 +73,7 @@ let package = Package(
             dependencies: [
                 "HTTPServer", "HTTP1", "SigV4", "Crypto", "ObjectStore", "Records", "Config", "JSON", "Auth",
                 "System", "ImageProbe", "CloudCredentials", "Uploads", "HTTPClient", "Logging", "Explain",
-                "StoreEvents",
+                "StoreEvents", "Webhooks", "WebhookDelivery",
             ],
             // The API document, served at /openapi.json and /openapi.yaml (docs/openapi.json links to it).
             resources: [.embedInCode("openapi.json")]),
@@ -141,7 +145,7 @@ let package = Package(
             name: "UploadsTests",
             dependencies: [
                 "Uploads", "UploadsTestSupport", "Config", "Records", "RecordsTestSupport", "ObjectStore", "SigV4",
-                "Crypto", "ImageProbe", "System", "TestSupport",
+                "Crypto", "ImageProbe", "System", "TestSupport", "JSON",
             ]),
         .testTarget(
             name: "AppTests",
@@ -150,6 +154,12 @@ let package = Package(
                 "System", "ObjectStoreTestSupport", "TestSupport", "ImageProbe", "CloudCredentials", "Uploads",
                 "UploadsTestSupport", "RecordsTestSupport", "HTTPClient", "Logging", "Explain", "AppTestSupport",
                 "Commands",
+            ]),
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: [
+                "Webhooks", "WebhookDelivery", "Records", "RecordsTestSupport", "HTTPClient", "Crypto", "System",
+                "TestSupport",
             ]),
         .testTarget(name: "CommandsTests", dependencies: ["Commands", "Config", "Crypto", "SigV4", "TestSupport"]),
     ],

@@ -124,6 +124,9 @@ if status != 200 or yaml.safe_load(body) != document:
     sys.exit(f"GET /openapi.yaml answered {status}, and a YAML reader does not read docs/openapi.json from it")
 EOF
 
+# The admin routes (/admin/webhooks…) are left out: with no admin key configured here they only answer
+# 401, and their thousands of generated cases took the time budget from the upload routes' stateful
+# phase; their answers are checked by WebhooksFlowTests with a real admin key.
 log "schemathesis: examples, coverage, fuzzing, stateful for ${SECONDS_BUDGET}s"
 seed=()
 [ -n "${SEED:-}" ] && seed=(--seed "$SEED")
@@ -133,7 +136,7 @@ rc=0
   SCHEMATHESIS_HOOKS="$ROOT/scripts/conformance_hooks.py" \
   timeout --kill-after=10 $((SECONDS_BUDGET + 60)) schemathesis run "$ROOT/docs/openapi.json" --url "$BASE" \
   --checks not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance \
-  --phases examples,coverage,fuzzing,stateful --max-time "$SECONDS_BUDGET" \
+  --phases examples,coverage,fuzzing,stateful --max-time "$SECONDS_BUDGET" --exclude-path-regex '^/admin/' \
   --max-examples "${MAX_EXAMPLES:-100}" --workers "${WORKERS:-1}" --request-timeout 10 "${seed[@]}" \
   --no-color) >"$DIR/schemathesis.txt" 2>&1 || rc=$?
 elapsed=$(($(date +%s) - started))

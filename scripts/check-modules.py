@@ -26,11 +26,13 @@ Layers, lowest first (a module may use only modules of lower layers):
   1 System                         threads, the monitor, clocks, whole-file reads, civil dates
   2 Crypto JSON HTTP1 ImageProbe   pure cores
   3 SigV4 Auth Config StoreEvents  (StoreEvents: S3 event JSON and SNS verification, pure)
-    HTTPClient Logging             (HTTPClient: the blocking HTTP/1.1 client the server's own calls use;
-                                   Logging: the log sink and its level, JSON lines over JSON's escaper)
+    HTTPClient Logging Webhooks    (HTTPClient: the blocking HTTP/1.1 client the server's own calls use;
+                                   Logging: the log sink and its level, JSON lines over JSON's escaper;
+                                   Webhooks: Standard Webhooks signing and the retry schedule, pure)
   4 HTTPServer ObjectStore Records I/O shells; Explain (explain mode's pure analysis, over SigV4)
   5 CloudCredentials Uploads       the credential chain (over HTTPClient; ObjectStore only for S3XML);
-                                   the upload lifecycle (no HTTP module)
+    WebhookDelivery                the upload lifecycle (no HTTP module); the webhook outbox's delivery
+                                   (over HTTPClient and Records' leases)
   6 App                            the front doors, admission, wiring
   7 Commands                       the command-line modes (dispatch, healthcheck, explain)
   8 presignd PresignBench          executables
@@ -51,9 +53,9 @@ LAYERS = [
     ["CLinux", "COpenSSL", "CSQLite", "CPostgres", "CPostgresLoader"],
     ["System"],
     ["Crypto", "JSON", "HTTP1", "ImageProbe"],
-    ["SigV4", "Auth", "Config", "StoreEvents", "HTTPClient", "Logging"],
+    ["SigV4", "Auth", "Config", "StoreEvents", "HTTPClient", "Logging", "Webhooks"],
     ["HTTPServer", "ObjectStore", "Records", "Explain"],
-    ["CloudCredentials", "Uploads"],
+    ["CloudCredentials", "Uploads", "WebhookDelivery"],
     ["App"],
     ["Commands"],
     ["presignd", "PresignBench"],

@@ -7,6 +7,8 @@
 #                                independent SigV4 implementation), h11 (an independent HTTP parser),
 #                                PyYAML (examples/*.yaml read by scripts/check-examples.py and
 #                                scripts/container-test.sh; the served API document read as YAML),
+#                                standardwebhooks (the Standard Webhooks reference library, which checks
+#                                the signatures of the webhooks the tests receive: scripts/webhooks_verify.py),
 #                                chromium and chromium-driver (the web page's test in a real browser,
 #                                scripts/web-test.py, driven over WebDriver from Python's standard library),
 #                                haproxy and pgbouncer (several instances behind a balancer on one
@@ -45,6 +47,7 @@ if [ "$mode" = test ]; then
   python3 -c 'import boto3' 2>/dev/null || py_missing+=(boto3)
   python3 -c 'import h11' 2>/dev/null || py_missing+=(h11)
   python3 -c 'import yaml' 2>/dev/null || py_missing+=(pyyaml)
+  python3 -c 'import standardwebhooks' 2>/dev/null || py_missing+=(standardwebhooks)
   if [ ${#py_missing[@]} -gt 0 ]; then
     log "installing Python packages ${py_missing[*]}"
     python3 -m pip install -q "${py_missing[@]}" >&2 2>/dev/null \

@@ -28,6 +28,8 @@ extension ConfigBuilder {
                 applyTypes(members)
             } else if section.key == "compat" {
                 applyCompat(members)
+            } else if section.key == "webhooks" {
+                applyWebhooks(members)
             } else {
                 applySection(section.key, members)
             }

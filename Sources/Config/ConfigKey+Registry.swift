@@ -148,6 +148,20 @@ extension ConfigKey {
             ConfigKey(section: "events", name: "topicName", kind: .string(\.events.topicName)),
             ConfigKey(section: "events", name: "pushEndpoint", kind: .string(\.events.pushEndpoint)),
 
+            ConfigKey(section: "webhooks", name: "url", kind: .string(\.webhooks.url)),
+            ConfigKey(section: "webhooks", name: "events", kind: .strings(\.webhooks.events)),
+            ConfigKey(section: "webhooks", name: "secret", kind: .secret(\.webhooks.secret), allowsFileVariable: true),
+            ConfigKey(
+                section: "webhooks", name: "previousSecret", kind: .secret(\.webhooks.previousSecret),
+                allowsFileVariable: true),
+            ConfigKey(section: "webhooks", name: "timeoutMs", kind: .int(\.webhooks.timeoutMs)),
+            ConfigKey(section: "webhooks", name: "maxAttempts", kind: .int(\.webhooks.maxAttempts)),
+            ConfigKey(section: "webhooks", name: "backoffBaseMs", kind: .int(\.webhooks.backoffBaseMs)),
+            ConfigKey(section: "webhooks", name: "backoffMaxMs", kind: .int(\.webhooks.backoffMaxMs)),
+            ConfigKey(section: "webhooks", name: "retentionHours", kind: .int(\.webhooks.retentionHours)),
+            ConfigKey(section: "webhooks", name: "pollIntervalMs", kind: .int(\.webhooks.pollIntervalMs)),
+            ConfigKey(section: "webhooks", name: "concurrency", kind: .int(\.webhooks.concurrency)),
+
             ConfigKey(section: "cors", name: "allowedOrigins", kind: .strings(\.cors.allowedOrigins)),
             ConfigKey(section: "cors", name: "allowCredentials", kind: .bool(\.cors.allowCredentials)),
             ConfigKey(section: "cors", name: "allowedHeaders", kind: .strings(\.cors.allowedHeaders)),

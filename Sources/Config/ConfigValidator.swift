@@ -73,6 +73,7 @@ struct ConfigValidator {
         validateCompat()
         validateUppy()
         validateEvents()
+        validateWebhooks()
     }
 
     /// The `server` section.

@@ -45,6 +45,7 @@ extension PresigndConfig: CustomStringConvertible {
                 }
             }
             if section == "compat" { members["routes"] = .array(compat.routes.map(\.jsonValue)) }
+            if section == "webhooks" { members["endpoints"] = .array(webhooks.endpoints.map(\.jsonValue)) }
             root[section] = .object(members)
         }
         return .object(root)

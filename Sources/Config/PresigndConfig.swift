@@ -29,6 +29,8 @@ public struct PresigndConfig: Sendable, Equatable {
     public var uppy = UppyConfig()
     /// The store's own upload events (RGW push, MinIO webhook, AWS through SNS) and the reconciler.
     public var events = EventsConfig()
+    /// Outbound webhooks to the apps' own servers; off unless an endpoint is configured.
+    public var webhooks = WebhooksConfig()
     /// Browser origins allowed to call the API.
     public var cors = CORSConfig()
 

@@ -19,13 +19,15 @@ public protocol ClaimStore: Sendable {
 
     /// Settles claims with records, in ONE durable transaction: for each, when its token still holds the
     /// claim of its key, the record is inserted (or found, as `insertRecords` does) and the claim marked
-    /// `recorded`; else nothing is written for it (`.fenced`). Outcomes in the order of `claimed`.
-    func recordClaimed(_ claimed: [(record: ImageRecord, token: String)], nowMs: Int64) throws(RecordsError)
-        -> [ClaimFinish]
+    /// `recorded`, and its outbox events written (`ClaimedRecord.events`: when it is `.recorded`); else
+    /// nothing is written for it (`.fenced`). Outcomes in the order of `claimed`.
+    func recordClaimed(_ claimed: [ClaimedRecord], nowMs: Int64) throws(RecordsError) -> [ClaimFinish]
 
     /// Settles a claim as `expired` (the janitor deleted the intent's objects); the intent itself is the
-    /// caller's to delete next (`deleteIntents`). False when `token` no longer holds the claim.
-    func expireClaim(imageKey: String, token: String, reason: String, nowMs: Int64) throws(RecordsError) -> Bool
+    /// caller's to delete next (`deleteIntents`); `events` are written in the same transaction when it is
+    /// settled. False (nothing written) when `token` no longer holds the claim.
+    func expireClaim(imageKey: String, token: String, reason: String, nowMs: Int64, events: [OutboxEvent])
+        throws(RecordsError) -> Bool
 
     /// The claim of `imageKey`, or nil.
     func claim(imageKey: String) throws(RecordsError) -> IntentClaim?
@@ -33,4 +35,20 @@ public protocol ClaimStore: Sendable {
     /// Removes up to `limit` settled claims last changed before `beforeMs` (their answers are no longer
     /// needed: a confirmation of a pruned expired key gets 404 instead of 410); how many.
     func pruneClaims(settledBeforeMs beforeMs: Int64, limit: Int) throws(RecordsError) -> Int
+}
+
+extension ClaimStore {
+    /// `recordClaimed` of records that report no outbox event.
+    public func recordClaimed(_ claimed: [(record: ImageRecord, token: String)], nowMs: Int64) throws(RecordsError)
+        -> [ClaimFinish]
+    {
+        try recordClaimed(claimed.map { ClaimedRecord(record: $0.record, token: $0.token) }, nowMs: nowMs)
+    }
+
+    /// `expireClaim` writing no outbox event.
+    public func expireClaim(imageKey: String, token: String, reason: String, nowMs: Int64) throws(RecordsError)
+        -> Bool
+    {
+        try expireClaim(imageKey: imageKey, token: token, reason: reason, nowMs: nowMs, events: [])
+    }
 }

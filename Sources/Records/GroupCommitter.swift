@@ -30,15 +30,18 @@ public final class GroupCommitter: Sendable {
         let record: ImageRecord
         /// The claim's fence token and the time of settling, for a claimed record; nil for a plain insert.
         let claim: (token: String, nowMs: Int64)?
+        /// The outbox events of a claimed record, written with it (`ClaimedRecord.events`).
+        let events: [OutboxEvent]
         /// Set by the committer thread before it signals `done`; read by the caller after.
         var result: Result<Outcome, RecordsError>?
         /// Signalled when `result` is set.
         let done = DispatchSemaphore(value: 0)
 
-        /// A ticket for `record` (claimed under `claim`).
-        init(_ record: ImageRecord, claim: (token: String, nowMs: Int64)? = nil) {
+        /// A ticket for `record` (claimed under `claim`, reporting `events`).
+        init(_ record: ImageRecord, claim: (token: String, nowMs: Int64)? = nil, events: [OutboxEvent] = []) {
             self.record = record
             self.claim = claim
+            self.events = events
         }
     }
 
@@ -107,11 +110,14 @@ public final class GroupCommitter: Sendable {
     }
 
     /// Settles the claim `token` holds on `record`'s key with `record` (`ClaimStore.recordClaimed`) at
-    /// `nowMs`, and returns once the batch holding it is durable: `.recorded`, `.existing`, or `.fenced`
-    /// when the token no longer holds the claim (nothing was written). Blocks like `insert`.
-    public func insertClaimed(_ record: ImageRecord, token: String, nowMs: Int64) throws(RecordsError) -> ClaimFinish {
+    /// `nowMs`, with the outbox `events` its insert reports, and returns once the batch holding it is
+    /// durable: `.recorded`, `.existing`, or `.fenced` when the token no longer holds the claim (nothing was
+    /// written). Blocks like `insert`.
+    public func insertClaimed(_ record: ImageRecord, token: String, nowMs: Int64, events: [OutboxEvent] = [])
+        throws(RecordsError) -> ClaimFinish
+    {
         precondition(claims != nil, "insertClaimed needs a committer made over a ClaimStore")
-        guard case .claimed(let finish) = try commit(Ticket(record, claim: (token, nowMs))) else {
+        guard case .claimed(let finish) = try commit(Ticket(record, claim: (token, nowMs), events: events)) else {
             preconditionFailure("a claimed insert answered as a plain one")
         }
         return finish
@@ -188,7 +194,8 @@ public final class GroupCommitter: Sendable {
     private static func settle(_ batch: [Ticket], in claims: any ClaimStore, batches: Counter) {
         do {
             let nowMs = batch.map { $0.claim!.nowMs }.max() ?? 0
-            let finishes = try claims.recordClaimed(batch.map { ($0.record, $0.claim!.token) }, nowMs: nowMs)
+            let finishes = try claims.recordClaimed(
+                batch.map { ClaimedRecord(record: $0.record, token: $0.claim!.token, events: $0.events) }, nowMs: nowMs)
             batches.add()
             for (ticket, outcome) in zip(batch, finishes) { finish(ticket, .success(.claimed(outcome))) }
         } catch {

@@ -27,6 +27,13 @@ public final class LeasePass: Sendable {
         lostFlag.load(ordering: .acquiring) || now() >= heldUntilMs.load(ordering: .relaxed)
     }
 
+    /// True while the lease is not lost and holds, by this process's clock, for at least `ms` more: work
+    /// that cannot be fenced (a call to another system that takes up to `ms`) starts only then, so that it
+    /// ends before another holder could take the lease over.
+    public func holds(forAtLeastMs ms: Int64) -> Bool {
+        !lostFlag.load(ordering: .acquiring) && now() + ms < heldUntilMs.load(ordering: .relaxed)
+    }
+
     /// Runs `body`'s writes fenced by the lease (`LeaseStore.fenced`); `.lost` (and the pass marked lost)
     /// when it no longer holds, without writing.
     public func fenced<Value: Sendable>(_ body: (any FencedWrites) throws(RecordsError) -> Value)

@@ -39,4 +39,6 @@ public protocol FencedWrites {
     func releaseQuotas(imageKeys: [String]) throws(RecordsError) -> Int
     /// `MultipartLedger.removeMultipartUploads`, inside the fenced transaction.
     func removeMultipartUploads(_ uploads: [(objectKey: String, uploadId: String)]) throws(RecordsError)
+    /// `WebhookOutbox.settleWebhookDelivery`, inside the fenced transaction.
+    func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool
 }

@@ -46,8 +46,11 @@ public protocol RecordStore: Sendable {
     func listRecords(ownerId: String, type: String?, limit: Int, after: RecordCursor?) throws(RecordsError)
         -> (records: [ImageRecord], next: RecordCursor?)
 
-    /// Deletes the record with `id` if it belongs to `ownerId`; returns what was deleted, or nil.
-    func deleteRecord(id: String, ownerId: String) throws(RecordsError) -> ImageRecord?
+    /// Deletes the record with `id` if it belongs to `ownerId`; returns what was deleted, or nil. The outbox
+    /// events `events` makes of the deleted record are written in the same transaction (none when nothing
+    /// was deleted).
+    func deleteRecord(id: String, ownerId: String, events: (ImageRecord) -> [OutboxEvent]) throws(RecordsError)
+        -> ImageRecord?
 
     /// Up to `limit` intents that expired (`expiresAtMs <= nowMs`) and were never confirmed (no record has
     /// their `imageKey`), soonest-expired first.
@@ -62,9 +65,11 @@ public protocol RecordStore: Sendable {
     /// before and adds that record's object key to the pending object deletions (`nowMs` is when). The
     /// object itself is the caller's to delete from storage, after this returns: a crash in between
     /// leaves the key in `pendingObjectDeletions`, never a record pointing at a deleted object. A record
-    /// inserted here takes its object key out of the pending deletions (its object is live again).
-    func fillSlot(_ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64) throws(RecordsError)
-        -> SlotOutcome
+    /// inserted here takes its object key out of the pending deletions (its object is live again). When the
+    /// slot is filled, the outbox events `events` makes of what changed are written in the same transaction.
+    func fillSlot(
+        _ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64, events: (SlotFill) -> [OutboxEvent]
+    ) throws(RecordsError) -> SlotOutcome
 
     /// The record the owner's `slot` points at, or nil (also when its record was deleted since).
     func slotRecord(ownerId: String, slot: String) throws(RecordsError) -> ImageRecord?
@@ -83,4 +88,16 @@ public protocol RecordStore: Sendable {
 extension RecordStore {
     /// One transaction at a time: the store serializes its writes (SQLite), or is in memory.
     public var intentWriteLanes: Int { 1 }
+
+    /// `deleteRecord(id:ownerId:events:)` writing no outbox event.
+    public func deleteRecord(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
+        try deleteRecord(id: id, ownerId: ownerId, events: { _ in [] })
+    }
+
+    /// `fillSlot(_:slot:deletePrevious:nowMs:events:)` writing no outbox event.
+    public func fillSlot(_ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64)
+        throws(RecordsError) -> SlotOutcome
+    {
+        try fillSlot(record, slot: slot, deletePrevious: deletePrevious, nowMs: nowMs, events: { _ in [] })
+    }
 }

@@ -42,7 +42,8 @@ extension Confirmer {
                 var object: VerifiedObject?
                 if let storage { object = try verifiedObject(intent, in: storage) }
                 if let object, let existing = object.duplicate {
-                    // The owner has these bytes recorded: answer that record, keep nothing of this upload.
+                    // The owner has these bytes recorded: answer that record, keep nothing of this upload
+                    // (no new record, so no `upload.completed`).
                     if try settleDuplicate(intent, object: object, existing: existing, token: token) {
                         duplicate = existing
                     }
@@ -50,7 +51,10 @@ extension Confirmer {
                 } else {
                     let record = newRecord(intent, object, metadataJSON: metadataJSON)
                     finish = try UploadError.storing { () throws(RecordsError) in
-                        try committer.insertClaimed(record, token: token, nowMs: env.nowMillis())
+                        // `upload.completed` goes in with the record (the scan before publishing will emit
+                        // it from the record's `published` transition instead).
+                        try committer.insertClaimed(
+                            record, token: token, nowMs: env.nowMillis(), events: webhooks.completed(record))
                     }
                 }
             } catch {

@@ -46,7 +46,7 @@ extension Confirmer {
                 guard stored == declared else {
                     throw try reject(
                         .checksum(ChecksumMismatch(digest: .sha256, declared: declared, actual: stored)), key: key,
-                        intent: intent, size: info.size, in: storage)
+                        intent: intent, info: info, in: storage)
                 }
                 sha256Proven = true
                 recorded = declared
@@ -69,13 +69,13 @@ extension Confirmer {
         if let declared = declaredSHA256, declared != sha256 {
             throw try reject(
                 .checksum(ChecksumMismatch(digest: .sha256, declared: declared, actual: sha256)), key: key,
-                intent: intent, size: info.size, in: storage)
+                intent: intent, info: info, in: storage)
         }
         let md5 = Base64.encode(read.md5)
         if let declared = declaredMD5, declared != md5 {
             throw try reject(
                 .checksum(ChecksumMismatch(digest: .md5, declared: declared, actual: md5)), key: key, intent: intent,
-                size: info.size, in: storage)
+                info: info, in: storage)
         }
         return declaredSHA256 ?? (compute ? sha256 : recorded)
     }

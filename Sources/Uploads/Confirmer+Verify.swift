@@ -54,16 +54,20 @@ extension Confirmer {
         }
         let info = found.info
         if info.size > intent.maxBytes {
-            try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
             // Smaller than the type's limit: the size declared when the URL was issued.
             let typeLimit = catalog.type(named: intent.type)?.config.maxBytes
-            throw .imageTooLarge(
-                size: info.size, limit: intent.maxBytes, type: intent.type,
-                declared: typeLimit.map { intent.maxBytes < $0 } ?? false)
+            throw try refuse(
+                intent, key: key, info: info, in: storage, reason: "IMAGE_TOO_LARGE",
+                message: "the object is \(info.size) bytes, over the limit of \(intent.maxBytes)",
+                .imageTooLarge(
+                    size: info.size, limit: intent.maxBytes, type: intent.type,
+                    declared: typeLimit.map { intent.maxBytes < $0 } ?? false))
         }
         if let declared = intent.declaredSize, info.size != declared {
-            try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
-            throw .sizeMismatch(size: info.size, declared: declared)
+            throw try refuse(
+                intent, key: key, info: info, in: storage, reason: "SIZE_MISMATCH",
+                message: "the object is \(info.size) bytes, not the declared \(declared)",
+                .sizeMismatch(size: info.size, declared: declared))
         }
         let probe = reads ? ImageProbe.inspect(found.bytes, totalLength: Int(clamping: info.size)) : nil
         let detected = probe?.image
@@ -76,9 +80,11 @@ extension Confirmer {
             intent.allowedContentTypes.contains($0) || (promoted && $0 == detected?.mimeType)
         }
         guard judgedByBytes || labelAllowed == true else {
-            try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
-            throw .contentTypeNotAllowed(
-                stored: info.contentType, type: intent.type, allowed: intent.allowedContentTypes)
+            throw try refuse(
+                intent, key: key, info: info, in: storage, reason: "CONTENT_TYPE_NOT_ALLOWED",
+                message: "the object's content type is not one type \(intent.type) allows",
+                .contentTypeNotAllowed(stored: info.contentType, type: intent.type, allowed: intent.allowedContentTypes)
+            )
         }
         if let probe, let allowedFormats {
             var mismatch: ContentMismatch?
@@ -89,7 +95,7 @@ extension Confirmer {
             case .image: mismatch = nil
             }
             if let mismatch {
-                throw try reject(.content(mismatch), key: key, intent: intent, size: info.size, in: storage)
+                throw try reject(.content(mismatch), key: key, intent: intent, info: info, in: storage)
             }
         }
         // The content check ran whenever the stored type was generic, so `detected` is set then.
@@ -110,6 +116,23 @@ extension Confirmer {
             key = permanent
         }
         return VerifiedObject(key: key, info: info, contentType: recordedType, image: detected, sha256: sha256)
+    }
+
+    /// Refuses the uploaded object of `intent`, found at `key` as `info` says, with `error` (the one place a
+    /// refusal of an uploaded object is settled): its `upload.rejected` event (`reason`, a stable code, and
+    /// `message`) is written first, in a transaction of its own under an id of the intent and the object, so
+    /// that a refusal repeated after a crash adds nothing; then the object is deleted. Returns `error` for
+    /// the caller to throw; a failure of either step is thrown instead (the next confirmation refuses again).
+    func refuse(
+        _ intent: UploadIntent, key: String, info: ObjectInfo, in storage: any ObjectStorage, reason: String,
+        message: String, _ error: UploadError
+    ) throws(UploadError) -> UploadError {
+        let rejected = webhooks.rejected(intent, key: key, info: info, reason: reason, message: message)
+        if !rejected.isEmpty {
+            try UploadError.storing { () throws(RecordsError) in try store.appendOutboxEvents(rejected) }
+        }
+        try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: key) }
+        return error
     }
 
     /// The stored media types that say nothing of the bytes: none, `binary/octet-stream` (what storage

@@ -62,6 +62,9 @@ public final class Confirmer: Sendable {
     let store: any LifecycleStore
     let env: UploadEnvironment
     let events: LifecycleLog
+    /// The outbound webhook events of what confirmations change (`upload.completed`, `upload.replaced`,
+    /// `upload.deleted`, `upload.rejected`), written with the change.
+    let webhooks: WebhookEvents
     /// How long a claim holds before another claimant may take it over; renewed every quarter of it while
     /// its step runs, so a process killed mid-step frees the key within one lease. Shorter than
     /// `heldWaitMs`, so a confirmation waiting on a dead holder takes the key over within its wait.
@@ -98,7 +101,8 @@ public final class Confirmer: Sendable {
     public init(
         catalog: UploadCatalog, ownership: ImageKeyOwnership, intents: IntentKeeper, storage: (any ObjectStorage)?,
         committer: GroupCommitter, store: any LifecycleStore, env: UploadEnvironment, events: @escaping LifecycleLog,
-        claimLeaseMs: Int64 = 6_000, heldWaitMs: Int = 10_000, storeChecksums: StoreChecksums = .preset(.custom)
+        webhooks: WebhookEvents = .off, claimLeaseMs: Int64 = 6_000, heldWaitMs: Int = 10_000,
+        storeChecksums: StoreChecksums = .preset(.custom)
     ) {
         self.catalog = catalog
         self.ownership = ownership
@@ -108,6 +112,7 @@ public final class Confirmer: Sendable {
         self.store = store
         self.env = env
         self.events = events
+        self.webhooks = webhooks
         self.claimLeaseMs = claimLeaseMs
         self.heldWaitMs = heldWaitMs
         self.storeChecksums = storeChecksums
@@ -183,7 +188,9 @@ public final class Confirmer: Sendable {
     /// store's pending deletions (reported), never a record pointing at a deleted object.
     func fill(_ record: ImageRecord, slot: Slot) throws(UploadError) -> Confirmed {
         let outcome = try UploadError.storing { () throws(RecordsError) in
-            try store.fillSlot(record, slot: slot.name, deletePrevious: slot.deletePrevious, nowMs: env.nowMillis())
+            try store.fillSlot(
+                record, slot: slot.name, deletePrevious: slot.deletePrevious, nowMs: env.nowMillis(),
+                events: webhooks.filled)
         }
         switch outcome {
         case .unchanged(let r): return Confirmed(record: r, created: false)

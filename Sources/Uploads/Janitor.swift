@@ -53,6 +53,8 @@ public final class Janitor: @unchecked Sendable {
     private let intervalMs: Int
     private let env: UploadEnvironment
     private let events: LifecycleLog
+    /// The `upload.expired` event of an intent removed unconfirmed, written as its claim is settled.
+    private let webhooks: WebhookEvents
     private let leaseTtlMs: Int64
     /// This process's id in the lease row.
     public let holder: String
@@ -98,7 +100,7 @@ public final class Janitor: @unchecked Sendable {
         store: any LifecycleStore, storage: (any ObjectStorage)?, deleteObjects: Bool, batchSize: Int, intervalMs: Int,
         env: UploadEnvironment, events: @escaping LifecycleLog, claimLeaseMs: Int64 = 60_000,
         claimRetentionMs: Int64 = 7 * 86_400_000, graceMs: Int64 = Janitor.graceMs, leaseTtlMs: Int64 = 30_000,
-        holder: String? = nil
+        holder: String? = nil, webhooks: WebhookEvents = .off
     ) {
         self.store = store
         self.storage = storage
@@ -110,6 +112,7 @@ public final class Janitor: @unchecked Sendable {
         self.intervalMs = intervalMs
         self.env = env
         self.events = events
+        self.webhooks = webhooks
         self.leaseTtlMs = max(1, leaseTtlMs)
         self.holder = holder ?? "janitor-" + env.newUUID()
     }
@@ -227,8 +230,10 @@ public final class Janitor: @unchecked Sendable {
                         deleted += count
                         claimed = nil
                         // Settled before the intent goes: a late confirmation reads 410, never records.
+                        // `upload.expired` goes in with the settled claim.
                         if try store.expireClaim(
-                            imageKey: intent.imageKey, token: token, reason: "unconfirmed", nowMs: env.nowMillis())
+                            imageKey: intent.imageKey, token: token, reason: "unconfirmed", nowMs: env.nowMillis(),
+                            events: webhooks.expired(intent, objectDeleted: deleteObjects && storage != nil))
                         {
                             done.append(intent.imageKey)
                             unconfirmed.append(intent.imageKey)

@@ -24,6 +24,8 @@ public final class MultipartJanitor: Sendable {
     private let claimLeaseMs: Int64
     private let env: UploadEnvironment
     private let events: LifecycleLog
+    /// The `upload.expired` event of an upload aborted under a won claim, written as the claim is settled.
+    private let webhooks: WebhookEvents
     /// Uploads aborted (`presignd_multipart_aborted_total`).
     public let aborts = Atomic<Int>(0)
     /// Uploads left for the next run because a completion held their claim.
@@ -32,7 +34,8 @@ public final class MultipartJanitor: Sendable {
     /// A janitor of the ledger's uploads older than `abortAfterSeconds`.
     public init(
         storage: any MultipartStorage, store: any LifecycleStore, abortAfterSeconds: Int, maxAborts: Int,
-        pageSize: Int = 100, claimLeaseMs: Int64 = 60_000, env: UploadEnvironment, events: @escaping LifecycleLog
+        pageSize: Int = 100, claimLeaseMs: Int64 = 60_000, env: UploadEnvironment, events: @escaping LifecycleLog,
+        webhooks: WebhookEvents = .off
     ) {
         self.storage = storage
         self.store = store
@@ -42,6 +45,7 @@ public final class MultipartJanitor: Sendable {
         self.claimLeaseMs = claimLeaseMs
         self.env = env
         self.events = events
+        self.webhooks = webhooks
     }
 
     /// One run: how many uploads were aborted. A failure ends the run (reported); the next run retries.
@@ -106,8 +110,12 @@ public final class MultipartJanitor: Sendable {
                         }
                         aborted += 1
                         if case .won = outcome {
+                            // Its parts are gone: `upload.expired` of its intent (still stored: the intent
+                            // janitor removes it later, finding the claim settled).
+                            let intent = webhooks.isOn ? try store.intent(imageKey: upload.imageKey) : nil
                             _ = try store.expireClaim(
-                                imageKey: upload.imageKey, token: token, reason: "aborted", nowMs: env.nowMillis())
+                                imageKey: upload.imageKey, token: token, reason: "aborted", nowMs: env.nowMillis(),
+                                events: intent.map { webhooks.expired($0, objectDeleted: true) } ?? [])
                         }
                         finished.append((upload.objectKey, upload.uploadId))
                     }

@@ -82,4 +82,8 @@ private struct DirectWrites: FencedWrites {
     func removeMultipartUploads(_ uploads: [(objectKey: String, uploadId: String)]) throws(RecordsError) {
         try store.removeMultipartUploads(uploads)
     }
+
+    func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool {
+        try store.settleWebhookDelivery(seq: seq, attempt: attempt, nowMs: nowMs)
+    }
 }

@@ -1,4 +1,5 @@
 import Config
+import JSON
 import Records
 
 /// The whole upload lifecycle, assembled once from the configuration: the types, the intents, who holds
@@ -34,8 +35,11 @@ public final class UploadLifecycle: Sendable {
         config: PresigndConfig, store: any LifecycleStore, committer: GroupCommitter, writer: IntentWriter,
         storage: any ObjectStorage & MultipartStorage & ObjectListing, completeStorage: (any MultipartStorage)? = nil,
         signers: Issuer.Signers, env: UploadEnvironment, events: @escaping LifecycleLog,
-        intentSink: (any IntentSink)? = nil
+        intentSink: (any IntentSink)? = nil, recordMembers: @escaping WebhookEvents.RecordMembers = { _, _ in }
     ) throws(UploadError) {
+        // The outbound webhook events of every change below, for the configured endpoints (none: none).
+        let webhooks = WebhookEvents(
+            endpoints: config.webhooks.allEndpoints, recordMembers: recordMembers, env: env)
         catalog = try UploadCatalog(config.types)
         intents = IntentKeeper(
             writer: writer, sink: intentSink,
@@ -52,17 +56,18 @@ public final class UploadLifecycle: Sendable {
         let leaseMs = Int64(config.records.claimLeaseSeconds) * 1000
         confirmer = Confirmer(
             catalog: catalog, ownership: ownership, intents: intents, storage: checked, committer: committer,
-            store: store, env: env, events: events, storeChecksums: config.s3.storeChecksums)
+            store: store, env: env, events: events, webhooks: webhooks, storeChecksums: config.s3.storeChecksums)
         records = UploadRecords(
             store: store, storage: checked, readSigner: signers.configured, bucket: config.s3.bucket,
             readUrlExpires: config.presign.readUrlExpiresSeconds, cdnBaseUrl: config.presign.cdnBaseUrl, env: env,
-            readUrlWindow: config.presign.readUrlWindowSeconds)
+            readUrlWindow: config.presign.readUrlWindowSeconds, webhooks: webhooks)
         janitor = Janitor(
             store: store, storage: storage, deleteObjects: config.records.deleteUnconfirmedObjects,
             batchSize: config.records.janitorBatchSize, intervalMs: config.records.janitorIntervalMs, env: env,
             events: events, claimLeaseMs: leaseMs,
             claimRetentionMs: Int64(config.records.claimRetentionSeconds) * 1000,
-            graceMs: Int64(config.records.janitorGraceMs), leaseTtlMs: Int64(config.records.leaseTtlMs))
+            graceMs: Int64(config.records.janitorGraceMs), leaseTtlMs: Int64(config.records.leaseTtlMs),
+            webhooks: webhooks)
         if config.uppy.enabled {
             multipart = MultipartUploads(
                 issuer: issuer, storage: storage, completeStorage: completeStorage ?? storage, ledger: store,
@@ -72,7 +77,8 @@ public final class UploadLifecycle: Sendable {
             )
             janitor.multipart = MultipartJanitor(
                 storage: storage, store: store, abortAfterSeconds: config.uppy.abortAfterSeconds,
-                maxAborts: config.uppy.janitorMaxAborts, claimLeaseMs: leaseMs, env: env, events: events)
+                maxAborts: config.uppy.janitorMaxAborts, claimLeaseMs: leaseMs, env: env, events: events,
+                webhooks: webhooks)
         } else {
             multipart = nil
         }

@@ -19,14 +19,16 @@ public final class UploadRecords: Sendable {
     /// Records are read at `cdnBaseUrl/key` when set, else by a signed GET.
     private let cdnBaseUrl: String?
     private let env: UploadEnvironment
+    /// The outbound webhook events of a removal (`upload.deleted`), written with it.
+    private let webhooks: WebhookEvents
 
     /// The records of `store`; `storage` nil leaves objects alone on removal (`s3.verifyUploads = false`).
     /// Read URLs live `readUrlExpires` seconds past the end of their window of `readUrlWindow` seconds
     /// (0: signed at the current second for `readUrlExpires`; `ReadWindow`).
     public init(
         store: any RecordStore & RecordDigests, storage: (any ObjectStorage)?, readSigner: RotatingPresigner,
-        bucket: String,
-        readUrlExpires: Int, cdnBaseUrl: String?, env: UploadEnvironment, readUrlWindow: Int = 0
+        bucket: String, readUrlExpires: Int, cdnBaseUrl: String?, env: UploadEnvironment, readUrlWindow: Int = 0,
+        webhooks: WebhookEvents = .off
     ) {
         self.store = store
         self.storage = storage
@@ -36,6 +38,7 @@ public final class UploadRecords: Sendable {
         self.window = ReadWindow(windowSeconds: readUrlWindow, lifeSeconds: readUrlExpires)
         self.cdnBaseUrl = cdnBaseUrl
         self.env = env
+        self.webhooks = webhooks
     }
 
     /// On a worker: one page of `owner`'s records, of `type` when given, after `cursor`.
@@ -65,13 +68,15 @@ public final class UploadRecords: Sendable {
     }
 
     /// On a worker: deletes the object of `owner`'s record `id`, then the record (a record never points
-    /// at a deleted object).
+    /// at a deleted object), with its `upload.deleted` event in the same transaction.
     public func remove(id: String, owner: String) throws(UploadError) {
         let r = try record(id: id, owner: owner)
         if let storage {
             try UploadError.calling { () throws(ObjectStoreError) in try storage.delete(key: r.objectKey) }
         }
-        _ = try UploadError.storing { () throws(RecordsError) in try store.deleteRecord(id: r.id, ownerId: owner) }
+        _ = try UploadError.storing { () throws(RecordsError) in
+            try store.deleteRecord(id: r.id, ownerId: owner, events: webhooks.deleted)
+        }
     }
 
     /// On a worker: those of `owner`'s records with `ids` (distinct, at most

@@ -7,6 +7,22 @@ public enum UploadRejection: Sendable, Equatable {
     /// Its bytes are not those the client declared (their digest differs).
     case checksum(ChecksumMismatch)
 
+    /// Its stable code, as `upload.rejected` events carry it.
+    public var reason: String {
+        switch self {
+        case .content: return "CONTENT_MISMATCH"
+        case .checksum: return "CHECKSUM_MISMATCH"
+        }
+    }
+
+    /// One sentence for the client and the event.
+    public var message: String {
+        switch self {
+        case .content(let mismatch): return mismatch.message
+        case .checksum(let mismatch): return mismatch.message
+        }
+    }
+
     /// The lifecycle's error for it.
     public var error: UploadError {
         switch self {

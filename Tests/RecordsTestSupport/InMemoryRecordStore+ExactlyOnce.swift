@@ -39,13 +39,12 @@ extension InMemoryRecordStore: ClaimStore, EventInbox, MultipartLedger {
     }
 
     /// `ClaimStore.recordClaimed`: all or nothing (a duplicate id under another key fails the call).
-    public func recordClaimed(_ claimed: [(record: ImageRecord, token: String)], nowMs: Int64) throws(RecordsError)
-        -> [ClaimFinish]
-    {
+    public func recordClaimed(_ claimed: [ClaimedRecord], nowMs: Int64) throws(RecordsError) -> [ClaimFinish] {
         let finishes = try state.withLock { (state: inout State) throws(RecordsError) -> [ClaimFinish] in
             var next = state
             var finishes: [ClaimFinish] = []
-            for (record, token) in claimed {
+            for item in claimed {
+                let (record, token) = (item.record, item.token)
                 guard ClaimPlan.holds(next.claims[record.imageKey], token: token) else {
                     finishes.append(.fenced(next.claims[record.imageKey]))
                     continue
@@ -66,6 +65,7 @@ extension InMemoryRecordStore: ClaimStore, EventInbox, MultipartLedger {
                 next.claims[record.imageKey]?.state = .recorded
                 next.claims[record.imageKey]?.reason = nil
                 next.claims[record.imageKey]?.updatedAtMs = nowMs
+                if case .recorded = finish { Self.appendOutbox(item.events, &next) }
                 finishes.append(finish)
             }
             state = next
@@ -76,8 +76,8 @@ extension InMemoryRecordStore: ClaimStore, EventInbox, MultipartLedger {
     }
 
     /// `ClaimStore.expireClaim`.
-    public func expireClaim(imageKey: String, token: String, reason: String, nowMs: Int64) throws(RecordsError)
-        -> Bool
+    public func expireClaim(imageKey: String, token: String, reason: String, nowMs: Int64, events: [OutboxEvent])
+        throws(RecordsError) -> Bool
     {
         state.withLock { state in
             guard ClaimPlan.holds(state.claims[imageKey], token: token) else { return false }
@@ -85,6 +85,7 @@ extension InMemoryRecordStore: ClaimStore, EventInbox, MultipartLedger {
             state.claims[imageKey]?.recordId = nil
             state.claims[imageKey]?.reason = reason
             state.claims[imageKey]?.updatedAtMs = nowMs
+            Self.appendOutbox(events, &state)
             return true
         }
     }

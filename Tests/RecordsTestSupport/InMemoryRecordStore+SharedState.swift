@@ -48,7 +48,9 @@ extension InMemoryRecordStore: LeaseStore, RateBucketStore, QuotaStore {
         let outcome = try state.withLock { (state: inout State) throws(RecordsError) -> LeaseFenced<Value> in
             let stored = state.leases[lease.name]
             guard LeasePlan.holds(stored, lease, nowMs: nowMs) else { return .lost(stored) }
-            let writes = InMemoryFencedWrites(reserved: Set(state.reservations.keys))
+            let writes = InMemoryFencedWrites(
+                reserved: Set(state.reservations.keys),
+                pending: Set(state.outbox.values.filter { $0.state == .pending }.map(\.seq)))
             let value = try body(writes)
             for key in writes.releasedKeys {
                 guard let held = state.reservations.removeValue(forKey: key) else { continue }
@@ -58,6 +60,9 @@ extension InMemoryRecordStore: LeaseStore, RateBucketStore, QuotaStore {
             for key in writes.objectKeys { state.deletions[key] = nil }
             for upload in writes.uploads {
                 state.uploads[UploadKey(objectKey: upload.objectKey, uploadId: upload.uploadId)] = nil
+            }
+            for settlement in writes.settlements {
+                _ = Self.settle(seq: settlement.seq, attempt: settlement.attempt, nowMs: settlement.nowMs, &state)
             }
             return .done(value)
         }
@@ -190,13 +195,28 @@ final class InMemoryFencedWrites: FencedWrites {
     private(set) var objectKeys: [String] = []
     /// Multipart uploads to remove.
     private(set) var uploads: [(objectKey: String, uploadId: String)] = []
+    /// Webhook attempts to settle.
+    private(set) var settlements: [(seq: Int64, attempt: WebhookAttempt, nowMs: Int64)] = []
+    /// The pending deliveries when the transaction began, less those settled in it.
+    private var pendingSeqs: Set<Int64>
     /// Reservations to give back.
     private(set) var releasedKeys: [String] = []
     /// The reservations held when the transaction began, less those released in it.
     private var reserved: Set<String>
 
-    /// Writes over a store holding the reservations `reserved`.
-    init(reserved: Set<String>) { self.reserved = reserved }
+    /// Writes over a store holding the reservations `reserved` and the pending deliveries `pending`.
+    init(reserved: Set<String>, pending: Set<Int64>) {
+        self.reserved = reserved
+        pendingSeqs = pending
+    }
+
+    /// `WebhookOutbox.settleWebhookDelivery`, collected: whether `seq` was pending.
+    func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool {
+        guard pendingSeqs.contains(seq) else { return false }
+        if case .retry = attempt {} else { pendingSeqs.remove(seq) }
+        settlements.append((seq, attempt, nowMs))
+        return true
+    }
 
     /// `QuotaStore.releaseQuotas`, collected: how many of `imageKeys` were held.
     func releaseQuotas(imageKeys: [String]) throws(RecordsError) -> Int {

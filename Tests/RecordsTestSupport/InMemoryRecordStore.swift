@@ -36,6 +36,18 @@ public final class InMemoryRecordStore: RecordStore {
         var quotaUsage: [QuotaDay: QuotaUsage] = [:]
         /// Quota reservations by image key: owner, day, bytes.
         var reservations: [String: (ownerId: String, dayStartMs: Int64, bytes: Int64)] = [:]
+        /// Webhook deliveries by seq (schema version 12).
+        var outbox: [Int64: WebhookDelivery] = [:]
+        /// The seq of each (event id, endpoint).
+        var outboxKeys: [OutboxKey: Int64] = [:]
+        /// The last seq given.
+        var lastSeq: Int64 = 0
+    }
+
+    /// One event's delivery to one endpoint.
+    struct OutboxKey: Hashable {
+        let eventId: String
+        let endpoint: String
     }
 
     /// A multipart upload's identity.
@@ -145,12 +157,15 @@ public final class InMemoryRecordStore: RecordStore {
         return (page, next)
     }
 
-    /// Deletes the owner's record with `id`.
-    public func deleteRecord(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
+    /// Deletes the owner's record with `id`, with the outbox events `events` makes of it.
+    public func deleteRecord(id: String, ownerId: String, events: (ImageRecord) -> [OutboxEvent])
+        throws(RecordsError) -> ImageRecord?
+    {
         let deleted = state.withLock { state -> ImageRecord? in
             guard let record = state.records[id], record.ownerId == ownerId else { return nil }
             state.records[id] = nil
             state.idByImageKey[record.imageKey] = nil
+            Self.appendOutbox(events(record), &state)
             return record
         }
         commits.add(1, ordering: .relaxed)
@@ -175,9 +190,9 @@ public final class InMemoryRecordStore: RecordStore {
     }
 
     /// `RecordStore.fillSlot` under the store's one lock.
-    public func fillSlot(_ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64) throws(RecordsError)
-        -> SlotOutcome
-    {
+    public func fillSlot(
+        _ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64, events: (SlotFill) -> [OutboxEvent]
+    ) throws(RecordsError) -> SlotOutcome {
         let outcome = state.withLock { state -> SlotOutcome in
             let stored = state.idByImageKey[record.imageKey].flatMap { state.records[$0] }
             let current = state.slots[SlotKey(ownerId: record.ownerId, slot: slot)].flatMap { state.records[$0] }
@@ -201,6 +216,12 @@ public final class InMemoryRecordStore: RecordStore {
                         state.deletions[key] = nowMs
                     }
                 }
+                Self.appendOutbox(
+                    events(
+                        SlotFill(
+                            slot: slot, record: target, inserted: insert, previous: previous, previousDeleted: deleting)
+                    ),
+                    &state)
                 return outcome
             }
         }

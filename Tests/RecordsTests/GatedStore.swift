@@ -106,8 +106,10 @@ final class GatedStore: RecordStore, @unchecked Sendable {
         try inner.listRecords(ownerId: ownerId, type: type, limit: limit, after: after)
     }
     /// Forwards to `inner`.
-    func deleteRecord(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
-        try inner.deleteRecord(id: id, ownerId: ownerId)
+    func deleteRecord(id: String, ownerId: String, events: (ImageRecord) -> [OutboxEvent]) throws(RecordsError)
+        -> ImageRecord?
+    {
+        try inner.deleteRecord(id: id, ownerId: ownerId, events: events)
     }
     /// Forwards to `inner`.
     func expiredIntents(nowMs: Int64, limit: Int) throws(RecordsError) -> [UploadIntent] {
@@ -116,10 +118,10 @@ final class GatedStore: RecordStore, @unchecked Sendable {
     /// Forwards to `inner`.
     func deleteIntents(imageKeys: [String]) throws(RecordsError) { try inner.deleteIntents(imageKeys: imageKeys) }
     /// Forwards to `inner`.
-    func fillSlot(_ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64) throws(RecordsError)
-        -> SlotOutcome
-    {
-        try inner.fillSlot(record, slot: slot, deletePrevious: deletePrevious, nowMs: nowMs)
+    func fillSlot(
+        _ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64, events: (SlotFill) -> [OutboxEvent]
+    ) throws(RecordsError) -> SlotOutcome {
+        try inner.fillSlot(record, slot: slot, deletePrevious: deletePrevious, nowMs: nowMs, events: events)
     }
     /// Forwards to `inner`.
     func slotRecord(ownerId: String, slot: String) throws(RecordsError) -> ImageRecord? {

@@ -1,5 +1,6 @@
 import Config
 import Crypto
+import JSON
 import Records
 import RecordsTestSupport
 import SigV4
@@ -24,12 +25,18 @@ final class LifecycleHarness {
     let issuer: Issuer
     let confirmer: Confirmer
     let events = EventLog()
+    /// The webhook events of the confirmer (`.off` unless made with `webhooks`).
+    let webhooks: WebhookEvents
+    /// The harness's clock and ids.
+    let env: UploadEnvironment
 
     /// The lifecycle of `config`'s types; issued intents go to `sink` when given, else to the writer;
-    /// `storeChecksums` says what storage checks of a declared digest.
+    /// `storeChecksums` says what storage checks of a declared digest; with `webhooks`, the confirmer's
+    /// changes emit their webhook events to those endpoints (a record's members written as
+    /// `{"id","imageKey","type"}`).
     init(
         config: PresigndConfig = .defaults, sink: RecordingIntentSink? = nil,
-        storeChecksums: StoreChecksums = .preset(.custom)
+        storeChecksums: StoreChecksums = .preset(.custom), webhooks: [WebhookEndpointConfig] = []
     ) throws {
         self.sink = sink
         writer = IntentWriter(store: store, batchSize: 16, onError: { _ in })
@@ -38,6 +45,17 @@ final class LifecycleHarness {
         catalog = try UploadCatalog(config.types)
         let counter = Counter()
         let env = UploadEnvironment(nowMillis: { LifecycleHarness.now }, newUUID: { counter.next() })
+        self.env = env
+        self.webhooks = WebhookEvents(
+            endpoints: webhooks,
+            recordMembers: { record, w in
+                w.key("id")
+                w.string(record.id)
+                w.key("imageKey")
+                w.string(record.imageKey)
+                w.key("type")
+                w.string(record.type)
+            }, env: env)
         ownership = ImageKeyOwnership(store: store, intents: keeper, nowMillis: env.nowMillis)
         let signer = RotatingPresigner(
             try Presigner(
@@ -48,7 +66,8 @@ final class LifecycleHarness {
             intents: keeper, ownership: ownership, env: env, signIfNoneMatch: false, storeChecksums: storeChecksums)
         confirmer = Confirmer(
             catalog: catalog, ownership: ownership, intents: keeper, storage: storage, committer: committer,
-            store: store, env: env, events: { [events] in events.append($0) }, storeChecksums: storeChecksums)
+            store: store, env: env, events: { [events] in events.append($0) }, webhooks: self.webhooks,
+            storeChecksums: storeChecksums)
     }
 
     deinit {

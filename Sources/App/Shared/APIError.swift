@@ -31,6 +31,8 @@ public enum APIError: Error, Sendable, Equatable {
     /// 403 `ADMIN_REQUIRED`: an operator route (`POST /admin/explain`) called without an API key that
     /// has the `admin` scope.
     case adminRequired
+    /// 404 `WEBHOOK_EVENT_NOT_FOUND`: no webhook event has this id (`POST /admin/webhooks/{eventId}/redeliver`).
+    case webhookEventNotFound
     /// The upload lifecycle's refusal or failure (`UploadError+House.swift` has its status and code).
     case upload(UploadError)
 
@@ -53,6 +55,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .unauthorized: return AuthFailure.status
         case .rateLimited: return 429
         case .adminRequired: return 403
+        case .webhookEventNotFound: return 404
         case .upload(let e): return e.status
         }
     }
@@ -68,6 +71,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .unauthorized: return "UNAUTHORIZED"
         case .rateLimited: return "RATE_LIMITED"
         case .adminRequired: return "ADMIN_REQUIRED"
+        case .webhookEventNotFound: return "WEBHOOK_EVENT_NOT_FOUND"
         case .upload(let e): return e.code
         }
     }
@@ -83,6 +87,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .unauthorized: return "invalid or missing credentials"
         case .rateLimited: return "too many requests; retry later"
         case .adminRequired: return "this route needs an API key with the admin scope"
+        case .webhookEventNotFound: return "no webhook event has this id (it may have been pruned)"
         case .upload(let e): return e.message
         }
     }

@@ -10,6 +10,19 @@ enum RecordJSON {
     /// answered an earlier record of the same bytes) adds `"deduplicated": true`.
     static func write(_ r: ImageRecord, readURL: String?, deduplicated: Bool = false, to w: inout JSONWriter) {
         w.beginObject()
+        writeMembers(r, to: &w)
+        w.key("url")
+        if let readURL { w.string(readURL) } else { w.null() }
+        if deduplicated {
+            w.key("deduplicated")
+            w.bool(true)
+        }
+        w.endObject()
+    }
+
+    /// Writes `r`'s members but its read URL inside an object the caller opened: the record as the API
+    /// shows it, and as a webhook event's `data` carries it (`WebhookEvents`).
+    @Sendable static func writeMembers(_ r: ImageRecord, to w: inout JSONWriter) {
         w.key("id")
         w.string(r.id)
         w.key("imageKey")
@@ -36,13 +49,6 @@ enum RecordJSON {
         w.raw(r.metadataJSON)
         w.key("createdAt")
         w.string(Timestamp.iso8601Millis(r.createdAtMs))
-        w.key("url")
-        if let readURL { w.string(readURL) } else { w.null() }
-        if deduplicated {
-            w.key("deduplicated")
-            w.bool(true)
-        }
-        w.endObject()
     }
 
     /// `r` as a JSON body (its read URL from `records`).

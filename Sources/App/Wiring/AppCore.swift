@@ -5,6 +5,7 @@ import Logging
 import ObjectStore
 import Records
 import Uploads
+import WebhookDelivery
 
 /// The application without its listeners: configuration in, the routers out, with everything behind
 /// them (credentials and signers, storage, the records store, the intent writer and group committer,
@@ -36,6 +37,8 @@ public final class AppCore: Sendable {
     private let ops: OpsService
     /// The way into every route (its limits' synchronisation starts and stops with the application).
     private let gate: Gate
+    /// The deliverer of the webhook outbox, when an endpoint is configured.
+    let webhooks: WebhookDeliverer?
 
     /// Builds every part from `config` (the wiring's named steps, `Application`'s static members);
     /// no thread of the janitors or refreshers runs until `start()`.
@@ -59,7 +62,8 @@ public final class AppCore: Sendable {
                 completeStorage: config.uppy.enabled
                     ? Application.makeCompleteStorage(config, signers: signers, env: env) : nil,
                 signers: Issuer.Signers(pathStyle: signers.pathStyle, configured: signers.configured),
-                env: env.uploads, events: { [log] event in event.write(to: log) })
+                env: env.uploads, events: { [log] event in event.write(to: log) },
+                recordMembers: RecordJSON.writeMembers)
         } catch {
             if case .configuration(let key) = error { throw .configuration(key) }
             throw .startup("uploads", "\(error)")
@@ -98,7 +102,14 @@ public final class AppCore: Sendable {
                 config: config, signer: { [signer = signers.configured] in signer.current }, storage: storage,
                 gate: gate, env: env
             ).routes() : []
-        var apiRoutes = presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes + eventRoutes
+        // The webhook outbox's operator routes (admin API keys only), and its deliverer.
+        webhooks = try Application.makeWebhookDeliverer(config, store: store, env: env, log: log)
+        let webhookRoutes = WebhooksAdminService(
+            store: store, gate: gate, admins: AdminKeys(config.auth.apiKeys, maxTokenBytes: config.auth.maxTokenBytes),
+            nowMillis: env.nowMillis
+        ).routes()
+        var apiRoutes =
+            presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes + eventRoutes + webhookRoutes
         if let multipart = uploads.multipart {
             apiRoutes += MultipartService(config: config, uploads: uploads, multipart: multipart, gate: gate).routes()
         }
@@ -121,6 +132,9 @@ public final class AppCore: Sendable {
         bucketStatus.register(metrics)
         Application.registerClaimMetrics(metrics, uploads.confirmer)
         Application.registerIntegrityMetrics(metrics, uploads.confirmer)
+        if let webhooks {
+            Application.registerWebhookMetrics(metrics, deliverer: webhooks, store: store, env: env)
+        }
         if let processor = uploads.eventProcessor {
             Application.registerEventMetrics(
                 metrics, processor: processor, events: events, store: store, reconciler: uploads.janitor.reconciler,
@@ -129,10 +143,11 @@ public final class AppCore: Sendable {
     }
 
     /// Starts the work of the application's own threads: the janitor, the store events' processor, the
-    /// credentials' refresher and the shared rate limits' synchronisation.
+    /// webhook deliverer, the credentials' refresher and the shared rate limits' synchronisation.
     public func start() {
         uploads.janitor.start()
         uploads.eventProcessor?.start()
+        webhooks?.start()
         credentials.start()
         gate.sync?.start()
     }
@@ -144,11 +159,12 @@ public final class AppCore: Sendable {
     }
 
     /// Stops the application's threads (call it once no request is in flight any more): the janitor,
-    /// the events' processor, the refresher and the synchronisation, then the group committer and the
+    /// the events' processor, the webhook deliverer, the refresher and the synchronisation, then the group committer and the
     /// intent writer, which commit what they hold first. Blocks until done.
     public func stop() {
         uploads.janitor.stop()
         uploads.eventProcessor?.stop()
+        webhooks?.stop()
         credentials.stop()
         gate.sync?.stop()
         committer.shutdown()

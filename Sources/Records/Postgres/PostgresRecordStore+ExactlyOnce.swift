@@ -41,9 +41,7 @@ extension PostgresRecordStore: ClaimStore, EventInbox, MultipartLedger {
 
     /// `ClaimStore.recordClaimed` in one transaction, each key under its advisory lock (taken in key
     /// order, so two batches never wait for each other in a circle).
-    public func recordClaimed(_ claimed: [(record: ImageRecord, token: String)], nowMs: Int64) throws(RecordsError)
-        -> [ClaimFinish]
-    {
+    public func recordClaimed(_ claimed: [ClaimedRecord], nowMs: Int64) throws(RecordsError) -> [ClaimFinish] {
         guard !claimed.isEmpty else { return [] }
         let finishes = try run { (connection) throws(RecordsError) -> [ClaimFinish] in
             try connection.transaction { () throws(RecordsError) -> [ClaimFinish] in
@@ -51,7 +49,8 @@ extension PostgresRecordStore: ClaimStore, EventInbox, MultipartLedger {
                     _ = try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(Self.claimLockKey(key))])
                 }
                 var finishes: [ClaimFinish] = []
-                for (record, token) in claimed {
+                for item in claimed {
+                    let (record, token) = (item.record, item.token)
                     let current = try claimRow(record.imageKey, connection)
                     guard ClaimPlan.holds(current, token: token) else {
                         finishes.append(.fenced(current))
@@ -76,6 +75,7 @@ extension PostgresRecordStore: ClaimStore, EventInbox, MultipartLedger {
                     _ = try connection.executePrepared(
                         q.settleClaim,
                         [.text(record.imageKey), .text(token), .text("recorded"), .text(id), .null, .int(nowMs)])
+                    if case .recorded = finish { try Self.appendOutbox(item.events, connection) }
                     finishes.append(finish)
                 }
                 return finishes
@@ -86,11 +86,20 @@ extension PostgresRecordStore: ClaimStore, EventInbox, MultipartLedger {
     }
 
     /// `ClaimStore.expireClaim`.
-    public func expireClaim(imageKey: String, token: String, reason: String, nowMs: Int64) throws(RecordsError)
-        -> Bool
+    public func expireClaim(imageKey: String, token: String, reason: String, nowMs: Int64, events: [OutboxEvent])
+        throws(RecordsError) -> Bool
     {
-        try change(q.settleClaim, [.text(imageKey), .text(token), .text("expired"), .null, .text(reason), .int(nowMs)])
-            == 1
+        let values: [SQLValue] = [.text(imageKey), .text(token), .text("expired"), .null, .text(reason), .int(nowMs)]
+        guard events.contains(where: { !$0.endpoints.isEmpty }) else { return try change(q.settleClaim, values) == 1 }
+        let settled = try run { (connection) throws(RecordsError) -> Bool in
+            try connection.transaction { () throws(RecordsError) -> Bool in
+                guard try connection.executePrepared(q.settleClaim, values).affectedRows == 1 else { return false }
+                try Self.appendOutbox(events, connection)
+                return true
+            }
+        }
+        commits.add(1, ordering: .relaxed)
+        return settled
     }
 
     /// `ClaimStore.claim`.

@@ -290,4 +290,9 @@ struct PostgresFencedWrites: FencedWrites {
                 ExactlyOnceQueries.postgres.removeUpload, [.text(upload.objectKey), .text(upload.uploadId)])
         }
     }
+
+    /// `WebhookOutbox.settleWebhookDelivery` in the transaction.
+    func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool {
+        try PostgresRecordStore.settle(seq: seq, attempt: attempt, nowMs: nowMs, connection)
+    }
 }

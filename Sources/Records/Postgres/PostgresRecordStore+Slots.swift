@@ -3,9 +3,9 @@ import Crypto
 extension PostgresRecordStore {
     /// `RecordStore.fillSlot` in one transaction, serialised per (owner, slot) by a transaction-scoped
     /// advisory lock, so two replacements of one slot never both keep their record.
-    public func fillSlot(_ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64) throws(RecordsError)
-        -> SlotOutcome
-    {
+    public func fillSlot(
+        _ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64, events: (SlotFill) -> [OutboxEvent]
+    ) throws(RecordsError) -> SlotOutcome {
         let q = SlotQueries.postgres
         let lockKey = Self.slotLockKey(ownerId: record.ownerId, slot: slot)
         let outcome = try run { (connection) throws(RecordsError) -> SlotOutcome in
@@ -43,6 +43,11 @@ extension PostgresRecordStore {
                             _ = try connection.executePrepared(q.queueDeletion, [.text(key), .int(nowMs)])
                         }
                     }
+                    try Self.appendOutbox(
+                        events(
+                            SlotFill(
+                                slot: slot, record: target, inserted: insert, previous: previous,
+                                previousDeleted: deleting)), connection)
                     return outcome
                 }
             }

@@ -276,11 +276,19 @@ public final class PostgresRecordStore: RecordStore {
         return ListQuery.page(rows: rows, limit: limit)
     }
 
-    /// Deletes the owner's record with `id` and returns it.
-    public func deleteRecord(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
-        let deleted = try run { (connection) throws(RecordsError) in
-            let result = try connection.executePrepared(PostgresQueries.deleteRecord, [.text(id), .text(ownerId)])
-            return result.rowCount == 0 ? nil : try Self.record(result, 0)
+    /// Deletes the owner's record with `id` and returns it, with the outbox events `events` makes of it (in
+    /// one transaction with the delete when there are some).
+    public func deleteRecord(id: String, ownerId: String, events: (ImageRecord) -> [OutboxEvent])
+        throws(RecordsError) -> ImageRecord?
+    {
+        let deleted = try run { (connection) throws(RecordsError) -> ImageRecord? in
+            try connection.transaction { () throws(RecordsError) -> ImageRecord? in
+                let result = try connection.executePrepared(PostgresQueries.deleteRecord, [.text(id), .text(ownerId)])
+                guard result.rowCount > 0 else { return nil }
+                let deleted = try Self.record(result, 0)
+                try Self.appendOutbox(events(deleted), connection)
+                return deleted
+            }
         }
         commits.add(1, ordering: .relaxed)
         return deleted

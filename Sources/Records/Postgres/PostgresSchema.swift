@@ -190,5 +190,32 @@ enum PostgresSchema {
                 "CREATE INDEX records_owner_sha256 ON records (owner_id, sha256) WHERE sha256 IS NOT NULL",
             ]
         ),
+        (12, PostgresSchema.webhookOutbox),
+    ]
+
+    /// Version 12: the outbox of outbound webhook events (WebhookOutbox, docs/webhooks.md), one row per
+    /// event and endpoint, written in the transaction of the change the event reports.
+    static let webhookOutbox = [
+        """
+        CREATE TABLE webhook_outbox (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            event_id TEXT COLLATE "C" NOT NULL,
+            endpoint TEXT COLLATE "C" NOT NULL,
+            type TEXT NOT NULL,
+            subject TEXT COLLATE "C" NOT NULL,
+            body BYTEA NOT NULL,
+            created_at_ms BIGINT NOT NULL,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            due_at_ms BIGINT NOT NULL,
+            last_error TEXT,
+            finished_at_ms BIGINT
+        )
+        """,
+        "CREATE UNIQUE INDEX webhook_outbox_event ON webhook_outbox (event_id, endpoint)",
+        "CREATE INDEX webhook_outbox_due ON webhook_outbox (endpoint, due_at_ms, seq) WHERE state = 'pending'",
+        "CREATE INDEX webhook_outbox_subject ON webhook_outbox (endpoint, subject, seq) WHERE state = 'pending'",
+        "CREATE INDEX webhook_outbox_state ON webhook_outbox (state, seq)",
+        "CREATE INDEX webhook_outbox_finished ON webhook_outbox (finished_at_ms) WHERE state <> 'pending'",
     ]
 }

@@ -38,14 +38,13 @@ extension SQLiteRecordStore: ClaimStore, EventInbox, MultipartLedger {
     }
 
     /// `ClaimStore.recordClaimed` in one durable transaction.
-    public func recordClaimed(_ claimed: [(record: ImageRecord, token: String)], nowMs: Int64) throws(RecordsError)
-        -> [ClaimFinish]
-    {
+    public func recordClaimed(_ claimed: [ClaimedRecord], nowMs: Int64) throws(RecordsError) -> [ClaimFinish] {
         guard !claimed.isEmpty else { return [] }
         return try write { (connection) throws(RecordsError) -> [ClaimFinish] in
             var finishes: [ClaimFinish] = []
             finishes.reserveCapacity(claimed.count)
-            for (record, token) in claimed {
+            for item in claimed {
+                let (record, token) = (item.record, item.token)
                 let current = try connection.query(q.claimByKey, [.text(record.imageKey)], row: Self.claim(from:))
                     .first
                 guard ClaimPlan.holds(current, token: token) else {
@@ -69,6 +68,7 @@ extension SQLiteRecordStore: ClaimStore, EventInbox, MultipartLedger {
                 try connection.run(
                     q.settleClaim,
                     [.text(record.imageKey), .text(token), .text("recorded"), .text(id), .null, .int(nowMs)])
+                if case .recorded = finish { try appendOutbox(item.events, connection) }
                 finishes.append(finish)
             }
             return finishes
@@ -76,13 +76,16 @@ extension SQLiteRecordStore: ClaimStore, EventInbox, MultipartLedger {
     }
 
     /// `ClaimStore.expireClaim`.
-    public func expireClaim(imageKey: String, token: String, reason: String, nowMs: Int64) throws(RecordsError)
-        -> Bool
+    public func expireClaim(imageKey: String, token: String, reason: String, nowMs: Int64, events: [OutboxEvent])
+        throws(RecordsError) -> Bool
     {
         try write(durable: false) { (connection) throws(RecordsError) -> Bool in
-            try connection.run(
-                q.settleClaim,
-                [.text(imageKey), .text(token), .text("expired"), .null, .text(reason), .int(nowMs)]) == 1
+            let settled =
+                try connection.run(
+                    q.settleClaim,
+                    [.text(imageKey), .text(token), .text("expired"), .null, .text(reason), .int(nowMs)]) == 1
+            if settled { try appendOutbox(events, connection) }
+            return settled
         }
     }
 

@@ -238,4 +238,9 @@ final class SQLiteFencedWrites: FencedWrites {
                 ExactlyOnceQueries.sqlite.removeUpload, [.text(upload.objectKey), .text(upload.uploadId)])
         }
     }
+
+    /// `WebhookOutbox.settleWebhookDelivery` in the transaction.
+    func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool {
+        try SQLiteRecordStore.settle(seq: seq, attempt: attempt, nowMs: nowMs, connection)
+    }
 }

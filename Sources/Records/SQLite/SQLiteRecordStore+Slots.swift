@@ -1,8 +1,8 @@
 extension SQLiteRecordStore {
     /// `RecordStore.fillSlot` in one durable `BEGIN IMMEDIATE` transaction on the writer.
-    public func fillSlot(_ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64) throws(RecordsError)
-        -> SlotOutcome
-    {
+    public func fillSlot(
+        _ record: ImageRecord, slot: String, deletePrevious: Bool, nowMs: Int64, events: (SlotFill) -> [OutboxEvent]
+    ) throws(RecordsError) -> SlotOutcome {
         let q = SlotQueries.sqlite
         return try write { (connection) throws(RecordsError) -> SlotOutcome in
             let stored = try connection.query(
@@ -32,6 +32,12 @@ extension SQLiteRecordStore {
                         try connection.run(q.queueDeletion, [.text(key), .int(nowMs)])
                     }
                 }
+                try appendOutbox(
+                    events(
+                        SlotFill(
+                            slot: slot, record: target, inserted: insert, previous: previous, previousDeleted: deleting)
+                    ),
+                    connection)
                 return outcome
             }
         }

@@ -178,11 +178,16 @@ public final class SQLiteRecordStore: RecordStore {
         return ListQuery.page(rows: rows, limit: limit)
     }
 
-    /// Deletes the owner's record with `id` and returns it.
-    public func deleteRecord(id: String, ownerId: String) throws(RecordsError) -> ImageRecord? {
+    /// Deletes the owner's record with `id` and returns it, with the outbox events `events` makes of it.
+    public func deleteRecord(id: String, ownerId: String, events: (ImageRecord) -> [OutboxEvent])
+        throws(RecordsError) -> ImageRecord?
+    {
         try write { (connection) throws(RecordsError) in
-            try connection.query(SQLiteQueries.deleteRecord, [.text(id), .text(ownerId)], row: Self.record(from:))
-                .first
+            let deleted = try connection.query(
+                SQLiteQueries.deleteRecord, [.text(id), .text(ownerId)], row: Self.record(from:)
+            ).first
+            if let deleted { try appendOutbox(events(deleted), connection) }
+            return deleted
         }
     }
 

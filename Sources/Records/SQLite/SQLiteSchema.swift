@@ -280,6 +280,33 @@ enum SQLiteSchema {
                 "CREATE INDEX records_owner_sha256 ON records (owner_id, sha256) WHERE sha256 IS NOT NULL",
             ]
         ),
+        (12, SQLiteSchema.webhookOutbox),
+    ]
+
+    /// Version 12: the outbox of outbound webhook events (WebhookOutbox, docs/webhooks.md), one row per
+    /// event and endpoint, written in the transaction of the change the event reports.
+    static let webhookOutbox = [
+        """
+        CREATE TABLE webhook_outbox (
+            seq INTEGER PRIMARY KEY,
+            event_id TEXT NOT NULL,
+            endpoint TEXT NOT NULL,
+            type TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            body BLOB NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            due_at_ms INTEGER NOT NULL,
+            last_error TEXT,
+            finished_at_ms INTEGER
+        )
+        """,
+        "CREATE UNIQUE INDEX webhook_outbox_event ON webhook_outbox (event_id, endpoint)",
+        "CREATE INDEX webhook_outbox_due ON webhook_outbox (endpoint, due_at_ms, seq) WHERE state = 'pending'",
+        "CREATE INDEX webhook_outbox_subject ON webhook_outbox (endpoint, subject, seq) WHERE state = 'pending'",
+        "CREATE INDEX webhook_outbox_state ON webhook_outbox (state, seq)",
+        "CREATE INDEX webhook_outbox_finished ON webhook_outbox (finished_at_ms) WHERE state <> 'pending'",
     ]
 
     /// Work a version does beyond its statements, run after them in the same transaction.
