@@ -67,12 +67,13 @@ public struct Digests: Sendable {
 }
 
 /// SHA-256 (FIPS 180-4) over 64-byte blocks.
-struct SHA256State: Sendable {
+struct SHA256State: BlockDigest, Sendable {
+    static let bigEndianLength = true
     private var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
-    private var pending = [UInt8]()
-    private var length: UInt64 = 0
+    var pending = [UInt8]()
+    var length: UInt64 = 0
 
     /// The round constants: the first 32 bits of the fractional parts of the cube roots of the first
     /// 64 primes.
@@ -87,32 +88,8 @@ struct SHA256State: Sendable {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        length &+= UInt64(bytes.count)
-        var input = bytes[...]
-        if !pending.isEmpty {
-            let take = min(64 - pending.count, input.count)
-            pending.append(contentsOf: input.prefix(take))
-            input = input.dropFirst(take)
-            guard pending.count == 64 else { return }
-            pending.withUnsafeBytes { block($0) }
-            pending.removeAll(keepingCapacity: true)
-        }
-        while input.count >= 64 {
-            block(UnsafeRawBufferPointer(rebasing: input.prefix(64)))
-            input = input.dropFirst(64)
-        }
-        pending.append(contentsOf: input)
-    }
-
     mutating func finalize() -> [UInt8] {
-        let bits = length &* 8
-        var tail: [UInt8] = [0x80]
-        tail += [UInt8](repeating: 0, count: (119 - Int(length % 64)) % 64)
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> shift)) }
-        let saved = length
-        tail.withUnsafeBytes { update($0) }
-        length = saved
+        pad()
         var out: [UInt8] = []
         for word in [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7] {
             out += [
@@ -125,7 +102,7 @@ struct SHA256State: Sendable {
 
     @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 
-    private mutating func block(_ chunk: UnsafeRawBufferPointer) {
+    mutating func block(_ chunk: UnsafeRawBufferPointer) {
         h = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             for i in 0..<16 {
                 w[i] =
@@ -162,10 +139,11 @@ struct SHA256State: Sendable {
 }
 
 /// MD5 (RFC 1321) over 64-byte blocks; never for security, only the `Content-MD5` storage checks.
-struct MD5State: Sendable {
+struct MD5State: BlockDigest, Sendable {
+    static let bigEndianLength = false
     private var s: (UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476)
-    private var pending = [UInt8]()
-    private var length: UInt64 = 0
+    var pending = [UInt8]()
+    var length: UInt64 = 0
 
     /// The per-round shift amounts.
     private static let shifts: [UInt32] = [
@@ -178,32 +156,8 @@ struct MD5State: Sendable {
         UInt32(truncatingIfNeeded: Int64(abs(sin(Double($0 + 1))) * 4_294_967_296))
     }
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        length &+= UInt64(bytes.count)
-        var input = bytes[...]
-        if !pending.isEmpty {
-            let take = min(64 - pending.count, input.count)
-            pending.append(contentsOf: input.prefix(take))
-            input = input.dropFirst(take)
-            guard pending.count == 64 else { return }
-            pending.withUnsafeBytes { block($0) }
-            pending.removeAll(keepingCapacity: true)
-        }
-        while input.count >= 64 {
-            block(UnsafeRawBufferPointer(rebasing: input.prefix(64)))
-            input = input.dropFirst(64)
-        }
-        pending.append(contentsOf: input)
-    }
-
     mutating func finalize() -> [UInt8] {
-        let bits = length &* 8
-        var tail: [UInt8] = [0x80]
-        tail += [UInt8](repeating: 0, count: (119 - Int(length % 64)) % 64)
-        for shift in stride(from: 0, through: 56, by: 8) { tail.append(UInt8(truncatingIfNeeded: bits >> shift)) }
-        let saved = length
-        tail.withUnsafeBytes { update($0) }
-        length = saved
+        pad()
         var out: [UInt8] = []
         for word in [s.0, s.1, s.2, s.3] {
             out += [
@@ -214,7 +168,7 @@ struct MD5State: Sendable {
         return out
     }
 
-    private mutating func block(_ chunk: UnsafeRawBufferPointer) {
+    mutating func block(_ chunk: UnsafeRawBufferPointer) {
         s = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { m in
             for i in 0..<16 {
                 m[i] =
@@ -251,5 +205,54 @@ struct MD5State: Sendable {
             }
             return (s.0 &+ a, s.1 &+ b, s.2 &+ c, s.3 &+ d)
         }
+    }
+}
+
+/// A digest over 64-byte blocks whose padding ends with the message's length in bits (SHA-256, MD5):
+/// the input's buffering into blocks and the padding are the same; the block function and the length's
+/// byte order are each digest's own.
+protocol BlockDigest {
+    /// Input not yet a whole block.
+    var pending: [UInt8] { get set }
+    /// Bytes taken so far.
+    var length: UInt64 { get set }
+    /// Whether the padding's length is big-endian (SHA-256) or little-endian (MD5).
+    static var bigEndianLength: Bool { get }
+    /// Mixes one 64-byte block into the state.
+    mutating func block(_ chunk: UnsafeRawBufferPointer)
+}
+
+extension BlockDigest {
+    /// Takes `bytes`, a block at a time, keeping the rest for the next call.
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        length &+= UInt64(bytes.count)
+        var input = bytes[...]
+        if !pending.isEmpty {
+            let take = min(64 - pending.count, input.count)
+            pending.append(contentsOf: input.prefix(take))
+            input = input.dropFirst(take)
+            guard pending.count == 64 else { return }
+            pending.withUnsafeBytes { block($0) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        while input.count >= 64 {
+            block(UnsafeRawBufferPointer(rebasing: input.prefix(64)))
+            input = input.dropFirst(64)
+        }
+        pending.append(contentsOf: input)
+    }
+
+    /// Takes the padding: 0x80, zeros up to 8 bytes before a block's end, the length in bits.
+    mutating func pad() {
+        let bits = length &* 8
+        var tail: [UInt8] = [0x80]
+        tail += [UInt8](repeating: 0, count: (119 - Int(length % 64)) % 64)
+        for i in 0..<8 {
+            let shift = Self.bigEndianLength ? 56 - 8 * i : 8 * i
+            tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+        }
+        let saved = length
+        tail.withUnsafeBytes { update($0) }
+        length = saved
     }
 }
