@@ -108,14 +108,29 @@ extension ConfigBuilder {
         return text
     }
 
-    /// The API key entries of `value`: an array of objects with exactly the string members `id` and
-    /// `sha256`; nil (with problems reported) otherwise.
+    /// The API key entries of `value`: an array of objects with the string members `id` and `sha256` and
+    /// an optional array of strings `scopes`; nil (with problems reported) otherwise.
     mutating func apiKeys(_ value: JSONValue, path: String) -> [APIKeyConfig]? {
+        objectEntries(
+            value, path: path, shape: #"{"id": …, "sha256": …}"#, kind: "an API key", required: ("id", "sha256"),
+            list: "scopes"
+        ) { APIKeyConfig(id: $0, sha256: $1, scopes: $2) }
+    }
+
+    /// The entries of the array of objects `value` at `path` (`shape` shows one in the problem of a value
+    /// that is no array): each object has the string members `required`, an optional array of strings
+    /// `list` and no other member (`kind` names the entry in that problem), and is made by `make`; nil
+    /// when any is not (each problem reported).
+    mutating func objectEntries<Entry>(
+        _ value: JSONValue, path: String, shape: String, kind: String, required: (String, String), list: String,
+        make: (String, String, [String]) -> Entry
+    ) -> [Entry]? {
         guard let elements = value.arrayValue else {
-            report(path, #"must be an array of {"id": …, "sha256": …} objects (got \#(ConfigText.shown(value)))"#)
+            report(path, "must be an array of \(shape) objects (got \(ConfigText.shown(value)))")
             return nil
         }
-        var entries: [APIKeyConfig] = []
+        let members = [required.0, required.1, list]
+        var entries: [Entry] = []
         var valid = true
         for (index, element) in elements.enumerated() {
             let entryPath = "\(path)[\(index)]"
@@ -124,25 +139,25 @@ extension ConfigBuilder {
                 valid = false
                 continue
             }
-            for member in object where member.key != "id" && member.key != "sha256" && member.key != "scopes" {
-                report("\(entryPath).\(member.key)", "unknown key (an API key has id, sha256, scopes)")
+            for member in object where !members.contains(member.key) {
+                report("\(entryPath).\(member.key)", "unknown key (\(kind) has \(members.joined(separator: ", ")))")
                 valid = false
             }
-            var scopes: [String] = []
-            if let member = object["scopes"] {
-                guard let list = member.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
-                    report("\(entryPath).scopes", "must be an array of strings (got \(ConfigText.shown(member)))")
+            var listed: [String] = []
+            if let member = object[list] {
+                guard let strings = member.arrayValue, strings.allSatisfy({ $0.stringValue != nil }) else {
+                    report("\(entryPath).\(list)", "must be an array of strings (got \(ConfigText.shown(member)))")
                     valid = false
                     continue
                 }
-                scopes = list.compactMap(\.stringValue)
+                listed = strings.compactMap(\.stringValue)
             }
-            guard let id = object["id"]?.stringValue, let digest = object["sha256"]?.stringValue else {
-                report(entryPath, "must have the string members id and sha256")
+            guard let first = object[required.0]?.stringValue, let second = object[required.1]?.stringValue else {
+                report(entryPath, "must have the string members \(required.0) and \(required.1)")
                 valid = false
                 continue
             }
-            entries.append(APIKeyConfig(id: id, sha256: digest, scopes: scopes))
+            entries.append(make(first, second, listed))
         }
         return valid ? entries : nil
     }
