@@ -64,17 +64,7 @@ import Testing
         #expect(try store.schemaVersion() == 10)
         try store.migrate()
         #expect(try store.schemaVersion() == Schema.latestVersion)
-        #expect(try store.intent(imageKey: oldIntent.imageKey) == oldIntent)
-        #expect(try store.record(imageKey: oldRecord.imageKey) == oldRecord)
-        let (intent, record) = Self.declared()
-        try store.putIntents([intent])
-        _ = try store.insertRecords([record])
-        #expect(try store.intent(imageKey: intent.imageKey) == intent)
-        #expect(try store.record(imageKey: record.imageKey) == record)
-        #expect(
-            try store.listRecords(
-                ownerId: record.ownerId, sha256: RecordDigestsConformanceTests.sha, type: nil, limit: 5, after: nil
-            ).records == [record])
+        try Self.expectMigrated(store, oldIntent: oldIntent, oldRecord: oldRecord)
         #expect(try store.integrityCheck() == "ok")
     }
 
@@ -101,6 +91,12 @@ import Testing
         #expect(try store.schemaVersion() == 10)
         try store.migrate()
         #expect(try store.schemaVersion() == Schema.latestVersion)
+        try Self.expectMigrated(store, oldIntent: oldIntent, oldRecord: oldRecord)
+    }
+
+    /// After the migration: the version-10 intent and record read back unchanged, and an intent and a
+    /// record with declared digests are stored, read back and found by their SHA-256.
+    static func expectMigrated(_ store: any LifecycleStore, oldIntent: UploadIntent, oldRecord: ImageRecord) throws {
         #expect(try store.intent(imageKey: oldIntent.imageKey) == oldIntent)
         #expect(try store.record(imageKey: oldRecord.imageKey) == oldRecord)
         let (intent, record) = Self.declared()
