@@ -45,7 +45,9 @@ struct ReadinessStorageTests {
     @Test("503 naming the error, clock present; one warning line for two probes", arguments: Misconfiguration.allCases)
     func misconfigured(_ wrong: Misconfiguration) async throws {
         let s3 = try TestEnvironment.s3()
-        let closedPort = try LoopbackListener.freePort()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let closedPort = closed.port
         let (env, _) = TestEnvironment.serverEnvironment(s3: s3, extra: wrong.environment(s3, closedPort: closedPort))
         let server = try await InProcessApp(environment: env)
         defer { server.stop() }

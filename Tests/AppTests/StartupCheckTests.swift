@@ -139,7 +139,9 @@ struct StartupCheckTests {
                 error.description.contains("the bucket check failed (s3.startupCheck is fail): \(cause)"), "\(error)")
         }
         // Storage that does not answer yet may come up later: logged, and the server serves.
-        let closed = try LoopbackListener.freePort()
+        let closedPort = try ClosedPort()
+        defer { withExtendedLifetime(closedPort) {} }
+        let closed = closedPort.port
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,
             extra: [

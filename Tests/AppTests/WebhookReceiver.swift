@@ -41,6 +41,8 @@ final class WebhookReceiver: Sendable {
     let secret: String
     /// The port (kept across `down()` and `up()`).
     let port: Int
+    /// Holds `port` for the receiver's life, so nothing else takes it while the receiver is down.
+    private let hold: ClosedPort
     /// The status of the `n`th request (0-based, over all) with id `id`, before it is answered; nil: 200.
     private let reply: @Sendable (_ n: Int, _ id: String) -> Int?
     /// How long each answer waits (to let overlapping deliveries show).
@@ -57,7 +59,8 @@ final class WebhookReceiver: Sendable {
         key = Base64.decode(String(text.dropFirst(6))) ?? []
         self.reply = reply
         self.holdMs = holdMs
-        port = try LoopbackListener.freePort()
+        hold = try ClosedPort()
+        port = hold.port
         try up()
     }
 

@@ -64,7 +64,7 @@ public final class LoopbackListener: Sendable {
     public var accepted: Int { state.withLock { $0.accepted } }
 
     /// A port on 127.0.0.1 that was free a moment ago (bound to port 0, read, closed): for a server a test
-    /// starts on a port it must know in advance, or a port where nothing listens.
+    /// starts on a port it must know in advance. A port where nothing may listen is a `ClosedPort`.
     public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LoopbackListenerError.socket(errno) }

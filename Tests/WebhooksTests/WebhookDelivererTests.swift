@@ -120,7 +120,9 @@ import Testing
         let clock = Clock()
         let refused = Self.event(at: clock.now)
         try store.appendOutboxEvents([refused])
-        let nobody = try LoopbackListener.freePort()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let nobody = closed.port
         try Self.deliverer(store, port: nobody, clock: clock).deliverDue(endpoint: "a")
         let afterRefusal = try #require(try store.webhookDeliveries(eventId: refused.id).first)
         #expect(afterRefusal.state == .pending && afterRefusal.attempts == 1)
