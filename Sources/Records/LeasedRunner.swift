@@ -73,14 +73,14 @@ public final class LeasedRunner: @unchecked Sendable {
         ]
     }
 
-    /// Stops both threads (a pass in progress is told the lease is lost and finishes its current call),
-    /// gives the lease up, and waits for them.
+    /// Stops both threads (a pass in progress is told to stop: it finishes the item in hand and writes its
+    /// outcome under the lease, which is still held), waits for them, and gives the lease up.
     public func stop() {
         let held = monitor.withLock { state -> LeasePass? in
             state.stopping = true
             return state.current
         }
-        held?.markLost()
+        held?.markStopping()
         monitor.broadcast()
         for thread in threads { thread.join() }
         threads = []

@@ -132,8 +132,8 @@ public final class Janitor: @unchecked Sendable {
         runner.start()
     }
 
-    /// Stops the runner (a pass in progress is told the lease is lost and stops after its current call),
-    /// gives the lease up and waits.
+    /// Stops the runner (a pass in progress finishes the item in hand, writes its outcome under the lease,
+    /// and stops), waits, and gives the lease up.
     public func stop() {
         guard let running = runner else { return }
         running.stop()

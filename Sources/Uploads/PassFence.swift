@@ -34,11 +34,11 @@ public struct PassFence: Sendable {
     /// token.
     public static func lease(_ pass: LeasePass) -> PassFence { PassFence(pass: pass) }
 
-    /// Whether the pass may handle its next item.
+    /// Whether the pass may handle its next item (under a lease: not lost, the runner not stopping).
     public var holds: Bool {
         switch kind {
         case .unfenced(let check): check()
-        case .lease(let pass): !pass.isLost
+        case .lease(let pass): pass.mayContinue
         }
     }
 

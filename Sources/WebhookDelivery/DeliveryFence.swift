@@ -16,10 +16,10 @@ enum DeliveryFence: Sendable {
         }
     }
 
-    /// Whether the pass may go on.
+    /// Whether the pass may go on (the lease not lost, the runner not stopping).
     var holds: Bool {
         switch self {
-        case .lease(let pass): return !pass.isLost
+        case .lease(let pass): return pass.mayContinue
         case .always: return true
         }
     }

@@ -81,7 +81,7 @@ import Testing
             now: clock.now, events: { events.append($0) }
         ) { pass in
             inPass.store(true, ordering: .relaxed)
-            while !pass.isLost { usleep(1_000) }
+            while pass.mayContinue { usleep(1_000) }
             // The pass went on past the loss once more: the store refuses it.
             if case .lost = try? pass.fenced({ (writes) throws(RecordsError) in
                 try writes.deleteIntents(imageKeys: [key])
@@ -108,6 +108,51 @@ import Testing
         #expect(try store.intent(imageKey: key) != nil)
     }
 
+    /// `stop` during a pass: the pass is told to start nothing new (`mayContinue` false, `holds` false),
+    /// the outcome of the item in hand is still written under the lease (it is held until the runner gives
+    /// it up), and the lease is given up once the pass has returned.
+    @Test(arguments: [StoreKind.inMemory, .sqlite])
+    func stopLetsThePassWriteWhatItFinished(kind: StoreKind) async throws {
+        let test = try TestStore.make(kind)
+        defer { test.close() }
+        let store = test.shared
+        let clock = TestClock()
+        let key = Sample.uuid()
+        try store.putIntents([Sample.intent(key: key)])
+        let inPass = Atomic<Bool>(false)
+        let written = Atomic<Bool>(false)
+        let startedMore = Atomic<Bool>(false)
+        let runner = LeasedRunner(
+            store: store, options: .init(name: "janitor", holder: "a", ttlMs: 60_000, intervalMs: 60_000),
+            now: clock.now
+        ) { pass in
+            inPass.store(true, ordering: .relaxed)
+            // The item in hand takes until the runner is told to stop.
+            while pass.mayContinue { usleep(1_000) }
+            if pass.holds(forAtLeastMs: 0) { startedMore.store(true, ordering: .relaxed) }
+            if case .done = try? pass.fenced({ (writes) throws(RecordsError) in
+                try writes.deleteIntents(imageKeys: [key])
+            }) {
+                written.store(true, ordering: .relaxed)
+            }
+        }
+        runner.start()
+        let reached = eventuallyBlocking(within: 10, pollMs: 2) { inPass.load(ordering: .relaxed) }
+        #expect(reached)
+        try await onThread { runner.stop() }
+        let wrote = written.load(ordering: .relaxed)
+        let more = startedMore.load(ordering: .relaxed)
+        #expect(wrote)
+        #expect(!more)
+        #expect(try store.intent(imageKey: key) == nil)
+        // Given up after the pass: another holder takes it at once (the clock has not moved).
+        let next = try store.acquireLease(name: "janitor", holder: "b", nowMs: clock.now(), ttlMs: 60_000)
+        guard case .acquired = next else {
+            Issue.record("not given up: \(next)")
+            return
+        }
+    }
+
     /// A renewal refused by the store (the lease taken over while the holder's clock still says it holds)
     /// marks the pass lost and is reported.
     @Test func aRefusedRenewalIsALoss() throws {
@@ -119,7 +164,7 @@ import Testing
             store: store, options: .init(name: "j", holder: "a", ttlMs: 30, intervalMs: 60_000), now: clock.now,
             events: { events.append($0) }
         ) { pass in
-            while !pass.isLost { usleep(1_000) }
+            while pass.mayContinue { usleep(1_000) }
             lostSeen.store(true, ordering: .relaxed)
         }
         runner.start()
