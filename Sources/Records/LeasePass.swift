@@ -42,13 +42,13 @@ public final class LeasePass: Sendable {
         mayContinue && now() + ms < heldUntilMs.load(ordering: .relaxed)
     }
 
-    /// Runs `body`'s writes fenced by the lease (`LeaseStore.fenced`); `.lost` (and the pass marked lost)
-    /// when it no longer holds, without writing.
-    public func fenced<Value: Sendable>(_ body: (any FencedWrites) throws(RecordsError) -> Value)
-        throws(RecordsError) -> LeaseFenced<Value>
-    {
+    /// Runs `body`'s writes fenced by the lease (`LeaseStore.fenced`, durable unless `durable` is false);
+    /// `.lost` (and the pass marked lost) when it no longer holds, without writing.
+    public func fenced<Value: Sendable>(
+        durable: Bool = true, _ body: (any FencedWrites) throws(RecordsError) -> Value
+    ) throws(RecordsError) -> LeaseFenced<Value> {
         guard !isLost else { return .lost(nil) }
-        let outcome = try store.fenced(by: lease, nowMs: now(), body)
+        let outcome = try store.fenced(by: lease, nowMs: now(), durable: durable, body)
         if case .lost = outcome { markLost() }
         return outcome
     }

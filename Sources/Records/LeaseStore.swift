@@ -21,10 +21,22 @@ public protocol LeaseStore: Sendable {
     /// Runs `body`'s writes in ONE transaction that first checks that `lease` still holds at `nowMs`
     /// (its row has the same token and has not run out) and keeps a takeover out until it commits
     /// (PostgreSQL: the row is locked `FOR SHARE`; SQLite: the write lock of `BEGIN IMMEDIATE`). When it
-    /// does not hold, nothing is written and the answer is `.lost` with the row as stored.
+    /// does not hold, nothing is written and the answer is `.lost` with the row as stored. `durable`
+    /// false commits without waiting for the disk (SQLite `synchronous=NORMAL`, PostgreSQL
+    /// `synchronous_commit=off` for the transaction): for writes whose loss to a power cut only repeats
+    /// work, such as a webhook round's settlements (an event sent again under the same id).
     func fenced<Value: Sendable>(
-        by lease: Lease, nowMs: Int64, _ body: (any FencedWrites) throws(RecordsError) -> Value
+        by lease: Lease, nowMs: Int64, durable: Bool, _ body: (any FencedWrites) throws(RecordsError) -> Value
     ) throws(RecordsError) -> LeaseFenced<Value>
+}
+
+extension LeaseStore {
+    /// `fenced(by:nowMs:durable:_:)`, durable.
+    public func fenced<Value: Sendable>(
+        by lease: Lease, nowMs: Int64, _ body: (any FencedWrites) throws(RecordsError) -> Value
+    ) throws(RecordsError) -> LeaseFenced<Value> {
+        try fenced(by: lease, nowMs: nowMs, durable: true, body)
+    }
 }
 
 /// The writes background work makes, inside a transaction fenced by its lease (`LeaseStore.fenced`).
@@ -41,4 +53,16 @@ public protocol FencedWrites {
     func removeMultipartUploads(_ uploads: [(objectKey: String, uploadId: String)]) throws(RecordsError)
     /// `WebhookOutbox.settleWebhookDelivery`, inside the fenced transaction.
     func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool
+    /// Marks the pending deliveries `seqs` delivered at `nowMs`, inside the fenced transaction; how many
+    /// were pending (a round's successes in one statement where the store allows it).
+    func settleDelivered(seqs: [Int64], nowMs: Int64) throws(RecordsError) -> Int
+}
+
+extension FencedWrites {
+    /// `settleDelivered` one delivery at a time.
+    public func settleDelivered(seqs: [Int64], nowMs: Int64) throws(RecordsError) -> Int {
+        var settled = 0
+        for seq in seqs where try settleWebhookDelivery(seq: seq, attempt: .delivered, nowMs: nowMs) { settled += 1 }
+        return settled
+    }
 }

@@ -83,6 +83,12 @@ struct OutboxQueries {
             """
     }
 
+    /// Marks the pending deliveries of an array of seqs delivered ($1 `bigint[]` literal, $2 now).
+    static let postgresDeliveredMany = """
+        UPDATE webhook_outbox SET state = 'delivered', attempts = attempts + 1, last_error = NULL,
+        finished_at_ms = $2 WHERE seq = ANY($1::bigint[]) AND state = 'pending'
+        """
+
     /// SQLite's statements.
     static let sqlite = OutboxQueries({ "?\($0)" }, body: "body")
     /// PostgreSQL's statements.

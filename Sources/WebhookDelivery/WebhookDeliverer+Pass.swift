@@ -85,8 +85,10 @@ extension WebhookDeliverer {
         }
     }
 
-    /// Writes the round's attempts in one write through `fence`, and counts them; false when the fence
-    /// refused it (nothing written: the lease was lost) or the store failed.
+    /// Writes the round's attempts in one write through `fence` (under a lease: one transaction committed
+    /// without waiting for the disk, the successes in one statement; a settlement lost to a power cut is
+    /// an attempt made again under the same event id), and counts them; false when the fence refused it
+    /// (nothing written: the lease was lost) or the store failed.
     func settle(_ settled: [Settled], endpoint: WebhookEndpoint, fence: DeliveryFence) -> Bool {
         guard !settled.isEmpty else { return true }
         let nowMs = now()
@@ -97,11 +99,17 @@ extension WebhookDeliverer {
                     _ = try store.settleWebhookDelivery(seq: item.delivery.seq, attempt: item.attempt, nowMs: nowMs)
                 }
             case .lease(let pass):
-                let outcome = try pass.fenced { (writes) throws(RecordsError) -> Bool in
+                let outcome = try pass.fenced(durable: false) { (writes) throws(RecordsError) -> Bool in
+                    var delivered: [Int64] = []
                     for item in settled {
-                        _ = try writes.settleWebhookDelivery(
-                            seq: item.delivery.seq, attempt: item.attempt, nowMs: nowMs)
+                        if case .delivered = item.attempt {
+                            delivered.append(item.delivery.seq)
+                        } else {
+                            _ = try writes.settleWebhookDelivery(
+                                seq: item.delivery.seq, attempt: item.attempt, nowMs: nowMs)
+                        }
                     }
+                    _ = try writes.settleDelivered(seqs: delivered, nowMs: nowMs)
                     return true
                 }
                 guard case .done = outcome else {

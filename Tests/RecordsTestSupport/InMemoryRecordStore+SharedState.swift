@@ -43,7 +43,7 @@ extension InMemoryRecordStore: LeaseStore, RateBucketStore, QuotaStore {
     /// `LeaseStore.fenced`: the check, `body` and its writes under the store's one lock (so `body` must
     /// use only the writes it is given, never the store itself).
     public func fenced<Value: Sendable>(
-        by lease: Lease, nowMs: Int64, _ body: (any FencedWrites) throws(RecordsError) -> Value
+        by lease: Lease, nowMs: Int64, durable: Bool, _ body: (any FencedWrites) throws(RecordsError) -> Value
     ) throws(RecordsError) -> LeaseFenced<Value> {
         let outcome = try state.withLock { (state: inout State) throws(RecordsError) -> LeaseFenced<Value> in
             let stored = state.leases[lease.name]

@@ -221,4 +221,42 @@ extension TestStore {
         guard case .done(true) = done else { throw TestFailure("expected .done(true), got \(done)") }
         #expect(try store.webhookDeliveries(eventId: e.id).first?.state == .delivered)
     }
+
+    /// A round settled as the deliverer does: not durable, the successes in one `settleDelivered`, the
+    /// rest one by one; a delivery no longer pending is not counted, and a lost lease writes nothing.
+    @Test(arguments: StoreKind.kinds)
+    func aRoundsSuccessesSettleTogetherUnderALeaseWithoutWaitingForTheDisk(kind: StoreKind) throws {
+        let test = try TestStore.make(kind)
+        defer { test.close() }
+        let store = test.outbox
+        let events = (0..<5).map { _ in Self.event() }
+        try store.appendOutboxEvents(events)
+        let seqs = try store.dueWebhookDeliveries(endpoint: "a", nowMs: 2_000, limit: 10).map(\.seq)
+        #expect(seqs.count == 5)
+        // The first was settled meanwhile (another round before a takeover): not pending any more.
+        _ = try store.settleWebhookDelivery(seq: seqs[0], attempt: .delivered, nowMs: 1_500)
+        guard
+            case .acquired(let lease, _) = try store.acquireLease(
+                name: "webhooks:a", holder: "one", nowMs: 1_000, ttlMs: 10_000)
+        else { throw TestFailure("lease not acquired") }
+        let done = try store.fenced(by: lease, nowMs: 2_000, durable: false) { (writes) throws(RecordsError) -> Int in
+            _ = try writes.settleWebhookDelivery(
+                seq: seqs[4], attempt: .retry(dueAtMs: 9_000, error: "answered 500"), nowMs: 2_000)
+            return try writes.settleDelivered(seqs: Array(seqs[0..<4]), nowMs: 2_000)
+        }
+        guard case .done(3) = done else { throw TestFailure("expected .done(3), got \(done)") }
+        for (n, event) in events.enumerated() {
+            let stored = try #require(try store.webhookDeliveries(eventId: event.id).first)
+            #expect(stored.state == (n == 4 ? .pending : .delivered), "\(n)")
+            #expect(stored.attempts == 1)
+            #expect(stored.finishedAtMs == (n == 0 ? 1_500 : n == 4 ? nil : 2_000))
+        }
+        #expect(try store.webhookDeliveries(eventId: events[4].id).first?.dueAtMs == 9_000)
+        // After the lease ran out: nothing written.
+        let refused = try store.fenced(by: lease, nowMs: 11_001, durable: false) { (writes) throws(RecordsError) in
+            try writes.settleDelivered(seqs: [seqs[4]], nowMs: 11_001)
+        }
+        guard case .lost = refused else { throw TestFailure("expected .lost, got \(refused)") }
+        #expect(try store.webhookDeliveries(eventId: events[4].id).first?.state == .pending)
+    }
 }

@@ -59,12 +59,14 @@ extension PostgresRecordStore: LeaseStore, RateBucketStore, QuotaStore {
     }
 
     /// `LeaseStore.fenced`: the lease row read `FOR SHARE` first in the transaction, which keeps a
-    /// takeover (an UPDATE of the row) waiting until the fenced writes have committed or rolled back.
+    /// takeover (an UPDATE of the row) waiting until the fenced writes have committed or rolled back; not
+    /// durable: `SET LOCAL synchronous_commit = off` first (the transaction's commit only).
     public func fenced<Value: Sendable>(
-        by lease: Lease, nowMs: Int64, _ body: (any FencedWrites) throws(RecordsError) -> Value
+        by lease: Lease, nowMs: Int64, durable: Bool, _ body: (any FencedWrites) throws(RecordsError) -> Value
     ) throws(RecordsError) -> LeaseFenced<Value> {
         let outcome = try run { (connection) throws(RecordsError) -> LeaseFenced<Value> in
             try connection.transaction { () throws(RecordsError) -> LeaseFenced<Value> in
+                if !durable { try connection.execute("SET LOCAL synchronous_commit = off") }
                 let stored = try leaseRow(lease.name, connection, query: s.leaseForFence)
                 guard LeasePlan.holds(stored, lease, nowMs: nowMs) else { return .lost(stored) }
                 return .done(try body(PostgresFencedWrites(connection: connection)))
@@ -294,5 +296,15 @@ struct PostgresFencedWrites: FencedWrites {
     /// `WebhookOutbox.settleWebhookDelivery` in the transaction.
     func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool {
         try PostgresRecordStore.settle(seq: seq, attempt: attempt, nowMs: nowMs, connection)
+    }
+
+    /// `FencedWrites.settleDelivered` in one statement over an array of seqs.
+    func settleDelivered(seqs: [Int64], nowMs: Int64) throws(RecordsError) -> Int {
+        guard !seqs.isEmpty else { return 0 }
+        var array = PostgresArray(capacity: seqs.count * 8)
+        for seq in seqs { array.append(seq) }
+        return try connection.executePrepared(
+            OutboxQueries.postgresDeliveredMany, [.text(array.literal), .int(nowMs)]
+        ).affectedRows
     }
 }

@@ -48,14 +48,14 @@ extension SQLiteRecordStore: LeaseStore, RateBucketStore, QuotaStore {
         }
     }
 
-    /// `LeaseStore.fenced`: the check and the writes in one durable `BEGIN IMMEDIATE` transaction on the
-    /// writer, so no other process can take the lease over between them.
+    /// `LeaseStore.fenced`: the check and the writes in one `BEGIN IMMEDIATE` transaction on the writer
+    /// (`synchronous=FULL` when durable), so no other process can take the lease over between them.
     public func fenced<Value: Sendable>(
-        by lease: Lease, nowMs: Int64, _ body: (any FencedWrites) throws(RecordsError) -> Value
+        by lease: Lease, nowMs: Int64, durable: Bool, _ body: (any FencedWrites) throws(RecordsError) -> Value
     ) throws(RecordsError) -> LeaseFenced<Value> {
         try writer.withConnection { (connection) throws(RecordsError) -> LeaseFenced<Value> in
             let writes = SQLiteFencedWrites(store: self, connection: connection)
-            return try transaction(connection, durable: true) { () throws(RecordsError) -> LeaseFenced<Value> in
+            return try transaction(connection, durable: durable) { () throws(RecordsError) -> LeaseFenced<Value> in
                 let stored = try connection.query(s.leaseForFence, [.text(lease.name)], row: Self.lease(from:)).first
                 guard LeasePlan.holds(stored, lease, nowMs: nowMs) else { return .lost(stored) }
                 return .done(try body(writes))
