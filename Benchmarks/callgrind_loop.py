@@ -17,7 +17,12 @@ PUTs the same JPEG (Tests/ImageProbeTests/Fixtures) to each straight to storage 
 `presignd_intents_pending` is 0; then it zeroes callgrind's counters (`callgrind_control -z`) and
 confirms each key once (every one must answer 201). It prints every thread's instructions by role:
 the event loop, the worker(s) (one by default here: PRESIGN_SERVER_WORKER_THREADS=1), the group
-committer, the intent writer, the rest; a thread's role is read from the functions it ran."""
+committer, the intent writer, the rest; a thread's role is read from the functions it ran.
+
+CG_BODY (a JSON body in which each `{uuid}` becomes a fresh UUID per request) sends N `POST PATH` requests
+with that body instead of N GETs, e.g. client B's issue route
+`CG_BODY='{"contentType":"image/jpeg","imageKey":"{uuid}"}' … /presigned-url N`; every thread's
+instructions are printed by role as in CG_MODE=confirm (the issue's intent is written by the writer)."""
 import glob, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.parse
 
 binary, tag, path, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -118,6 +123,23 @@ if mode == "confirm":
             raise SystemExit(f"POST /images answered {status}: {body!r}")
         ok += 1
     path = "POST /images"
+elif os.environ.get("CG_BODY"):
+    import uuid
+    template = os.environ["CG_BODY"]
+    for i in range(n):
+        payload = template.replace("{uuid}", str(uuid.uuid4()).upper()).encode()
+        status, body = exchange(f"POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n".encode()
+                                + f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+        if status.startswith("HTTP/1.1 200"):
+            ok += 1
+        elif i == 0:
+            raise SystemExit(f"POST {path} answered {status}: {body!r}")
+    # Every intent stored before the count ends (the writer's batches are part of an issue).
+    for _ in range(600):
+        _, metrics = exchange(b"GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n")
+        if re.search(rb"^presignd_intents_pending 0$", metrics, re.M):
+            break
+        time.sleep(0.05)
 else:
     for i in range(n):
         status, _ = exchange(req)
@@ -134,7 +156,7 @@ for f in sorted(glob.glob(out + "*")):
         if line.startswith("totals:") or line.startswith("summary:"):
             totals.append((int(line.split()[1]), f)); break
 totals.sort(reverse=True)
-if mode == "confirm":
+if mode == "confirm" or os.environ.get("CG_BODY"):
     def role(f):
         """A thread's role from the functions it ran (the main thread is the first file)."""
         if f.endswith("-01"):
