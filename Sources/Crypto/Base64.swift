@@ -73,14 +73,21 @@ public enum Base64 {
     public static func decode(_ text: some Collection<UInt8>, alphabet: Alphabet = .standard, padded: Bool = true)
         -> [UInt8]?
     {
+        if let decoded = text.withContiguousStorageIfAvailable({ decode(bytes: $0, alphabet: alphabet, padded: padded) }
+        ) {
+            return decoded
+        }
+        return Array(text).withUnsafeBufferPointer { decode(bytes: $0, alphabet: alphabet, padded: padded) }
+    }
+
+    /// `decode` over contiguous bytes (a header's or a JSON string's digests are decoded on the event
+    /// loop: no generic iterator, one table lookup per digit).
+    private static func decode(bytes text: UnsafeBufferPointer<UInt8>, alphabet: Alphabet, padded: Bool) -> [UInt8]? {
         var count = text.count
         if padded {
             guard count % 4 == 0 else { return nil }
             var trailing = 0
-            for byte in text.reversed() {
-                guard byte == UInt8(ascii: "="), trailing < 3 else { break }
-                trailing += 1
-            }
+            while trailing < min(3, count) && text[count - 1 - trailing] == UInt8(ascii: "=") { trailing += 1 }
             guard trailing <= 2 else { return nil }
             count -= trailing
         }
@@ -90,7 +97,7 @@ public enum Base64 {
         output.reserveCapacity(count * 3 / 4)
         var group: UInt32 = 0
         var digits = 0
-        for character in text.prefix(count) {
+        for character in text[..<count] {
             let value = values[Int(character)]
             guard value != 0xFF else { return nil }
             group = group << 6 | UInt32(value)
@@ -120,7 +127,8 @@ public enum Base64 {
     /// The bytes spelled by `text`, or nil unless it is the canonical base64 of `alphabet` with padding
     /// exactly when `padded`.
     public static func decode(_ text: String, alphabet: Alphabet = .standard, padded: Bool = true) -> [UInt8]? {
-        decode(text.utf8, alphabet: alphabet, padded: padded)
+        var text = text
+        return text.withUTF8 { decode(bytes: $0, alphabet: alphabet, padded: padded) }
     }
 
     /// `bytes` in unpadded base64url, as JWS and cursor tokens spell them.
@@ -140,6 +148,6 @@ public enum Base64 {
 
     /// The bytes spelled by canonical unpadded base64url `text`, or nil.
     public static func decodeURL(_ text: String) -> [UInt8]? {
-        decode(text.utf8, alphabet: .url, padded: false)
+        decode(text, alphabet: .url, padded: false)
     }
 }

@@ -48,14 +48,14 @@ struct CanonicalHeader: Sendable {
         }
         self.name = name
         self.value = try Self.normalize(rawValue, name: rawName)
-        self.sortsBeforeHost = name.utf8.lexicographicallyPrecedes("host".utf8)
+        self.sortsBeforeHost = name < "host"
     }
 
     /// A header the signer builds itself, taken as given.
     init(trustedName: String, value: String) {
         self.name = trustedName
         self.value = value
-        self.sortsBeforeHost = trustedName.utf8.lexicographicallyPrecedes("host".utf8)
+        self.sortsBeforeHost = trustedName < "host"
     }
 
     /// `value` trimmed and with inner runs of spaces and tabs collapsed; the same string when it
@@ -119,9 +119,10 @@ struct CanonicalHeader: Sendable {
         }
     }
 
-    /// True when this header's name sorts before `other` byte by byte.
+    /// True when this header's name sorts before `other` byte by byte (names are ASCII, where `String`'s
+    /// order is the bytes' order, compared without generic iterators).
     func sortsBefore(_ other: String) -> Bool {
-        name.utf8.lexicographicallyPrecedes(other.utf8)
+        name < other
     }
 
     /// The name in the casing clients usually send: `Content-Type`, `Content-MD5`, `If-None-Match`;
