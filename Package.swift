@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "StoreEvents", dependencies: ["JSON", "Crypto"]),
         // Outbound webhooks, pure: Standard Webhooks signing, the secret, the retry schedule, endpoint URLs.
         .target(name: "Webhooks", dependencies: ["Crypto"]),
+        // clamd's INSTREAM protocol over a blocking socket: the malware scan before publishing.
+        .target(name: "Clamd", dependencies: ["System"]),
 
         // I/O shells
         .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "Logging", "System", "CLinux", "COpenSSL"]),
@@ -65,6 +67,7 @@ let package = Package(
             name: "Uploads",
             dependencies: [
                 "Config", "Records", "ObjectStore", "SigV4", "Crypto", "ImageProbe", "StoreEvents", "System", "JSON",
+                "Clamd",
             ]),
 
         // The application (its front doors), the command-line modes and the executables

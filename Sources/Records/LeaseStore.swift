@@ -41,4 +41,7 @@ public protocol FencedWrites {
     func removeMultipartUploads(_ uploads: [(objectKey: String, uploadId: String)]) throws(RecordsError)
     /// `WebhookOutbox.settleWebhookDelivery`, inside the fenced transaction.
     func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool
+    /// `ScanQueue.settleScan`, inside the fenced transaction (with its outbox events).
+    func settleScan(id: String, _ settlement: ScanSettlement, events: (ImageRecord) -> [OutboxEvent])
+        throws(RecordsError) -> ImageRecord?
 }

@@ -295,4 +295,11 @@ struct PostgresFencedWrites: FencedWrites {
     func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool {
         try PostgresRecordStore.settle(seq: seq, attempt: attempt, nowMs: nowMs, connection)
     }
+
+    /// `ScanQueue.settleScan` in the transaction.
+    func settleScan(id: String, _ settlement: ScanSettlement, events: (ImageRecord) -> [OutboxEvent])
+        throws(RecordsError) -> ImageRecord?
+    {
+        try PostgresRecordStore.settleScanInTransaction(id: id, settlement, events: events, connection)
+    }
 }
