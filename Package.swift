@@ -132,6 +132,7 @@ let package = Package(
             name: "RecordsTests", dependencies: ["Records", "RecordsTestSupport", "Config", "Crypto", "TestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
+        .testTarget(name: "ClamdTests", dependencies: ["Clamd", "TestSupport"]),
         .testTarget(
             name: "ObjectStoreTests",
             dependencies: [
