@@ -149,7 +149,7 @@ let package = Package(
             name: "UploadsTests",
             dependencies: [
                 "Uploads", "UploadsTestSupport", "Config", "Records", "RecordsTestSupport", "ObjectStore", "SigV4",
-                "Crypto", "ImageProbe", "System", "TestSupport", "JSON",
+                "Crypto", "ImageProbe", "System", "TestSupport", "JSON", "Clamd",
             ]),
         .testTarget(
             name: "AppTests",
