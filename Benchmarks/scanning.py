@@ -79,7 +79,7 @@ def clamd():
     return address, env
 
 
-def http(host, port, method, target, headers, body=b""):
+def call(host, port, method, target, headers, body=b""):
     c = socket.create_connection((host, port), timeout=30)
     h = f"{method} {target} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n"
     for k, v in headers.items():
@@ -94,7 +94,7 @@ def http(host, port, method, target, headers, body=b""):
 
 
 def metric(port, name):
-    _, body = http("127.0.0.1", port, "GET", "/metrics", {})
+    _, body = call("127.0.0.1", port, "GET", "/metrics", {})
     m = re.search(rb"^" + re.escape(name.encode()) + rb" (-?\d+)", body, re.M)
     return int(m.group(1)) if m else None
 
@@ -131,7 +131,7 @@ def run(records_url, mode, clamd_address, webhook_url):
         while time.time() < stop_at:
             key = str(uuid.uuid4())
             t = time.time()
-            st, body = http("127.0.0.1", port, "POST", "/presigned-url", user,
+            st, body = call("127.0.0.1", port, "POST", "/presigned-url", user,
                             json.dumps({"contentType": "image/jpeg", "imageKey": key}).encode())
             issued = (time.time() - t) * 1000
             if st != 200:
@@ -139,9 +139,9 @@ def run(records_url, mode, clamd_address, webhook_url):
                     errors[0] += 1
                 continue
             url = urllib.parse.urlparse(json.loads(body)["signedUrl"])
-            http(s3host.hostname, s3host.port, "PUT", url.path + "?" + url.query, {"Content-Type": "image/jpeg"}, jpeg)
+            call(s3host.hostname, s3host.port, "PUT", url.path + "?" + url.query, {"Content-Type": "image/jpeg"}, jpeg)
             t = time.time()
-            st, _ = http("127.0.0.1", port, "POST", "/images", user, json.dumps({"imageKey": key}).encode())
+            st, _ = call("127.0.0.1", port, "POST", "/images", user, json.dumps({"imageKey": key}).encode())
             confirmed = (time.time() - t) * 1000
             with lock:
                 issue_ms.append(issued)
