@@ -236,4 +236,63 @@ struct ScanningFlowTests {
         let smallId = try #require(small["id"]?.stringValue)
         #expect(try await Self.settled(server, id: smallId, user: user)["state"]?.stringValue == "published")
     }
+
+    @Test(
+        "a compat save and an Uppy completion of a scanned type: 202, no URL, then published",
+        arguments: Backend.allCases)
+    func compatAndUppyConfirmationsAnswer202(backend: Backend) async throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.down() }
+        let (server, s3) = try await WebhooksFlowTests.start(
+            backend, receiver: receiver,
+            extra: Self.settings(
+                clamd: try TestServices.clamdAddress(),
+                extra: [
+                    "PRESIGN_TYPES": #"{"IMAGE":{"scan":"clamav"}}"#, "PRESIGN_COMPAT_PROFILES": "clientB",
+                    "PRESIGN_UPPY_ENABLED": "true",
+                ]))
+        defer { server.stop() }
+        let user = "scan-\(UUID().uuidString.prefix(8).lowercased())"
+        // Client B's save into a quest's slot: its envelope, status 202, `signedUrl` null.
+        let uuid = UUID().uuidString
+        let issued = try await server.exchange(
+            "POST", "/api/v1/quests/images/signed-url", host: "api.example.test", headers: "X-User-Id: \(user)\r\n",
+            body: #"{"contentType":"image/jpeg","imageKey":"\#(uuid)"}"#)
+        try #require(issued.status == 200, "\(issued.text)")
+        let url = try #require(try JSONValue(parsing: issued.body)["data"]?["signedUrl"]?.stringValue)
+        let target = String(url[try #require(url.range(of: s3.endpoint)).upperBound...])
+        #expect(try await ClientPFlowTests.put(s3, target: target, contentType: "image/jpeg", body: Self.jpeg()) == 200)
+        let saved = try await server.exchange(
+            "POST", "/api/v1/quests/4/active", host: "api.example.test", headers: "X-User-Id: \(user)\r\n",
+            body: #"{"imageKey":"\#(uuid)"}"#)
+        #expect(saved.status == 202, "\(saved.text)")
+        let envelope = try JSONValue(parsing: saved.body)
+        #expect(envelope["success"] == .bool(true), "\(saved.text)")
+        #expect(envelope["data"]?["imageUrl"] == .null, "\(saved.text)")
+        #expect(!saved.text.contains("X-Amz-Signature"), "a URL of an unscanned upload: \(saved.text)")
+        // Uppy's completion: 202, `location` null, the record scanning.
+        let (key, uploadId) = try await UppyFlowTests.create(server, user: user, filename: "scanned.jpg")
+        let base = "/s3/multipart/\(UppyFlowTests.q(uploadId))"
+        let part = try await UppyFlowTests.call(server, "GET", "\(base)/1?key=\(UppyFlowTests.q(key))", user: user)
+        let partURL = try #require(try UppyFlowTests.json(part)["url"]?.stringValue)
+        let (status, etag) = try await UppyFlowTests.put(s3, url: partURL, bytes: Self.jpeg())
+        #expect(status == 200)
+        let body = #"{"parts":[{"PartNumber":1,"ETag":\#(try #require(etag).debugDescription)}]}"#
+        let done = try await UppyFlowTests.call(
+            server, "POST", "\(base)/complete?key=\(UppyFlowTests.q(key))", user: user, body: body)
+        try #require(done.status == 202, "\(done.text)")
+        let completed = try UppyFlowTests.json(done)
+        #expect(completed["location"] == .null)
+        #expect(completed["record"]?["state"]?.stringValue == "scanning" && completed["record"]?["url"] == .null)
+        let uppyId = try #require(completed["record"]?["id"]?.stringValue)
+        // Both are published once scanned.
+        #expect(try await Self.settled(server, id: uppyId, user: user)["state"]?.stringValue == "published")
+        #expect(
+            try await eventually(within: 30, pollMs: 50) {
+                let page = try await ImagesFlowTests.request(server, "GET", "/images", user: user)
+                let items = try JSONValue(parsing: page.body)["items"]?.arrayValue ?? []
+                return items.count == 2 && items.allSatisfy { $0["state"]?.stringValue == "published" }
+            })
+        #expect(await eventually { receiver.events(ofType: "upload.completed").count == 2 })
+    }
 }
