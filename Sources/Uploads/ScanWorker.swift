@@ -247,7 +247,13 @@ public final class ScanWorker: Sendable {
             return .retried
         }
         guard let outcome else { return .fencedOff }
-        guard let settledRecord = outcome else { return .settled }  // Deleted by its owner, or settled already.
+        guard let settledRecord = outcome else {
+            // Not scanning any more: deleted by its owner meanwhile (its upload key's object with it), or
+            // settled by an earlier attempt whose answer was lost. A copy promoted for a record that is
+            // gone would be kept by nothing: it goes too.
+            if case .published(let key) = settlement, key != record.objectKey { deletePromoted(record, key) }
+            return .settled
+        }
         switch settlement {
         case .published:
             clean.add(1, ordering: .relaxed)
@@ -298,6 +304,16 @@ public final class ScanWorker: Sendable {
             try storage.delete(key: record.objectKey)
         } catch {
             events(.scanObjectKept(recordId: record.id, key: record.objectKey, error: "\(error)"))
+        }
+    }
+
+    /// Deletes the copy promoted to `key` for `record` when the record no longer exists.
+    private func deletePromoted(_ record: ImageRecord, _ key: String) {
+        do {
+            guard try store.record(id: record.id, ownerId: record.ownerId) == nil else { return }
+            try storage.delete(key: key)
+        } catch {
+            events(.scanObjectKept(recordId: record.id, key: key, error: "\(error)"))
         }
     }
 

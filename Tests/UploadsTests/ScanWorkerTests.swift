@@ -130,4 +130,62 @@ import UploadsTestSupport
         #expect(ScanSettings(maxBytes: 1, retryBaseMs: 100, retryMaxMs: 350).retryDelayMs(afterAttempts: 2) == 200)
         #expect(ScanSettings(maxBytes: 1, retryBaseMs: 100, retryMaxMs: 350).retryDelayMs(afterAttempts: 9) == 350)
     }
+
+    @Test func aRecordDeletedDuringItsScanKeepsNoPromotedCopy() throws {
+        let rig = try Rig()
+        let record = try rig.scanning(Array("deleted meanwhile".utf8))
+        // The owner deletes it while it is being scanned: the scan's settlement finds nothing to publish.
+        let deleting = DeletingStorage(inner: rig.storage, store: rig.store, record: record)
+        let worker = ScanWorker(
+            store: rig.store, storage: deleting,
+            clamd: ClamdClient(
+                address: try #require(ClamdAddress(parsing: try TestServices.clamdAddress())), timeoutMs: 5_000),
+            settings: ScanSettings(maxBytes: 1 << 20, retryBaseMs: 100, retryMaxMs: 350), webhooks: .off,
+            env: UploadEnvironment(nowMillis: { 1_000 }, newUUID: { UUID().uuidString }), events: { _ in })
+        _ = worker.pass(.always)
+        #expect(try rig.store.record(id: record.id, ownerId: "o") == nil)
+        #expect(rig.storage.keys.isEmpty, "\(rig.storage.keys)")
+    }
+}
+
+/// Storage that deletes `record` (as its owner's DELETE would) once its object has been copied.
+final class DeletingStorage: ObjectStorage, @unchecked Sendable {
+    let inner: InMemoryObjectStorage
+    let store: InMemoryRecordStore
+    let record: ImageRecord
+
+    init(inner: InMemoryObjectStorage, store: InMemoryRecordStore, record: ImageRecord) {
+        self.inner = inner
+        self.store = store
+        self.record = record
+    }
+
+    func head(key: String) throws(ObjectStoreError) -> ObjectInfo? { try inner.head(key: key) }
+    func copy(from source: String, to destination: String, contentType: String?, expecting: ObjectInfo?)
+        throws(ObjectStoreError) -> ObjectInfo
+    {
+        let copied = try inner.copy(from: source, to: destination, contentType: contentType, expecting: expecting)
+        do {
+            _ = try store.deleteRecord(id: record.id, ownerId: record.ownerId)
+        } catch {
+            throw .connection("\(error)")
+        }
+        return copied
+    }
+    func readPrefix(key: String, maxBytes: Int) throws(ObjectStoreError) -> ObjectPrefix? {
+        try inner.readPrefix(key: key, maxBytes: maxBytes)
+    }
+    func headWithChecksums(key: String) throws(ObjectStoreError) -> ObjectInfo? {
+        try inner.headWithChecksums(key: key)
+    }
+    func digests(key: String, ifMatch: String?) throws(ObjectStoreError) -> ObjectDigests? {
+        try inner.digests(key: key, ifMatch: ifMatch)
+    }
+    func read(key: String, ifMatch: String?, into sink: (UnsafeRawBufferPointer) throws(ObjectStoreError) -> Void)
+        throws(ObjectStoreError) -> Int64?
+    {
+        try inner.read(key: key, ifMatch: ifMatch, into: sink)
+    }
+    func delete(key: String) throws(ObjectStoreError) { try inner.delete(key: key) }
+    func probeBucket() throws(ObjectStoreError) -> S3Client.BucketProbe { try inner.probeBucket() }
 }
