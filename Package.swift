@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "StoreEvents", dependencies: ["JSON", "Crypto"]),
         // Outbound webhooks, pure: Standard Webhooks signing, the secret, the retry schedule, endpoint URLs.
         .target(name: "Webhooks", dependencies: ["Crypto"]),
+        // clamd's INSTREAM protocol over a blocking socket: the malware scan before publishing.
+        .target(name: "Clamd", dependencies: ["System"]),
 
         // I/O shells
         .target(name: "HTTPServer", dependencies: ["HTTP1", "Crypto", "Logging", "System", "CLinux", "COpenSSL"]),
@@ -65,6 +67,7 @@ let package = Package(
             name: "Uploads",
             dependencies: [
                 "Config", "Records", "ObjectStore", "SigV4", "Crypto", "ImageProbe", "StoreEvents", "System", "JSON",
+                "Clamd",
             ]),
 
         // The application (its front doors), the command-line modes and the executables
@@ -129,6 +132,7 @@ let package = Package(
             name: "RecordsTests", dependencies: ["Records", "RecordsTestSupport", "Config", "Crypto", "TestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
+        .testTarget(name: "ClamdTests", dependencies: ["Clamd", "TestSupport"]),
         .testTarget(
             name: "ObjectStoreTests",
             dependencies: [
@@ -145,7 +149,7 @@ let package = Package(
             name: "UploadsTests",
             dependencies: [
                 "Uploads", "UploadsTestSupport", "Config", "Records", "RecordsTestSupport", "ObjectStore", "SigV4",
-                "Crypto", "ImageProbe", "System", "TestSupport", "JSON",
+                "Crypto", "ImageProbe", "System", "TestSupport", "JSON", "Clamd",
             ]),
         .testTarget(
             name: "AppTests",

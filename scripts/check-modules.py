@@ -27,11 +27,13 @@ Layers, lowest first (a module may use only modules of lower layers):
   2 Crypto JSON HTTP1 ImageProbe   pure cores
   3 SigV4 Auth Config StoreEvents  (StoreEvents: S3 event JSON and SNS verification, pure)
     HTTPClient Logging Webhooks    (HTTPClient: the blocking HTTP/1.1 client the server's own calls use;
-                                   Logging: the log sink and its level, JSON lines over JSON's escaper;
-                                   Webhooks: Standard Webhooks signing and the retry schedule, pure)
+    Clamd                          Logging: the log sink and its level, JSON lines over JSON's escaper;
+                                   Webhooks: Standard Webhooks signing and the retry schedule, pure;
+                                   Clamd: clamd's INSTREAM protocol over a blocking socket)
   4 HTTPServer ObjectStore Records I/O shells; Explain (explain mode's pure analysis, over SigV4)
   5 CloudCredentials Uploads       the credential chain (over HTTPClient; ObjectStore only for S3XML);
-    WebhookDelivery                the upload lifecycle (no HTTP module); the webhook outbox's delivery
+    WebhookDelivery                the upload lifecycle (no HTTP module; its scan worker over Clamd); the
+                                   webhook outbox's delivery
                                    (over HTTPClient and Records' leases)
   6 App                            the front doors, admission, wiring
   7 Commands                       the command-line modes (dispatch, healthcheck, explain)
@@ -53,7 +55,7 @@ LAYERS = [
     ["CLinux", "COpenSSL", "CSQLite", "CPostgres", "CPostgresLoader"],
     ["System"],
     ["Crypto", "JSON", "HTTP1", "ImageProbe"],
-    ["SigV4", "Auth", "Config", "StoreEvents", "HTTPClient", "Logging", "Webhooks"],
+    ["SigV4", "Auth", "Config", "StoreEvents", "HTTPClient", "Logging", "Webhooks", "Clamd"],
     ["HTTPServer", "ObjectStore", "Records", "Explain"],
     ["CloudCredentials", "Uploads", "WebhookDelivery"],
     ["App"],

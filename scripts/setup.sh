@@ -13,7 +13,8 @@
 #                                scripts/web-test.py, driven over WebDriver from Python's standard library),
 #                                haproxy and pgbouncer (several instances behind a balancer on one
 #                                PostgreSQL, and the store through a transaction-mode pooler:
-#                                scripts/instances.sh, scripts/start-pgbouncer.sh).
+#                                scripts/instances.sh, scripts/start-pgbouncer.sh), and clamav-daemon (the
+#                                real clamd the malware scan's tests stream to: scripts/start-clamd.sh).
 # Ceph RGW, the local S3 server of both, is installed by scripts/start-s3.sh when first started.
 # Idempotent; progress on stderr.
 #   SETUP_BENCH=1  also install wrk and nginx-light (benchmarks)
@@ -29,7 +30,7 @@ esac
 command -v swift >/dev/null 2>&1 || { log "ERROR: the Swift 6 toolchain (swift) is not on PATH"; exit 1; }
 
 pkgs=(libssl-dev libsqlite3-dev libpq-dev curl)
-[ "$mode" = test ] && pkgs+=(postgresql-15 python3-pip chromium chromium-driver haproxy pgbouncer)
+[ "$mode" = test ] && pkgs+=(postgresql-15 python3-pip chromium chromium-driver haproxy pgbouncer clamav-daemon)
 [ "${SETUP_BENCH:-0}" = 1 ] && pkgs+=(wrk nginx-light)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - the whole test suite on a fresh machine: installs what is missing (scripts/setup.sh),
 # starts a real S3 server (Ceph RGW, scripts/start-s3.sh) and a real PostgreSQL 15
-# (scripts/start-postgres.sh) on loopback, runs `swift test` against them, holds the server to its
+# (scripts/start-postgres.sh) and the ClamAV daemon with the tests' own signature (scripts/start-clamd.sh)
+# on loopback, runs `swift test` against them, holds the server to its
 # OpenAPI document with schemathesis (scripts/api-conformance.sh), drives the web page in headless
 # Chromium (scripts/web-test.py), makes the plain release build of every product and checks
 # scripts/run.sh, then builds the real Dockerfile with podman and checks the image against the same
@@ -9,6 +10,7 @@
 #   TEST_S3_PORT   RGW port block start (default 19000; uses 14 ports from there, HTTPS on +13)
 #   TEST_PG_PORT   PostgreSQL port (default 25432: below Linux's ephemeral range 32768-60999, so no
 #                  client connection of another program can be holding it as its local port)
+#   TEST_CLAMD_PORT clamd's TCP port (default 23310, also below the ephemeral range)
 #   SWIFT_TEST_ARGS  extra arguments for `swift test` (e.g. --filter SigV4Tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +29,9 @@ bash scripts/setup.sh test
 export S3_PORT=${TEST_S3_PORT:-19000}
 export S3_STATE_DIR=${TEST_S3_STATE_DIR:-/tmp/presignd-test-s3-$S3_PORT}
 export PG_PORT=${TEST_PG_PORT:-25432}
+export CLAMD_PORT=${TEST_CLAMD_PORT:-23310}
 started_s3=0
+started_clamd=0
 started_pg=0
 started_pgb=0
 cleanup() {
@@ -35,6 +39,7 @@ cleanup() {
   if [ "$started_pgb" = 1 ] && [ "${KEEP_SERVICES:-0}" != 1 ]; then bash scripts/stop-pgbouncer.sh || true; fi
   if [ "$started_s3" = 1 ] && [ "${KEEP_SERVICES:-0}" != 1 ]; then bash scripts/stop-s3.sh || true; fi
   if [ "$started_pg" = 1 ] && [ "${KEEP_SERVICES:-0}" != 1 ]; then bash scripts/stop-postgres.sh || true; fi
+  if [ "$started_clamd" = 1 ] && [ "${KEEP_SERVICES:-0}" != 1 ]; then bash scripts/stop-clamd.sh || true; fi
   exit $rc
 }
 trap cleanup EXIT
@@ -64,6 +69,14 @@ started_pg=1
 pgb_env=$(bash scripts/start-pgbouncer.sh) || { log "ERROR: PgBouncer did not start (see above)"; exit 1; }
 eval "$pgb_env"
 started_pgb=1
+
+# The malware scan's tests (docs/scanning.md) stream uploads to the real clamd, with only our signature.
+log "starting clamd on 127.0.0.1:$CLAMD_PORT"
+clamd_env=$(bash scripts/start-clamd.sh) || { log "ERROR: clamd did not start (see above)"; exit 1; }
+eval "$clamd_env"
+started_clamd=1
+export PRESIGN_TEST_CLAMD_ADDRESS=$CLAMD_ADDRESS
+export PRESIGN_TEST_CLAMD_SOCKET=$CLAMD_SOCKET
 
 log "building"
 swift build --build-tests 2>&1 | grep -v "Cannot export local symbol" >&2

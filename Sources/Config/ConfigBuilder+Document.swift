@@ -263,6 +263,12 @@ extension ConfigBuilder {
                 return report(path, "must be true or false (got \(ConfigText.shown(value)))")
             }
             draft.dedup = flag
+        case "scan":
+            guard let text = value.stringValue, let mode = UploadTypeConfig.ScanMode(rawValue: text) else {
+                let choices = UploadTypeConfig.ScanMode.allCases.map { "\"\($0.rawValue)\"" }
+                return report(path, "must be \(choices.joined(separator: " or ")) (got \(ConfigText.shown(value)))")
+            }
+            draft.scan = mode
         default:
             report(path, "unknown key (a type has \(UploadTypeDraft.fieldNames.joined(separator: ", ")))")
         }

@@ -162,6 +162,14 @@ extension ConfigKey {
             ConfigKey(section: "webhooks", name: "pollIntervalMs", kind: .int(\.webhooks.pollIntervalMs)),
             ConfigKey(section: "webhooks", name: "concurrency", kind: .int(\.webhooks.concurrency)),
 
+            ConfigKey(section: "scan", name: "clamdAddress", kind: .string(\.scan.clamdAddress)),
+            ConfigKey(section: "scan", name: "maxBytes", kind: .int(\.scan.maxBytes)),
+            ConfigKey(section: "scan", name: "timeoutMs", kind: .int(\.scan.timeoutMs)),
+            ConfigKey(section: "scan", name: "chunkBytes", kind: .int(\.scan.chunkBytes)),
+            ConfigKey(section: "scan", name: "retryBaseMs", kind: .int(\.scan.retryBaseMs)),
+            ConfigKey(section: "scan", name: "retryMaxMs", kind: .int(\.scan.retryMaxMs)),
+            ConfigKey(section: "scan", name: "pollIntervalMs", kind: .int(\.scan.pollIntervalMs)),
+
             ConfigKey(section: "cors", name: "allowedOrigins", kind: .strings(\.cors.allowedOrigins)),
             ConfigKey(section: "cors", name: "allowCredentials", kind: .bool(\.cors.allowCredentials)),
             ConfigKey(section: "cors", name: "allowedHeaders", kind: .strings(\.cors.allowedHeaders)),

@@ -74,6 +74,7 @@ struct ConfigValidator {
         validateUppy()
         validateEvents()
         validateWebhooks()
+        validateScan()
     }
 
     /// The `server` section.

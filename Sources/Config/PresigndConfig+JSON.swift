@@ -67,6 +67,7 @@ extension UploadTypeConfig {
             "verifyChecksum": .string(verifyChecksum.rawValue),
             "computeSha256": .bool(computeSha256),
             "dedup": .bool(dedup),
+            "scan": .string(scan.rawValue),
         ])
     }
 }

@@ -31,6 +31,8 @@ public struct PresigndConfig: Sendable, Equatable {
     public var events = EventsConfig()
     /// Outbound webhooks to the apps' own servers; off unless an endpoint is configured.
     public var webhooks = WebhooksConfig()
+    /// The malware scan before publishing (`types.<T>.scan`): where clamd listens and its bounds.
+    public var scan = ScanConfig()
     /// Browser origins allowed to call the API.
     public var cors = CORSConfig()
 

@@ -23,6 +23,15 @@ public struct UploadTypeConfig: Sendable, Equatable {
         case trustStore = "trust-store"
     }
 
+    /// Whether a confirmed upload of the type is scanned for malware before it is published
+    /// (docs/scanning.md).
+    public enum ScanMode: String, Sendable, Equatable, CaseIterable {
+        /// Not scanned: the record is published at confirmation.
+        case off
+        /// Scanned by clamd (`scan.clamdAddress`): the record is `scanning` until its scan settles it.
+        case clamav
+    }
+
     /// The media types the content check recognises (the formats of the ImageProbe module).
     public static let checkableContentTypes: Set<String> = [
         "image/jpeg", "image/png", "image/gif", "image/webp", "image/heic", "image/heif", "image/avif",
@@ -57,6 +66,9 @@ public struct UploadTypeConfig: Sendable, Equatable {
     /// Whether a confirmation whose proven SHA-256 equals a record of the same owner and type answers
     /// that record (`deduplicated`) and deletes the new object instead of recording it.
     public var dedup: Bool
+    /// Whether a confirmed upload is scanned before it is published (`clamav`) or published at once
+    /// (`off`, the default).
+    public var scan: ScanMode
 
     /// Whether requests must carry a `chatroomId`.
     public var requiresChatroomId: Bool { chatroomId == .required }
@@ -66,7 +78,7 @@ public struct UploadTypeConfig: Sendable, Equatable {
         name: String, extensions: [String], contentTypes: [String], keyTemplate: String,
         permanentKeyTemplate: String? = nil, maxBytes: Int64, expiresSeconds: Int = 600,
         chatroomId: ChatroomIdRule = .serverMade, contentCheck: Bool? = nil, verifyChecksum: VerifyChecksum = .read,
-        computeSha256: Bool = false, dedup: Bool = false
+        computeSha256: Bool = false, dedup: Bool = false, scan: ScanMode = .off
     ) {
         self.name = name
         self.extensions = extensions
@@ -80,6 +92,7 @@ public struct UploadTypeConfig: Sendable, Equatable {
         self.verifyChecksum = verifyChecksum
         self.computeSha256 = computeSha256
         self.dedup = dedup
+        self.scan = scan
     }
 
     /// Whether every content type of the type is an image's (`image/…`): an upload of it is never empty.

@@ -24,18 +24,21 @@ struct UploadTypeDraft {
     var computeSha256: Bool?
     /// `dedup`, if given.
     var dedup: Bool?
+    /// `scan`, if given.
+    var scan: UploadTypeConfig.ScanMode?
 
     /// The field names a type object may hold, in file order.
     static let fieldNames = [
         "extensions", "contentTypes", "keyTemplate", "permanentKeyTemplate", "maxBytes", "expiresSeconds",
-        "chatroomId", "contentCheck", "verifyChecksum", "computeSha256", "dedup", "requiresChatroomId",
+        "chatroomId", "contentCheck", "verifyChecksum", "computeSha256", "dedup", "scan",
+        "requiresChatroomId",
     ]
 
     /// The finished type, or the problems of the required fields that are missing.
     ///
     /// Optional fields default to: no extensions, no promotion, `presign.expiresSeconds`, a server-made
     /// chat room id, the content check on when every content type is one it recognises, a declared
-    /// checksum proven by reading the object, no SHA-256 computed, no deduplication.
+    /// checksum proven by reading the object, no SHA-256 computed, no deduplication, no scan.
     func resolve(defaultExpiresSeconds: Int) -> Result<UploadTypeConfig, ConfigError> {
         var missing: [ConfigProblem] = []
         func require(_ field: String, _ present: Bool) {
@@ -53,6 +56,7 @@ struct UploadTypeDraft {
                 permanentKeyTemplate: permanentKeyTemplate.flatMap { $0.isEmpty ? nil : $0 }, maxBytes: maxBytes,
                 expiresSeconds: expiresSeconds ?? defaultExpiresSeconds,
                 chatroomId: chatroomId ?? .serverMade, contentCheck: contentCheck,
-                verifyChecksum: verifyChecksum ?? .read, computeSha256: computeSha256 ?? false, dedup: dedup ?? false))
+                verifyChecksum: verifyChecksum ?? .read, computeSha256: computeSha256 ?? false, dedup: dedup ?? false,
+                scan: scan ?? .off))
     }
 }

@@ -32,12 +32,24 @@ public struct ImageRecord: Sendable, Equatable {
     /// confirmation, or the one presignd computed (`types.<T>.computeSha256`); nil when neither (and for
     /// records made before schema version 11).
     public var sha256: String?
+    /// Where the record is in its life (schema version 13): `published` (readable), `scanning` (waiting
+    /// for the malware scan, no URL yet) or `rejected` (the scan refused it, its object is gone). Every
+    /// record made before version 13 is `published`.
+    public var state: RecordState
+    /// Why a `rejected` record was refused (`MALWARE_FOUND`, `TOO_LARGE_TO_SCAN`); nil otherwise.
+    public var rejectionReason: String?
+    /// What the refusal found (the signature's name for `MALWARE_FOUND`); nil otherwise.
+    public var rejectionDetail: String?
+    /// The permanent key a `scanning` record's object is promoted to once its scan passes; nil when its
+    /// type has none (and for every record not scanning).
+    public var publishKey: String?
 
     /// Creates a record from its fields.
     public init(
         id: String, ownerId: String, imageKey: String, objectKey: String, type: String, contentType: String,
         size: Int64, etag: String, metadataJSON: String, createdAtMs: Int64, detectedType: String? = nil,
-        width: Int64? = nil, height: Int64? = nil, sha256: String? = nil
+        width: Int64? = nil, height: Int64? = nil, sha256: String? = nil, state: RecordState = .published,
+        rejectionReason: String? = nil, rejectionDetail: String? = nil, publishKey: String? = nil
     ) {
         self.id = id
         self.ownerId = ownerId
@@ -53,5 +65,9 @@ public struct ImageRecord: Sendable, Equatable {
         self.width = width
         self.height = height
         self.sha256 = sha256
+        self.state = state
+        self.rejectionReason = rejectionReason
+        self.rejectionDetail = rejectionDetail
+        self.publishKey = publishKey
     }
 }

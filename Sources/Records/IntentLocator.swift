@@ -9,6 +9,6 @@ public protocol IntentLocator: Sendable {
 
 /// Everything the upload lifecycle asks of its store: records and intents, fenced claims, the event
 /// inbox, the multipart ledger, the object-key lookup, the daily quotas, the leases of background work and
-/// the records by digest and the webhook outbox. The three stores implement all of it.
+/// the records by digest, the webhook outbox and the scan queue. The three stores implement all of it.
 public typealias LifecycleStore = RecordStore & ClaimStore & EventInbox & MultipartLedger & IntentLocator & QuotaStore
-    & LeaseStore & RecordDigests & WebhookOutbox
+    & LeaseStore & RecordDigests & WebhookOutbox & ScanQueue

@@ -56,6 +56,9 @@ public protocol FencedWrites {
     /// Marks the pending deliveries `seqs` delivered at `nowMs`, inside the fenced transaction; how many
     /// were pending (a round's successes in one statement where the store allows it).
     func settleDelivered(seqs: [Int64], nowMs: Int64) throws(RecordsError) -> Int
+    /// `ScanQueue.settleScan`, inside the fenced transaction (with its outbox events).
+    func settleScan(id: String, _ settlement: ScanSettlement, events: (ImageRecord) -> [OutboxEvent])
+        throws(RecordsError) -> ImageRecord?
 }
 
 extension FencedWrites {

@@ -47,9 +47,10 @@ enum Schema {
     /// declared size and digests.
     static let intentColumns = intentColumnsV10 + ", declared_size, sha256, content_md5"
 
-    /// The columns of `records`, in the order the row readers expect.
+    /// The columns of `records`, in the order the row readers expect: version 11's, then version 13's
+    /// state, rejection and key to publish at.
     static let recordColumns =
-        "id, owner_id, image_key, object_key, type, content_type, size, etag, metadata, created_at_ms, detected_type, width, height, sha256"
+        "id, owner_id, image_key, object_key, type, content_type, size, etag, metadata, created_at_ms, detected_type, width, height, sha256, state, state_reason, state_detail, publish_key"
 
     /// An intent's values in `intentColumns` order.
     static func values(of intent: UploadIntent) throws(RecordsError) -> [SQLValue] {
@@ -69,6 +70,8 @@ enum Schema {
             .text(record.type), .text(record.contentType), .int(record.size), .text(record.etag),
             .text(record.metadataJSON), .int(record.createdAtMs), .optionalText(record.detectedType),
             .optionalInt(record.width), .optionalInt(record.height), .optionalText(record.sha256),
+            .text(record.state.rawValue), .optionalText(record.rejectionReason), .optionalText(record.rejectionDetail),
+            .optionalText(record.publishKey),
         ]
     }
 }

@@ -51,10 +51,11 @@ extension Confirmer {
                 } else {
                     let record = newRecord(intent, object, metadataJSON: metadataJSON)
                     finish = try UploadError.storing { () throws(RecordsError) in
-                        // `upload.completed` goes in with the record (the scan before publishing will emit
-                        // it from the record's `published` transition instead).
+                        // `upload.completed` goes in with the record; a `scanning` record's goes in with its
+                        // publication instead (`ScanWorker`), so the receiver hears of it only after its scan.
                         try committer.insertClaimed(
-                            record, token: token, nowMs: env.nowMillis(), events: webhooks.completed(record))
+                            record, token: token, nowMs: env.nowMillis(),
+                            events: record.state == .scanning ? [] : webhooks.completed(record))
                     }
                 }
             } catch {

@@ -105,8 +105,9 @@ extension Confirmer {
             return VerifiedObject(
                 key: key, info: info, contentType: recordedType, image: detected, sha256: sha256, duplicate: existing)
         }
-        if let permanent = intent.permanentKey, !promoted {
-            // `confirm` stored the intent first: a stored row names the permanent key.
+        if let permanent = intent.permanentKey, !promoted, !catalog.scans(intent) {
+            // `confirm` stored the intent first: a stored row names the permanent key. A scanned type's
+            // object is promoted only once its scan passes (`ScanWorker`): the record keeps the key.
             try UploadError.calling { () throws(ObjectStoreError) in
                 try storage.copy(
                     from: intent.objectKey, to: permanent, contentType: recordedType == media ? nil : recordedType,

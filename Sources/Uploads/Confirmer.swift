@@ -170,9 +170,11 @@ public final class Confirmer: Sendable {
         return try record(intent, metadataJSON: intent.metadataJSON ?? "{}", as: claimant, token: nil, waitMs: 0)
     }
 
-    /// The record of `intent` as its object is now (`object` nil: storage is not checked).
+    /// The record of `intent` as its object is now (`object` nil: storage is not checked). For a type that
+    /// scans (with storage checked), the record is `scanning`, its object still under the upload key and
+    /// the permanent key kept for its publication (docs/scanning.md).
     func newRecord(_ intent: UploadIntent, _ object: VerifiedObject?, metadataJSON: String) -> ImageRecord {
-        ImageRecord(
+        var record = ImageRecord(
             id: env.newUUID(), ownerId: intent.ownerId, imageKey: intent.imageKey,
             objectKey: object?.key ?? intent.objectKey, type: intent.type,
             contentType: object?.contentType ?? intent.contentType ?? intent.allowedContentTypes.first
@@ -181,6 +183,11 @@ public final class Confirmer: Sendable {
             createdAtMs: env.nowMillis(), detectedType: object?.image?.mimeType,
             width: (object?.image?.size?.width).map(Int64.init), height: (object?.image?.size?.height).map(Int64.init),
             sha256: object?.sha256)
+        if let object, catalog.scans(intent) {
+            record.state = .scanning
+            record.publishKey = intent.permanentKey == object.key ? nil : intent.permanentKey
+        }
+        return record
     }
 
     /// Makes `record` the slot's record (one durable transaction), then deletes the object of the record

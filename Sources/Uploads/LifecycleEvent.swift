@@ -6,6 +6,12 @@ public enum LifecycleEvent: Sendable, Equatable {
     /// A confirmation refused an upload whose bytes are not the declared ones: its `algorithm`
     /// (`SHA-256`, `MD5`) digest is `actual`, not the `declared` one (both base64).
     case checksumRefused(type: String, algorithm: String, declared: String, actual: String, size: Int64, owner: String)
+    /// The scanner settled a record: `outcome` `published`, or `rejected` with `reason` and `detail`.
+    case scanSettled(recordId: String, type: String, outcome: String, reason: String?, detail: String?)
+    /// A scan gave no verdict (clamd unreachable or slow, storage failing): tried again after `retryInMs`.
+    case scanRetried(recordId: String, attempts: Int, retryInMs: Int64, error: String)
+    /// A rejected record's object could not be deleted (the next pass tries again).
+    case scanObjectKept(recordId: String, key: String, error: String)
     /// A replaced record's object could not be deleted yet; it stays in the pending deletions.
     case replacedObjectKept(error: String)
     /// The janitor's runner started (its passes run while `holder`, this process, holds the lease).

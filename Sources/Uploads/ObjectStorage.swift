@@ -28,6 +28,12 @@ public protocol ObjectStorage: Sendable {
     /// is still the object of `ifMatch` (an ETag) when given; nil when there is none under `key`.
     func digests(key: String, ifMatch: String?) throws(ObjectStoreError) -> ObjectDigests?
 
+    /// The whole object under `key` handed to `sink` piece by piece as it is read from storage (bounded
+    /// memory), while it is still the object of `ifMatch` (an ETag) when given; its size, or nil when there
+    /// is none under `key`. One attempt, never retried (the malware scan starts over instead); an error
+    /// `sink` throws stops the read and is thrown.
+    func read(key: String, ifMatch: String?, into sink: (UnsafeRawBufferPointer) throws(ObjectStoreError) -> Void)
+        throws(ObjectStoreError) -> Int64?
     /// Deletes the object under `key` (no error when there is none).
     func delete(key: String) throws(ObjectStoreError)
 

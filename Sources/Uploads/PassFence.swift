@@ -86,4 +86,10 @@ private struct DirectWrites: FencedWrites {
     func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool {
         try store.settleWebhookDelivery(seq: seq, attempt: attempt, nowMs: nowMs)
     }
+
+    func settleScan(id: String, _ settlement: ScanSettlement, events: (ImageRecord) -> [OutboxEvent])
+        throws(RecordsError) -> ImageRecord?
+    {
+        try store.settleScan(id: id, settlement, events: events)
+    }
 }

@@ -32,6 +32,10 @@ public final class UploadCatalog: Sendable {
         return nil
     }
 
+    /// Whether a confirmed upload of `intent`'s type is scanned before it is published
+    /// (`types.<T>.scan`: `clamav`); false for a type no longer configured.
+    public func scans(_ intent: UploadIntent) -> Bool { type(named: intent.type)?.config.scan == .clamav }
+
     /// Whether a type called `name` is configured.
     public func knows(_ name: String) -> Bool { knownTypes.contains(name) }
 

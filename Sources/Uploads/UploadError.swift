@@ -43,6 +43,8 @@ public enum UploadError: Error, Sendable, Equatable {
     case sizeMismatch(size: Int64, declared: Int64)
     /// The owner has no record with this id.
     case recordNotFound
+    /// The record is `scanning`: it has no URL until its scan publishes it (docs/scanning.md).
+    case scanPending
     /// A completion names part `partNumber`, which was not uploaded or whose ETag differs.
     case partNotUploaded(partNumber: Int)
     /// Part `partNumber` is over S3's largest part (5 GiB).

@@ -1,3 +1,4 @@
+import Clamd
 import Config
 import JSON
 import Records
@@ -27,6 +28,9 @@ public final class UploadLifecycle: Sendable {
     /// The processor of the store's events (started and stopped by the application); nil unless
     /// `events.enabled`.
     public let eventProcessor: EventProcessor?
+    /// The malware scanner (started and stopped by the application); nil unless some type scans
+    /// (`types.<T>.scan`) and storage is checked (`s3.verifyUploads`).
+    public let scanner: ScanRunner?
 
     /// The lifecycle of `config` over `store`, its group `committer` (made over the store's claims) and
     /// intent `writer`, and `storage` (`completeStorage`: the same with the longer timeout of completions,
@@ -96,6 +100,21 @@ public final class UploadLifecycle: Sendable {
             }
         } else {
             eventProcessor = nil
+        }
+        if let checked, config.types.contains(where: { $0.scan == .clamav }) {
+            guard let address = ClamdAddress(parsing: config.scan.clamdAddress) else {
+                throw .configuration("scan.clamdAddress")
+            }
+            let worker = ScanWorker(
+                store: store, storage: checked,
+                clamd: ClamdClient(
+                    address: address, timeoutMs: config.scan.timeoutMs, chunkBytes: config.scan.chunkBytes),
+                settings: ScanSettings(config.scan), webhooks: webhooks, env: env, events: events)
+            scanner = ScanRunner(
+                worker: worker, store: store, intervalMs: config.scan.pollIntervalMs,
+                leaseTtlMs: Int64(config.records.leaseTtlMs), env: env)
+        } else {
+            scanner = nil
         }
     }
 }

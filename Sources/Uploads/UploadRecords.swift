@@ -89,7 +89,14 @@ public final class UploadRecords: Sendable {
     /// the current window (`ReadWindow`) with the record's serving policy (`ReadPolicy`, `requested`
     /// asking for a disposition), its life shortened to the credentials'. Refused with
     /// `credentialsUnavailable` when the credentials have too little life left.
+    /// Only a `published` record has one: a `scanning` one is `.scanPending`, a `rejected` one (its object
+    /// deleted) `.recordNotFound`.
     public func readURL(for record: ImageRecord, requested: ReadDisposition? = nil) throws(UploadError) -> ReadURL {
+        switch record.state {
+        case .published: break
+        case .scanning: throw .scanPending
+        case .rejected: throw .recordNotFound
+        }
         let policy = ReadPolicy(record: record, requested: requested)
         if let cdnBaseUrl {
             return ReadURL(
@@ -122,7 +129,7 @@ public final class UploadRecords: Sendable {
     public func nowSeconds() -> Int64 { env.nowMillis() / 1000 }
 
     /// The `url` member of a record's JSON (`POST /images`, `GET /images…`): `readURL(for:)`'s URL, the
-    /// same stable URL; nil when the credentials cannot sign one now.
+    /// same stable URL; nil when the credentials cannot sign one now, and for a record not `published`.
     public func url(for record: ImageRecord) -> String? {
         do {
             return try readURL(for: record).url

@@ -17,8 +17,9 @@ import System
 /// an intent expired, an object refused) has an id derived from it, so writing it again (a commit retried
 /// after its acknowledgement was lost, a refusal repeated after a crash) adds nothing.
 ///
-/// The scan before publishing (issue 38's second half) emits `upload.completed` from its `published`
-/// transition with `completed(_:)`, instead of at the record's insert.
+/// A record of a type that scans (docs/scanning.md) is inserted `scanning` with no event: the scanner
+/// emits `upload.completed` from its `published` transition (`completed(_:)`) or `upload.rejected` from
+/// its `rejected` one (`rejected(_:)`), each in the transaction of the transition.
 public struct WebhookEvents: Sendable {
     /// Writes a record's members as the API shows them, without `url` (inside an object the caller opened).
     public typealias RecordMembers = @Sendable (ImageRecord, inout JSONWriter) -> Void
@@ -92,6 +93,20 @@ public struct WebhookEvents: Sendable {
             w.string(reason)
             w.key("message")
             w.string(message)
+        }
+    }
+
+    /// `upload.rejected` of `record`, refused by its scan (`MALWARE_FOUND`, `TOO_LARGE_TO_SCAN`): the
+    /// record as it shows now (state `rejected`), with `reason` and `message` (the signature's name); its
+    /// id: the record's and the reason (a record is rejected once).
+    public func rejected(_ record: ImageRecord) -> [OutboxEvent] {
+        let reason = record.rejectionReason ?? ""
+        return event(.rejected, id: Self.derivedId(.rejected, record.id, reason), subject: record.imageKey) { w in
+            writeRecord(record, to: &w)
+            w.key("reason")
+            w.string(reason)
+            w.key("message")
+            w.string(record.rejectionDetail ?? "")
         }
     }
 

@@ -193,12 +193,12 @@ import Testing
                     keyPath: "logs",
                     message:
                         "unknown key (sections are server, tls, log, auth, limits, s3, presign, types, records, explain, "
-                        + "compat, uppy, events, webhooks, cors)"),
+                        + "compat, uppy, events, webhooks, scan, cors)"),
                 ConfigProblem(keyPath: "log.accessLog", message: #"must be true or false (got "yes")"#),
                 ConfigProblem(
                     keyPath: "types.PROFILE.maxbytes",
                     message:
-                        "unknown key (a type has extensions, contentTypes, keyTemplate, permanentKeyTemplate, maxBytes, expiresSeconds, chatroomId, contentCheck, verifyChecksum, computeSha256, dedup, requiresChatroomId)"
+                        "unknown key (a type has extensions, contentTypes, keyTemplate, permanentKeyTemplate, maxBytes, expiresSeconds, chatroomId, contentCheck, verifyChecksum, computeSha256, dedup, scan, requiresChatroomId)"
                 ),
                 ConfigProblem(keyPath: "s3", message: "must be an object (got an array)"),
             ])

@@ -50,8 +50,12 @@ extension InMemoryRecordStore: LeaseStore, RateBucketStore, QuotaStore {
             guard LeasePlan.holds(stored, lease, nowMs: nowMs) else { return .lost(stored) }
             let writes = InMemoryFencedWrites(
                 reserved: Set(state.reservations.keys),
-                pending: Set(state.outbox.values.filter { $0.state == .pending }.map(\.seq)))
+                pending: Set(state.outbox.values.filter { $0.state == .pending }.map(\.seq)),
+                scans: state.scans, records: state.records)
             let value = try body(writes)
+            for record in writes.scanned { state.records[record.id] = record }
+            state.scans = writes.scans
+            Self.appendOutbox(writes.scanEvents, &state)
             for key in writes.releasedKeys {
                 guard let held = state.reservations.removeValue(forKey: key) else { continue }
                 Self.addUsage(&state, held.ownerId, held.dayStartMs, -1, -held.bytes)
@@ -204,10 +208,38 @@ final class InMemoryFencedWrites: FencedWrites {
     /// The reservations held when the transaction began, less those released in it.
     private var reserved: Set<String>
 
-    /// Writes over a store holding the reservations `reserved` and the pending deliveries `pending`.
-    init(reserved: Set<String>, pending: Set<Int64>) {
+    /// The scan bookkeeping when the transaction began, with the settlements made in it.
+    private(set) var scans: [String: InMemoryRecordStore.ScanBook]
+    /// The records when the transaction began (those settled in it as settled).
+    private var records: [String: ImageRecord]
+    /// Records settled by scans in the transaction.
+    private(set) var scanned: [ImageRecord] = []
+    /// The outbox events of those settlements.
+    private(set) var scanEvents: [OutboxEvent] = []
+
+    /// Writes over a store holding the reservations `reserved`, the pending deliveries `pending` and
+    /// `records` with their scan bookkeeping `scans`.
+    init(
+        reserved: Set<String>, pending: Set<Int64>, scans: [String: InMemoryRecordStore.ScanBook],
+        records: [String: ImageRecord]
+    ) {
         self.reserved = reserved
         pendingSeqs = pending
+        self.scans = scans
+        self.records = records
+    }
+
+    /// `ScanQueue.settleScan`, collected.
+    func settleScan(id: String, _ settlement: ScanSettlement, events: (ImageRecord) -> [OutboxEvent])
+        throws(RecordsError) -> ImageRecord?
+    {
+        guard let record = records[id],
+            let settled = InMemoryRecordStore.settle(record, settlement, book: &scans[id, default: .init()])
+        else { return nil }
+        records[id] = settled
+        scanned.append(settled)
+        scanEvents += events(settled)
+        return settled
     }
 
     /// `WebhookOutbox.settleWebhookDelivery`, collected: whether `seq` was pending.

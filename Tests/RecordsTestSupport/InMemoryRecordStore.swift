@@ -36,6 +36,8 @@ public final class InMemoryRecordStore: RecordStore {
         var quotaUsage: [QuotaDay: QuotaUsage] = [:]
         /// Quota reservations by image key: owner, day, bytes.
         var reservations: [String: (ownerId: String, dayStartMs: Int64, bytes: Int64)] = [:]
+        /// The scan bookkeeping of `scanning` records by id (schema version 13).
+        var scans: [String: ScanBook] = [:]
         /// Webhook deliveries by seq (schema version 12).
         var outbox: [Int64: WebhookDelivery] = [:]
         /// The seq of each (event id, endpoint).

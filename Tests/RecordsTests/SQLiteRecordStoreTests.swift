@@ -41,7 +41,8 @@ import Testing
             indexes == [
                 "event_inbox_due", "intent_claims_updated", "intents_expiry", "intents_object_key",
                 "multipart_uploads_created", "quota_reservations_day", "record_slots_record", "records_image_key",
-                "records_owner_created", "records_owner_sha256", "webhook_outbox_due", "webhook_outbox_event",
+                "records_owner_created", "records_owner_sha256", "records_scanning", "webhook_outbox_due",
+                "webhook_outbox_event",
                 "webhook_outbox_finished", "webhook_outbox_state", "webhook_outbox_subject",
             ])
     }

@@ -57,6 +57,11 @@ final class GatedStorage: ObjectStorage, @unchecked Sendable {
     func digests(key: String, ifMatch: String?) throws(ObjectStoreError) -> ObjectDigests? {
         try inner.digests(key: key, ifMatch: ifMatch)
     }
+    func read(key: String, ifMatch: String?, into sink: (UnsafeRawBufferPointer) throws(ObjectStoreError) -> Void)
+        throws(ObjectStoreError) -> Int64?
+    {
+        try inner.read(key: key, ifMatch: ifMatch, into: sink)
+    }
     func delete(key: String) throws(ObjectStoreError) {
         let number = deletes.add(1, ordering: .relaxed).newValue
         let held = hold == .every || (hold == .first && number == 1)

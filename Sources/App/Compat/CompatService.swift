@@ -375,7 +375,9 @@ final class CompatService: Sendable {
         -> Response
     {
         var v = Envelope.Values()
-        v.url = records.readURL(for: record.objectKey, expires: r.config.readUrlExpiresSeconds)
+        // A record still `scanning` has no URL yet (null in the envelope) and answers 202 (docs/scanning.md).
+        let published = record.state == .published
+        v.url = published ? records.readURL(for: record.objectKey, expires: r.config.readUrlExpiresSeconds) : nil
         v.key = record.objectKey
         v.imageKey = record.imageKey
         v.id = record.id
@@ -386,7 +388,7 @@ final class CompatService: Sendable {
         v.metadataJSON = record.metadataJSON
         v.sha256 = record.sha256
         v.parameters = parameters
-        return Response(
-            status: r.config.success.status ?? 200, headers: APIError.jsonNoStoreHeaders, body: r.success.render(v))
+        let status = record.state == .scanning ? 202 : r.config.success.status ?? 200
+        return Response(status: status, headers: APIError.jsonNoStoreHeaders, body: r.success.render(v))
     }
 }

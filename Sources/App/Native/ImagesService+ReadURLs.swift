@@ -147,9 +147,10 @@ extension ImagesService {
         "disposition inline is only for " + ReadPolicy.inlineContentTypes.sorted().joined(separator: ", ")
         + "; this object is served as attachment"
 
-    /// `POST /images/urls`: `{"urls":{"<id>":{"url","expiresAt"}},"missing":["<id>",…]}`, each id as it
+    /// `POST /images/urls`: `{"urls":{"<id>":{"url","expiresAt"}},"missing":["<id>",…],"pending":[…]}`, each id as it
     /// was sent, in the order sent; an id with no record of the caller's (another owner's, deleted,
-    /// never made, no UUID) is in `missing`.
+    /// never made, no UUID, or rejected by its scan) is in `missing`, and the id of a record still
+    /// `scanning` in `pending` (docs/scanning.md).
     func readURLs(_ ids: [(sent: String, id: String?)], caller: Caller) throws(APIError) -> Response {
         do throws(UploadError) {
             let found = try records.records(ids: ids.compactMap { $0.id }, owner: caller.userId)
@@ -158,12 +159,17 @@ extension ImagesService {
             for record in found { byId[record.id] = record }
             var w = JSONWriter(reservingCapacity: 64 + found.count * 640)
             var missing: [String] = []
+            var pending: [String] = []
             w.beginObject()
             w.key("urls")
             w.beginObject()
             for (sent, id) in ids {
-                guard let id, let record = byId[id] else {
+                guard let id, let record = byId[id], record.state != .rejected else {
                     missing.append(sent)
+                    continue
+                }
+                guard record.state == .published else {
+                    pending.append(sent)
                     continue
                 }
                 let read = try records.readURL(for: record)
@@ -179,6 +185,10 @@ extension ImagesService {
             w.key("missing")
             w.beginArray()
             for sent in missing { w.string(sent) }
+            w.endArray()
+            w.key("pending")
+            w.beginArray()
+            for sent in pending { w.string(sent) }
             w.endArray()
             w.endObject()
             return Response(status: 200, headers: APIError.jsonNoStoreHeaders, body: w.bytes)

@@ -76,15 +76,17 @@ final class ImagesService: Sendable {
         return Confirmation(imageKey: imageKey, metadataJSON: String(decoding: metadata, as: UTF8.self))
     }
 
-    /// On a worker: the caller's record of the key (200 when it exists, 201 when made now; 200 with
+    /// On a worker: the caller's record of the key (200 when it exists, 201 when made now, 202 while it is
+    /// `scanning` (docs/scanning.md); 200 with
     /// `"deduplicated": true` when the type deduplicates and the caller has these bytes recorded), after
     /// storage shows the object within the intent's limits (and its bytes the declared ones) and, for a
     /// type with a permanent key, after the object is promoted there (`Confirmer.confirm`).
     func confirm(_ c: Confirmation, caller: Caller) throws(APIError) -> Response {
         do throws(UploadError) {
             let confirmed = try confirmer.confirm(c, owner: caller.userId)
-            return recordResponse(
-                confirmed.record, status: confirmed.created ? 201 : 200, deduplicated: confirmed.deduplicated)
+            // A record of a type that scans is accepted, not published yet: 202 until its scan settles it.
+            let status = confirmed.record.state == .scanning ? 202 : confirmed.created ? 201 : 200
+            return recordResponse(confirmed.record, status: status, deduplicated: confirmed.deduplicated)
         } catch {
             throw APIError(error)
         }

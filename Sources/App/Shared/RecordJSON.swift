@@ -49,6 +49,17 @@ enum RecordJSON {
         w.raw(r.metadataJSON)
         w.key("createdAt")
         w.string(Timestamp.iso8601Millis(r.createdAtMs))
+        w.key("state")
+        w.string(r.state.rawValue)
+        if r.state == .rejected {
+            w.key("rejection")
+            w.beginObject()
+            w.key("reason")
+            w.string(r.rejectionReason ?? "")
+            w.key("message")
+            w.string(r.rejectionDetail ?? "")
+            w.endObject()
+        }
     }
 
     /// `r` as a JSON body (its read URL from `records`).

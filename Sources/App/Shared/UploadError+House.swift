@@ -9,7 +9,7 @@ extension UploadError {
         case .rejected: return 422
         case .imageTooLarge, .contentTypeNotAllowed, .contentMismatch, .checksumMismatch, .sizeMismatch: return 422
         case .partsSizeMismatch: return 400
-        case .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser, .confirmationInProgress: return 409
+        case .keyAlreadyRecorded, .keyInUse, .recordedByAnotherUser, .confirmationInProgress, .scanPending: return 409
         case .intentExpired: return 410
         case .intentNotFound, .imageNotUploaded, .recordNotFound, .noSuchUpload: return 404
         case .issuedToAnotherUser: return 403
@@ -43,6 +43,7 @@ extension UploadError {
         case .checksumMismatch: return "CHECKSUM_MISMATCH"
         case .sizeMismatch, .partsSizeMismatch: return "SIZE_MISMATCH"
         case .recordNotFound: return "IMAGE_NOT_FOUND"
+        case .scanPending: return "SCAN_PENDING"
         case .partNotUploaded: return "INVALID_PART"
         case .partTooLarge, .uploadTooLarge: return "ENTITY_TOO_LARGE"
         case .partTooSmall: return "ENTITY_TOO_SMALL"
@@ -87,6 +88,7 @@ extension UploadError {
             return "s3: the parts add up to \(size) bytes, not the \(declared) bytes declared when the upload was "
                 + "created (size)"
         case .recordNotFound: return "no such image"
+        case .scanPending: return "the image is being scanned for malware; it has a URL once it is published"
         case .partNotUploaded(let n): return "s3: part \(n) was not uploaded or its ETag does not match"
         case .partTooLarge(let n): return "s3: part \(n) is over 5 GiB"
         case .partTooSmall(let n): return "s3: part \(n) is under 5 MiB and is not the last part"

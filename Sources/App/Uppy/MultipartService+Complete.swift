@@ -42,7 +42,9 @@ extension MultipartService {
         var w = JSONWriter(reservingCapacity: recordJSON.bytes.count + 256)
         w.beginObject()
         w.key("location")
-        if let shown = url ?? completed.location { w.string(shown) } else { w.null() }
+        // A record not published (its scan pending) shows no location to read it at.
+        let published = record.state == .published
+        if let shown = url ?? (published ? completed.location : nil) { w.string(shown) } else { w.null() }
         w.key("key")
         w.string(record.objectKey)
         w.key("bucket")
@@ -50,6 +52,6 @@ extension MultipartService {
         w.key("record")
         w.raw(recordJSON.bytes)
         w.endObject()
-        return .companion(w.bytes)
+        return .companion(w.bytes, status: record.state == .scanning ? 202 : 200)
     }
 }

@@ -86,7 +86,7 @@ public final class AppCore: Sendable {
         self.metrics = metrics
         ops = Application.makeOpsService(
             config.s3, store: store, storage: storage, credentials: credentials, bucketStatus: bucketStatus,
-            metrics: metrics, env: env, log: log)
+            metrics: metrics, env: env, log: log, scanner: uploads.scanner)
 
         // POST /admin/explain, only when switched on (admin API keys only).
         // The store's events (RGW push, MinIO webhook, SNS), only when switched on.
@@ -132,6 +132,9 @@ public final class AppCore: Sendable {
         bucketStatus.register(metrics)
         Application.registerClaimMetrics(metrics, uploads.confirmer)
         Application.registerIntegrityMetrics(metrics, uploads.confirmer)
+        if let scanner = uploads.scanner {
+            Application.registerScanMetrics(metrics, scanner: scanner, store: store, env: env)
+        }
         if let webhooks {
             Application.registerWebhookMetrics(metrics, deliverer: webhooks, store: store, env: env)
         }
@@ -143,11 +146,12 @@ public final class AppCore: Sendable {
     }
 
     /// Starts the work of the application's own threads: the janitor, the store events' processor, the
-    /// webhook deliverer, the credentials' refresher and the shared rate limits' synchronisation.
+    /// webhook deliverer, the malware scanner, the credentials' refresher and the shared rate limits' synchronisation.
     public func start() {
         uploads.janitor.start()
         uploads.eventProcessor?.start()
         webhooks?.start()
+        uploads.scanner?.start()
         credentials.start()
         gate.sync?.start()
     }
@@ -165,6 +169,7 @@ public final class AppCore: Sendable {
         uploads.janitor.stop()
         uploads.eventProcessor?.stop()
         webhooks?.stop()
+        uploads.scanner?.stop()
         credentials.stop()
         gate.sync?.stop()
         committer.shutdown()

@@ -152,7 +152,8 @@ public final class Application: Sendable {
     /// its outcome kept in `bucketStatus`) and `/metrics`.
     static func makeOpsService(
         _ s3: S3Config, store: any RecordStore, storage: some ObjectStorage, credentials: AppCredentials,
-        bucketStatus: BucketStatus, metrics: ServerMetrics, env: AppEnvironment, log: LogSink
+        bucketStatus: BucketStatus, metrics: ServerMetrics, env: AppEnvironment, log: LogSink,
+        scanner: ScanRunner? = nil
     ) -> OpsService {
         OpsService(
             store: store, metrics: { metrics.render() },
@@ -168,6 +169,7 @@ public final class Application: Sendable {
                 bucketStatus.note(StorageReadiness.bucketCheck(probe))
                 return [credentials.readinessCheck()]
                     + StorageReadiness.checks(probe: probe, nowMillis: env.nowMillis(), maxSkewSeconds: maxSkew)
+                    + (scanner.map { [Application.scannerReadiness($0)] } ?? [])
             }, log: log)
     }
 

@@ -16,6 +16,16 @@ extension LifecycleEvent {
                     "type": type, "algorithm": algorithm, "declared": declared, "actual": actual, "size": size,
                     "owner": owner,
                 ])
+        case .scanSettled(let id, let type, let outcome, let reason, let detail):
+            log.info(
+                "upload scanned",
+                ["recordId": id, "type": type, "outcome": outcome, "reason": reason ?? "", "detail": detail ?? ""])
+        case .scanRetried(let id, let attempts, let retryInMs, let error):
+            log.warn(
+                "upload scan gave no verdict; retried later",
+                ["recordId": id, "attempts": attempts, "retryInMs": retryInMs, "error": error])
+        case .scanObjectKept(let id, let key, let error):
+            log.warn("rejected upload's object not deleted yet", ["recordId": id, "key": key, "error": error])
         case .replacedObjectKept(let error):
             log.warn("replaced object not deleted yet; it stays in the pending deletions", ["error": error])
         case .janitorStarted(let intervalMs, let batchSize, let deleteObjects, let holder, let leaseTtlMs):

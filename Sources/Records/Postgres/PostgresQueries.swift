@@ -5,7 +5,7 @@ enum PostgresQueries {
     /// The advisory lock key that serialises migrations across server instances ("pres").
     static let migrationLockKey: Int64 = 0x7072_6573
 
-    /// Rows per multi-row statement: 14 parameters each stays far below libpq's 65,535.
+    /// Rows per multi-row statement: 18 parameters each stays far below libpq's 65,535.
     static let rowsPerStatement = 500
 
     /// Casts of the intent columns, in `Schema.intentColumns` order.
@@ -17,7 +17,7 @@ enum PostgresQueries {
     /// Casts of the record columns, in `Schema.recordColumns` order.
     private static let recordCasts = [
         "text", "text", "text", "text", "text", "text", "bigint", "text", "text", "bigint", "text", "bigint", "bigint",
-        "text",
+        "text", "text", "text", "text", "text",
     ]
 
     /// `($1::text, ...), (...)` for `rows` rows of `casts`.

@@ -307,4 +307,11 @@ struct PostgresFencedWrites: FencedWrites {
             OutboxQueries.postgresDeliveredMany, [.text(array.literal), .int(nowMs)]
         ).affectedRows
     }
+
+    /// `ScanQueue.settleScan` in the transaction.
+    func settleScan(id: String, _ settlement: ScanSettlement, events: (ImageRecord) -> [OutboxEvent])
+        throws(RecordsError) -> ImageRecord?
+    {
+        try PostgresRecordStore.settleScanInTransaction(id: id, settlement, events: events, connection)
+    }
 }

@@ -371,6 +371,8 @@ public final class PostgresRecordStore: RecordStore {
             size: try result.int64(row, 6), etag: result.text(row, 7), metadataJSON: result.text(row, 8),
             createdAtMs: try result.int64(row, 9), detectedType: result.optionalText(row, 10),
             width: try result.optionalInt64(row, 11), height: try result.optionalInt64(row, 12),
-            sha256: result.optionalText(row, 13))
+            sha256: result.optionalText(row, 13), state: try RecordState.stored(result.text(row, 14)),
+            rejectionReason: result.optionalText(row, 15), rejectionDetail: result.optionalText(row, 16),
+            publishKey: result.optionalText(row, 17))
     }
 }

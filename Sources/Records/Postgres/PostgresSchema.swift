@@ -191,6 +191,20 @@ enum PostgresSchema {
             ]
         ),
         (12, PostgresSchema.webhookOutbox),
+        (13, PostgresSchema.recordStates),
+    ]
+
+    /// Version 13: the record's state, rejection, key to publish at and scan bookkeeping (SQLiteSchema's
+    /// version 13). Adding a column with a constant default rewrites no row (PostgreSQL 11 and later).
+    static let recordStates = [
+        "ALTER TABLE records ADD COLUMN state TEXT NOT NULL DEFAULT 'published'",
+        "ALTER TABLE records ADD COLUMN state_reason TEXT",
+        "ALTER TABLE records ADD COLUMN state_detail TEXT",
+        "ALTER TABLE records ADD COLUMN publish_key TEXT",
+        "ALTER TABLE records ADD COLUMN scan_attempts INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE records ADD COLUMN scan_due_ms BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE records ADD COLUMN scan_error TEXT",
+        "CREATE INDEX records_scanning ON records (scan_due_ms, created_at_ms) WHERE state = 'scanning'",
     ]
 
     /// Version 12: the outbox of outbound webhook events (WebhookOutbox, docs/webhooks.md), one row per

@@ -101,7 +101,7 @@ enum SQLiteQueries {
 
     /// Inserts one record unless its key is taken (then nothing changes).
     static let insertRecord = """
-        INSERT INTO records (\(Schema.recordColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+        INSERT INTO records (\(Schema.recordColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
         ON CONFLICT (image_key) DO NOTHING
         """
 

@@ -243,4 +243,11 @@ final class SQLiteFencedWrites: FencedWrites {
     func settleWebhookDelivery(seq: Int64, attempt: WebhookAttempt, nowMs: Int64) throws(RecordsError) -> Bool {
         try SQLiteRecordStore.settle(seq: seq, attempt: attempt, nowMs: nowMs, connection)
     }
+
+    /// `ScanQueue.settleScan` in the transaction.
+    func settleScan(id: String, _ settlement: ScanSettlement, events: (ImageRecord) -> [OutboxEvent])
+        throws(RecordsError) -> ImageRecord?
+    {
+        try store.settleScanInTransaction(id: id, settlement, events: events, connection)
+    }
 }

@@ -235,12 +235,14 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// A record from a row in `Schema.recordColumns` order.
-    static func record(from row: SQLiteStatement) -> ImageRecord {
+    static func record(from row: SQLiteStatement) throws(RecordsError) -> ImageRecord {
         ImageRecord(
             id: row.text(0), ownerId: row.text(1), imageKey: row.text(2), objectKey: row.text(3), type: row.text(4),
             contentType: row.text(5), size: row.int64(6), etag: row.text(7), metadataJSON: row.text(8),
             createdAtMs: row.int64(9), detectedType: row.optionalText(10), width: row.optionalInt64(11),
-            height: row.optionalInt64(12), sha256: row.optionalText(13))
+            height: row.optionalInt64(12), sha256: row.optionalText(13), state: try RecordState.stored(row.text(14)),
+            rejectionReason: row.optionalText(15), rejectionDetail: row.optionalText(16),
+            publishKey: row.optionalText(17))
     }
 
     /// Creates the directories above `path` that are missing (like `mkdir -p`).

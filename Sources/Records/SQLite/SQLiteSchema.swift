@@ -281,6 +281,23 @@ enum SQLiteSchema {
             ]
         ),
         (12, SQLiteSchema.webhookOutbox),
+        (13, SQLiteSchema.recordStates),
+    ]
+
+    /// Version 13: the record's state (`published`, `scanning`, `rejected`: the malware scan before
+    /// publishing, docs/scanning.md), its rejection, the permanent key it is promoted to once clean, and
+    /// the scan queue's bookkeeping, found through a partial index that holds only `scanning` records (a
+    /// published record costs the group commit no index entry). Every record already stored is
+    /// `published`.
+    static let recordStates = [
+        "ALTER TABLE records ADD COLUMN state TEXT NOT NULL DEFAULT 'published'",
+        "ALTER TABLE records ADD COLUMN state_reason TEXT",
+        "ALTER TABLE records ADD COLUMN state_detail TEXT",
+        "ALTER TABLE records ADD COLUMN publish_key TEXT",
+        "ALTER TABLE records ADD COLUMN scan_attempts INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE records ADD COLUMN scan_due_ms INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE records ADD COLUMN scan_error TEXT",
+        "CREATE INDEX records_scanning ON records (scan_due_ms, created_at_ms) WHERE state = 'scanning'",
     ]
 
     /// Version 12: the outbox of outbound webhook events (WebhookOutbox, docs/webhooks.md), one row per
