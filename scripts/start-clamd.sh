@@ -5,8 +5,8 @@
 # one signature of ours, presignd.ndb:
 #   Presignd.Test.Marker-1  any file holding the ASCII bytes PRESIGND-TEST-MALWARE-MARKER-5f2c9a
 # (a body-based .ndb signature: target type 0, any offset). Tests put that marker in an upload to get
-# "stream: Presignd.Test.Marker-1.UNOFFICIAL FOUND". clamd's engine also knows the EICAR test file by
-# itself; the tests use our marker only.
+# "stream: Presignd.Test.Marker-1.UNOFFICIAL FOUND". With only this database clamd does not know the
+# EICAR test file (ClamdClientTests checks it); the tests use our marker only.
 #
 # clamd runs in the foreground of a background subshell, its pid in the state directory; TCPSocket on
 # 127.0.0.1:CLAMD_PORT and LocalSocket in the state directory. StreamMaxLength is 64 MiB (presignd's
