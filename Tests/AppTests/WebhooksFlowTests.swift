@@ -216,12 +216,14 @@ struct WebhooksFlowTests {
         let (server, s3) = try await Self.start(backend, receiver: receiver)
         defer { server.stop() }
         var keys: [String] = []
-        let downSince = Date()
+        // When the first event was surely written: once its confirmation has been answered.
+        var firstWritten: Date?
         for n in 0..<5 {
             let key = try await ImagesFlowTests.uploadP(
                 server, s3, user: "6", type: "FEED", bytes: TestImages.jpeg(width: 4, height: 4, tail: [UInt8(n)]))
             let confirmed = try await Self.call(server, "POST", "/images", user: "6", body: #"{"imageKey":"\#(key)"}"#)
             #expect(confirmed.status == 201)
+            if firstWritten == nil { firstWritten = Date() }
             keys.append(key)
         }
         // Pending and growing older while the receiver is down; /readyz does not depend on it.
@@ -235,7 +237,7 @@ struct WebhooksFlowTests {
             items.allSatisfy {
                 $0["lastError"]?.stringValue?.hasPrefix("connection failed") == true || $0["attempts"]?.intValue == 0
             })
-        let rest = 20 - Date().timeIntervalSince(downSince)
+        let rest = 20 - Date().timeIntervalSince(firstWritten ?? Date())
         if rest > 0 { try await Task.sleep(for: .milliseconds(Int(rest * 1000))) }
         #expect(try await ExactlyOnceFlowTests.metric(server, "presignd_webhook_oldest_pending_age_seconds") >= 19)
         try receiver.up()
