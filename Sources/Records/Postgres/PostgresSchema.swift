@@ -191,6 +191,35 @@ enum PostgresSchema {
             ]
         ),
         (12, PostgresSchema.webhookOutbox),
+        (14, PostgresSchema.nativeUploads),
+    ]
+
+    /// Version 14: the native uploads and the keys noted before CreateMultipartUpload (SQLiteSchema's
+    /// version 14).
+    static let nativeUploads = [
+        """
+        CREATE TABLE native_uploads (
+            upload_id TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+            object_key TEXT NOT NULL,
+            owner_id TEXT NOT NULL,
+            size BIGINT NOT NULL,
+            part_size BIGINT NOT NULL,
+            created_at_ms BIGINT NOT NULL,
+            state TEXT NOT NULL,
+            reason TEXT,
+            record_id TEXT,
+            checked_at_ms BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX native_uploads_open ON native_uploads (checked_at_ms) WHERE state = 'uploading'",
+        """
+        CREATE TABLE multipart_creations (
+            object_key TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+            owner_id TEXT NOT NULL,
+            noted_at_ms BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX multipart_creations_noted ON multipart_creations (noted_at_ms)",
     ]
 
     /// Version 12: the outbox of outbound webhook events (WebhookOutbox, docs/webhooks.md), one row per
