@@ -27,7 +27,7 @@
 # document does not declare; the server's 405 answers pass, and its 501 to QUERY (by design: RFC 9110
 # 9.1, docs/http-profile.md, the document's description) is the only failure the hooks drop
 # (filter_failure: a 501 NOT_IMPLEMENTED to a method outside HTTP1.HTTPMethod; schemathesis reports
-# it as "Filtered"), with GET /s3/sts's documented 501 STS_NOT_SERVED. The stateful phase may note "Could not resolve parameter X-User-Id" for links from
+# it as "Filtered"). The stateful phase may note "Could not resolve parameter X-User-Id" for links from
 # a request that sent no X-User-Id (the default user): a note, not a failure.
 # Environment: PRESIGND_BINARY, CONFORMANCE_SECONDS (60), MAX_EXAMPLES (100 per operation and cycle),
 # WORKERS (1), SEED (schemathesis --seed, to replay a run), KEEP=1 keeps the temporary directory.
@@ -160,8 +160,8 @@ for label, statuses in answers.items():
         shown = ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items()))
         print(f"    {label:32} {shown}", file=sys.stderr)
 probes = sum(n for v in answers.values() for s, n in v.items() if s.startswith(("405", "501 NOT_IMPLEMENTED")))
-print(f"    undeclared methods: {probes} (405, and 501 to QUERY: {stats['dropped501']} filtered); "
-      f"GET /s3/sts 501 STS_NOT_SERVED: {stats['droppedSts']} filtered", file=sys.stderr)
+print(f"    undeclared methods: {probes} (405, and 501 to QUERY: {stats['dropped501']} filtered)",
+      file=sys.stderr)
 print(f"    uploads: {stats['uploads']}", file=sys.stderr)
 need = [
     ("GET /presigned-url", "200"), ("POST /presigned-url", "200"), ("POST /v1/storage/presigned-url", "200"),
