@@ -29,7 +29,8 @@ import Testing
         #expect(
             tables == [
                 "event_inbox", "intent_claims", "intents", "leases", "multipart_creations", "multipart_uploads",
-                "native_uploads", "object_deletions", "quota_reservations", "quota_usage", "rate_buckets", "rate_instances",
+                "native_uploads", "object_deletions", "quota_reservations", "quota_usage", "rate_buckets",
+                "rate_instances",
                 "record_slots", "records", "schema_version", "sqlite_sequence", "webhook_outbox",
             ])
         let indexes = try probe.query(

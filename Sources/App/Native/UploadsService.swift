@@ -75,7 +75,7 @@ final class UploadsService: Sendable {
 
     /// The path's upload id (1...1024 printable ASCII bytes); any other is an upload never issued.
     static func uploadId(_ request: Request) throws(APIError) -> String {
-        guard let id = request.parameter("uploadId"), MultipartRules.isUploadId(id) else {
+        guard let id = request.parameter("uploadId"), UploadIdText.isValid(id) else {
             throw .upload(.noSuchUpload)
         }
         return id
