@@ -216,4 +216,32 @@ struct NativeUploadsInProcessTests {
         #expect(try await Self.call(server, "DELETE", "/uploads/\(id)").status == 200)
         #expect(try await Self.call(server, "DELETE", "/uploads/\(id)").status == 200)
     }
+
+    @Test("URLs signed up front never outlive temporary credentials: each is clamped, expiresAt says so")
+    func clampedToCredentials() async throws {
+        let s3 = try TestEnvironment.s3()
+        // Credentials that expire in an hour, well before the six hours a part URL asks for.
+        let agent = try CredentialsChainTests.containerAgent(s3, lifetime: 3600)
+        defer { agent.stop() }
+        let server = try await InProcessApp(
+            environment: CredentialsChainTests.containerEnvironment(
+                s3, agent: agent, extra: ["PRESIGN_MULTIPART_ENABLED": "true"]))
+        defer { server.stop() }
+        let before = Int(Date().timeIntervalSince1970)
+        let bytes = Self.payload(6 * Self.mib)
+        let created = try await Self.create(server, size: bytes.count)
+        let id = try #require(created["uploadId"]?.stringValue)
+        let expiresAt = try CredentialsChainTests.expiresAt(created)
+        #expect(expiresAt <= before + 3600 + 5 && expiresAt >= before + 3600 - 60, "\(expiresAt - before)")
+        for part in try Self.parts(created) {
+            let q = try CredentialsChainTests.query(part.url)
+            let expires = try #require(q["X-Amz-Expires"])
+            let lifetime = try #require(Int(expires))
+            #expect(lifetime < 21_600)
+            #expect(try CredentialsChainTests.signedAt(q) + lifetime <= before + 3600 + 5)
+            try await Self.put(s3, part, bytes)
+        }
+        let done = try await Self.call(server, "POST", "/uploads/\(id)/complete", body: "{}")
+        #expect(done.status == 200, "\(done.text)")
+    }
 }
