@@ -185,15 +185,7 @@ public final class NativeUploads: Sendable {
             return CompletedMultipart(record: record, location: nil)
         }
         guard entry.state == .uploading else { throw .noSuchUpload }
-        let listed: [UploadedPart]
-        do throws(UploadError) {
-            listed = try parts(entry)
-        } catch .noSuchUpload {
-            // Storage may have completed it before a crash: the Companion path's proof finds out.
-            return try completeRecorded(entry, ref: ref, parts: [], owner: owner)
-        }
-        let plan = try checked(entry, listed: listed)
-        return try completeRecorded(entry, ref: ref, parts: plan, owner: owner)
+        return try completeRecorded(entry, ref: ref, owner: owner)
     }
 
     /// The parts to complete `entry` with from `listed`, or the refusal (aborting on a part over its
@@ -226,20 +218,25 @@ public final class NativeUploads: Sendable {
         return out
     }
 
-    /// Completes through the Companion path and settles the ledger: completed with its record, or aborted
-    /// when the record was refused (the object is gone then).
-    func completeRecorded(_ entry: NativeUploadEntry, ref: UploadRef, parts: [PartRules.Part], owner: String)
-        throws(UploadError) -> CompletedMultipart
+    /// Completes through the Companion path, the parts checked against storage's ListParts under the
+    /// completion's claim (a completion racing another waits for its record; storage that no longer
+    /// lists the upload is the Companion path's proof of an earlier completion), and settles the ledger:
+    /// completed with its record, or aborted when the parts or the record were refused.
+    func completeRecorded(_ entry: NativeUploadEntry, ref: UploadRef, owner: String) throws(UploadError)
+        -> CompletedMultipart
     {
         do {
-            let done = try multipart.complete(ref, parts: parts, owner: owner)
+            let done = try multipart.complete(ref, owner: owner) { (listed) throws(UploadError) in
+                try checked(entry, listed: listed)
+            }
             try settle(entry, .completed, reason: nil, recordId: done.record.id)
             return done
         } catch {
             switch error {
             case .imageTooLarge, .contentTypeNotAllowed, .contentMismatch, .checksumMismatch, .sizeMismatch,
-                .uploadTooLarge, .partsSizeMismatch, .partTooLarge:
-                try settle(entry, .aborted, reason: Self.reason(error), recordId: nil)
+                .uploadTooLarge, .partTooLarge:
+                // Refused for good (a part short of its size is not: it may be sent again).
+                try abortRefused(entry, reason: Self.reason(error))
             case .noSuchUpload:
                 try settle(entry, .aborted, reason: "storage no longer holds the upload", recordId: nil)
             default: break
