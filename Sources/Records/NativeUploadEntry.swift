@@ -8,8 +8,10 @@ public struct NativeUploadEntry: Sendable, Equatable {
         case uploading
         /// Completed and recorded (`recordId`).
         case completed
-        /// Aborted: by its owner, by the server when its parts broke the rules (`reason`), or expired.
+        /// Aborted: by its owner, or by the server when its parts broke the rules (`reason`).
         case aborted
+        /// Never completed within its lifetime (`uppy.abortAfterSeconds`): the multipart janitor aborts it.
+        case expired
     }
 
     /// Storage's upload id (the API's `uploadId`).

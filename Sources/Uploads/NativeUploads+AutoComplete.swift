@@ -41,8 +41,11 @@ extension NativeUploads {
         }
         let ref = UploadRef(uploadId: entry.uploadId, key: entry.objectKey)
         let intent = try multipart.intents.intent(imageKey: ref.pairKey)
-        // Expired: the multipart janitor aborts it.
-        guard let intent, intent.expiresAtMs > nowMs else { return false }
+        // Expired: the multipart janitor aborts it in storage; the ledger says so and stops looking.
+        guard let intent, intent.expiresAtMs > nowMs else {
+            try settle(entry, .expired, reason: "not completed within its lifetime", recordId: nil)
+            return false
+        }
         let listed: [UploadedPart]
         do throws(UploadError) {
             listed = try parts(entry)

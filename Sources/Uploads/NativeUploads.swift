@@ -144,7 +144,7 @@ public final class NativeUploads: Sendable {
             state: entry.state.rawValue, entry: entry, receivedBytes: 0, contiguousBytes: 0, missingParts: [],
             record: nil, reason: entry.reason)
         switch entry.state {
-        case .aborted: return status
+        case .aborted, .expired: return status
         case .completed:
             status.record = try recorded(ref)
             status.receivedBytes = entry.size
@@ -277,7 +277,7 @@ public final class NativeUploads: Sendable {
     public func abort(_ uploadId: String, owner: String) throws(UploadError) {
         let entry = try entry(uploadId, owner: owner)
         switch entry.state {
-        case .aborted: return
+        case .aborted, .expired: return
         case .completed: throw .keyAlreadyRecorded
         case .uploading:
             if try recorded(UploadRef(uploadId: entry.uploadId, key: entry.objectKey)) != nil {
