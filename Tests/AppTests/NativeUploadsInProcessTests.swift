@@ -1,6 +1,7 @@
 import AppTestSupport
 import Foundation
 import JSON
+import ObjectStore
 import TestSupport
 import Testing
 
@@ -246,5 +247,22 @@ struct NativeUploadsInProcessTests {
         }
         let done = try await Self.call(server, "POST", "/uploads/\(id)/complete", body: "{}")
         #expect(done.status == 200, "\(done.text)")
+    }
+
+    @Test("a size over the owner's daily bytes is refused before any part, and nothing stays open in storage")
+    func quotaBeforeAnyPart() async throws {
+        let (server, s3) = try await Self.start(
+            .sqlite,
+            extra: ["PRESIGN_LIMITS_ENABLED": "true", "PRESIGN_LIMITS_BYTES_PER_USER_PER_DAY": "\(10 * Self.mib)"])
+        defer { server.stop() }
+        let user = String(Int.random(in: 100_000...999_999))
+        let r = try await Self.call(
+            server, "POST", "/uploads", user: user,
+            body: #"{"type":"VIDEO","contentType":"video/mp4","size":\#(11 * Self.mib)}"#)
+        #expect(r.status == 429, "\(r.text)")
+        #expect(r.text.contains("QUOTA_EXCEEDED"))
+        let open = try s3.client().listMultipartUploads(
+            prefix: "video/\(user)/", keyMarker: nil, uploadIdMarker: nil, maxUploads: 10)
+        #expect(open.uploads.isEmpty, "\(open.uploads.map(\.key))")
     }
 }
