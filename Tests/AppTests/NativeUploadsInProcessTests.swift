@@ -196,6 +196,7 @@ struct NativeUploadsInProcessTests {
             (#"{\#(base),"size":5497558138880,"partSize":5242880}"#, "partSize"),
             (#"{\#(base),"size":10485760,"partSize":1024}"#, "partSize"),
             (#"{"type":"VIDEO","size":10485760}"#, "contentType"),
+            (#"{\#(base),"size":1,"checksumSHA256":""}"#, "checksumSHA256"),
         ] {
             let r = try await post(body)
             #expect(r.status == 422, "\(body): \(r.text)")

@@ -64,12 +64,13 @@ final class UploadsService: Sendable {
         ]
     }
 
-    /// `body`, with a lifecycle failure as `.upload`.
+    /// `body`, with a lifecycle failure as the house answers it (a rejected request's problems as
+    /// field errors: a malformed declared checksum, a size over the type's limit).
     func lifecycle<T>(_ body: () throws(UploadError) -> T) throws(APIError) -> T {
         do {
             return try body()
         } catch {
-            throw .upload(error)
+            throw APIError(error)
         }
     }
 
