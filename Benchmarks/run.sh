@@ -15,9 +15,11 @@ python3 Benchmarks/bench.py
 if [ "${BENCH_ROUNDS:-3}" != 0 ]; then BENCH_ROUNDS=${BENCH_ROUNDS:-3} python3 Benchmarks/presign_ratio.py; fi
 if [ "${BENCH_PINNED:-1}" != 0 ]; then python3 Benchmarks/pinned_default.py; fi
 # The Uppy figures need an RGW (eval "$(bash scripts/start-s3.sh)"): the part-URL route's ratio and a
-# 256 MiB multipart upload against `aws s3 cp`.
+# 256 MiB multipart upload against `aws s3 cp`; the native /uploads API's creation of a 1 GiB upload
+# (every part URL signed) and its auto-completion's look per open upload.
 if [ -n "${S3_ENDPOINT:-}" ] && [ "${BENCH_UPPY:-1}" != 0 ]; then
   BENCH_ROUTE=part BENCH_ROUNDS=${BENCH_ROUNDS:-3} python3 Benchmarks/presign_ratio.py
   python3 Benchmarks/multipart_upload.py
+  python3 Benchmarks/native_uploads.py
 fi
 taskset -c "${BENCH_SERVER_CPU:-0}" .build/release/PresignBench

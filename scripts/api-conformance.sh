@@ -27,7 +27,7 @@
 # document does not declare; the server's 405 answers pass, and its 501 to QUERY (by design: RFC 9110
 # 9.1, docs/http-profile.md, the document's description) is the only failure the hooks drop
 # (filter_failure: a 501 NOT_IMPLEMENTED to a method outside HTTP1.HTTPMethod; schemathesis reports
-# it as "Filtered"), with GET /s3/sts's documented 501 STS_NOT_SERVED. The stateful phase may note "Could not resolve parameter X-User-Id" for links from
+# it as "Filtered"). The stateful phase may note "Could not resolve parameter X-User-Id" for links from
 # a request that sent no X-User-Id (the default user): a note, not a failure.
 # Environment: PRESIGND_BINARY, CONFORMANCE_SECONDS (60), MAX_EXAMPLES (100 per operation and cycle),
 # WORKERS (1), SEED (schemathesis --seed, to replay a run), KEEP=1 keeps the temporary directory.
@@ -84,7 +84,7 @@ trap cleanup EXIT
 # (no instance metadata at 169.254.169.254, no container agent at 169.254.170.2).
 env -i PATH=/usr/bin:/bin AWS_EC2_METADATA_DISABLED=true PRESIGN_S3_CREDENTIAL_SOURCES=environment \
   PRESIGN_SERVER_HOST=127.0.0.1 PRESIGN_SERVER_PORT=0 PRESIGN_SERVER_EVENT_LOOPS=2 \
-  PRESIGN_LIMITS_ENABLED=false PRESIGN_UPPY_ENABLED=true PRESIGN_RECORDS_URL="sqlite:$DIR/presignd.sqlite3" \
+  PRESIGN_LIMITS_ENABLED=false PRESIGN_UPPY_ENABLED=true PRESIGN_MULTIPART_ENABLED=true PRESIGN_RECORDS_URL="sqlite:$DIR/presignd.sqlite3" \
   PRESIGN_S3_ENDPOINT="$PRESIGN_TEST_S3_ENDPOINT" PRESIGN_S3_REGION="$PRESIGN_TEST_S3_REGION" \
   PRESIGN_S3_BUCKET="$PRESIGN_TEST_S3_BUCKET" PRESIGN_S3_ACCESS_KEY_ID="$PRESIGN_TEST_S3_ACCESS_KEY" \
   PRESIGN_S3_SECRET_ACCESS_KEY="$PRESIGN_TEST_S3_SECRET_KEY" "$BIN" 2>"$DIR/server.log" &
@@ -160,8 +160,8 @@ for label, statuses in answers.items():
         shown = ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items()))
         print(f"    {label:32} {shown}", file=sys.stderr)
 probes = sum(n for v in answers.values() for s, n in v.items() if s.startswith(("405", "501 NOT_IMPLEMENTED")))
-print(f"    undeclared methods: {probes} (405, and 501 to QUERY: {stats['dropped501']} filtered); "
-      f"GET /s3/sts 501 STS_NOT_SERVED: {stats['droppedSts']} filtered", file=sys.stderr)
+print(f"    undeclared methods: {probes} (405, and 501 to QUERY: {stats['dropped501']} filtered)",
+      file=sys.stderr)
 print(f"    uploads: {stats['uploads']}", file=sys.stderr)
 need = [
     ("GET /presigned-url", "200"), ("POST /presigned-url", "200"), ("POST /v1/storage/presigned-url", "200"),

@@ -11,6 +11,7 @@
 #   TEST_PG_PORT   PostgreSQL port (default 25432: below Linux's ephemeral range 32768-60999, so no
 #                  client connection of another program can be holding it as its local port)
 #   TEST_CLAMD_PORT clamd's TCP port (default 23310, also below the ephemeral range)
+#   TEST_S3_MEMSTORE_MB  RGW's RAM-backed capacity in MiB (default 4096)
 #   SWIFT_TEST_ARGS  extra arguments for `swift test` (e.g. --filter SigV4Tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,9 @@ fi
 bash scripts/setup.sh test
 
 export S3_PORT=${TEST_S3_PORT:-19000}
+# RAM-backed RGW capacity: the suite leaves objects behind (60 MiB background uploads, 20 MiB checksum
+# reads, kill -9 cycles); at 1 GiB a full OSD answered 504 to the last tests.
+export S3_MEMSTORE_MB=${TEST_S3_MEMSTORE_MB:-4096}
 export S3_STATE_DIR=${TEST_S3_STATE_DIR:-/tmp/presignd-test-s3-$S3_PORT}
 export PG_PORT=${TEST_PG_PORT:-25432}
 export CLAMD_PORT=${TEST_CLAMD_PORT:-23310}

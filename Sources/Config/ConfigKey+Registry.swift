@@ -134,6 +134,15 @@ extension ConfigKey {
             ConfigKey(section: "uppy", name: "completeTimeoutMs", kind: .int(\.uppy.completeTimeoutMs)),
             ConfigKey(section: "uppy", name: "completeMaxBodyBytes", kind: .int(\.uppy.completeMaxBodyBytes)),
 
+            ConfigKey(section: "multipart", name: "enabled", kind: .bool(\.multipart.enabled)),
+            ConfigKey(
+                section: "multipart", name: "backgroundUrlSeconds", kind: .int(\.multipart.backgroundUrlSeconds)),
+            ConfigKey(
+                section: "multipart", name: "autoCompleteAfterSeconds",
+                kind: .int(\.multipart.autoCompleteAfterSeconds)),
+            ConfigKey(section: "multipart", name: "checkEverySeconds", kind: .int(\.multipart.checkEverySeconds)),
+            ConfigKey(section: "multipart", name: "maxParts", kind: .int(\.multipart.maxParts)),
+
             ConfigKey(section: "events", name: "enabled", kind: .bool(\.events.enabled)),
             ConfigKey(section: "events", name: "path", kind: .string(\.events.path)),
             ConfigKey(section: "events", name: "secret", kind: .secret(\.events.secret), allowsFileVariable: true),

@@ -70,6 +70,6 @@ struct ConfigKey {
     /// The sections of the config file, in file order (`types` is not a scalar section).
     static let sections = [
         "server", "tls", "log", "auth", "limits", "s3", "presign", "types", "records", "explain", "compat", "uppy",
-        "events", "webhooks", "scan", "cors",
+        "multipart", "events", "webhooks", "scan", "cors",
     ]
 }

@@ -14,6 +14,15 @@ extension ConfigValidator {
         check("uppy.completeTimeoutMs", uppy.completeTimeoutMs, in: 1...3_600_000)
         check("uppy.completeMaxBodyBytes", uppy.completeMaxBodyBytes, in: 1024...16_777_216)
 
+        let multipart = config.multipart
+        if multipart.enabled, config.type(named: uppy.defaultType) == nil {
+            report("uppy.defaultType", "must name a type in types", got: ConfigText.quoted(uppy.defaultType))
+        }
+        check("multipart.backgroundUrlSeconds", multipart.backgroundUrlSeconds, in: 60...Self.maxExpiresSeconds)
+        check("multipart.autoCompleteAfterSeconds", multipart.autoCompleteAfterSeconds, in: 0...7 * 86_400)
+        check("multipart.checkEverySeconds", multipart.checkEverySeconds, in: 1...86_400)
+        check("multipart.maxParts", multipart.maxParts, in: 1...10_000)
+
         let cors = config.cors
         for (i, origin) in cors.allowedOrigins.enumerated() {
             if let reason = Self.originProblem(origin) {

@@ -27,6 +27,8 @@ public struct PresigndConfig: Sendable, Equatable {
     public var compat = CompatConfig()
     /// Uppy Companion's S3 routes (multipart uploads, presigned POST).
     public var uppy = UppyConfig()
+    /// The native multipart API for apps (`POST /uploads`).
+    public var multipart = MultipartConfig()
     /// The store's own upload events (RGW push, MinIO webhook, AWS through SNS) and the reconciler.
     public var events = EventsConfig()
     /// Outbound webhooks to the apps' own servers; off unless an endpoint is configured.

@@ -17,6 +17,11 @@ struct Options: Equatable {
     var restart = false
     var stateDir: String?
     var partSizeMiB = 8
+    /// Whether `--part-size` was given (`--background-style` lets the server choose otherwise).
+    var partSizeGiven = false
+    /// `--background-style`: the native `/uploads` API (every part URL up front, the server's word on
+    /// resume, completion by the server if the client goes), as a phone's background session uses it.
+    var backgroundStyle = false
     var concurrency = 4
     var thresholdMiB: Int64 = Options.defaultThresholdMiB
     /// Whether `--multipart-threshold` was given (else a server without the multipart routes gets the
@@ -91,7 +96,10 @@ struct Options: Equatable {
             case "--resume": o.resume = true
             case "--restart": o.restart = true
             case "--state-dir": o.stateDir = try value(a)
-            case "--part-size": o.partSizeMiB = try int(a, min: 5)
+            case "--part-size":
+                o.partSizeMiB = try int(a, min: 5)
+                o.partSizeGiven = true
+            case "--background-style": o.backgroundStyle = true
             case "--concurrency": o.concurrency = try int(a, min: 1)
             case "--multipart-threshold":
                 o.thresholdMiB = Int64(try int(a, min: 0))
@@ -165,6 +173,9 @@ struct Options: Equatable {
                                   size it was started with; the file must be unchanged)
           --restart               abort an interrupted multipart upload and send the file again
           --state-dir DIR         where multipart state files live (default .presign-upload in the current dir)
+          --background-style      send large files through the native /uploads API as a phone's background
+                                  session does: every part URL signed up front, the state saved per part,
+                                  a rerun sends only what the server lacks (needs multipart.enabled there)
           --multipart-threshold M files larger than M MiB go in parts (default 16; the server needs
                                   uppy.enabled: without it, a file under 5 GiB goes in one PUT)
           --part-size M           MiB per part (default 8, at least 5)

@@ -104,6 +104,35 @@ struct PresignUpload {
         let contentType = o.contentType(for: path)
         var out: [String: Any] = ["file": path, "bytes": size]
         do {
+            if o.backgroundStyle && size > 0 {
+                // The native API: a state of its own beside the Companion routes' one.
+                let stateFile = try stateFile(for: file, options: o).deletingPathExtension()
+                    .appendingPathExtension("uploads.json")
+                let uploader = BackgroundUploader(
+                    client: client, type: o.type, partSize: o.partSizeGiven ? Int64(o.partSizeMiB) * 1_048_576 : nil)
+                Interruption.uploading(path: path, stateFile: stateFile)
+                defer { Interruption.finished() }
+                let r = try await uploader.upload(
+                    fileAt: file, contentType: contentType, stateFile: stateFile,
+                    sender: ForegroundSender(client: client, concurrency: o.concurrency))
+                bar.finish(ok: true)
+                out["key"] = r.record.key
+                out["uploadId"] = r.uploadId
+                out["recordId"] = r.record.id
+                out["sha256"] = r.record.sha256 ?? NSNull()
+                out["multipart"] = true
+                out["backgroundStyle"] = true
+                out["partsUploaded"] = r.partsSent
+                out["partsResumed"] = r.partsResumed
+                out["restarts"] = r.restarted
+                out["seconds"] = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
+                if o.json {
+                    printJSON(out)
+                } else {
+                    print("\(path): uploaded \(size) bytes as \(r.record.key) (record \(r.record.id))")
+                }
+                return 0
+            }
             var inParts = size > o.thresholdMiB * 1_048_576
             // --resume of an interrupted upload of this file continues it in parts, whatever the threshold.
             if !inParts, o.resume, let waiting = MultipartState.load(try stateFile(for: file, options: o)),

@@ -64,6 +64,9 @@ public final class Janitor: @unchecked Sendable {
     public var multipart: MultipartJanitor?
     /// Records uploads whose event was lost, after each pass, when store events are on.
     public var reconciler: Reconciler?
+    /// Completes the native API's uploads their apps left whole in storage, after each pass, when the
+    /// native API is on (`NativeUploads.autoComplete`).
+    public var nativeUploads: NativeUploads?
     /// When the reconciler last ran (epoch ms).
     private var reconciledAtMs: Int64 = 0
 
@@ -175,6 +178,10 @@ public final class Janitor: @unchecked Sendable {
             limit: max(1, min(batchSize, 1000)))
         guard fence.holds else { return }
         multipart?.sweep(fence: fence)
+        guard fence.holds else { return }
+        nativeUploads?.autoComplete(limit: batchSize, fence: fence) { [events] id, error in
+            events(.multipartPassStopped(error: "native upload \(id): \(error)"))
+        }
         guard fence.holds else { return }
         if let reconciler, env.nowMillis() - reconciledAtMs >= Int64(reconciler.intervalMs) {
             reconciledAtMs = env.nowMillis()

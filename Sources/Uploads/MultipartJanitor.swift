@@ -16,8 +16,8 @@ import System
 /// claim is settled, is aborted idempotently and leaves the ledger (through the run's fence: under the
 /// janitor's lease, fenced by its token). Bounded per run: at most `maxAborts` aborts. Called from the janitor's loop; aborts are counted (`aborts`) and reported.
 public final class MultipartJanitor: Sendable {
-    private let storage: any MultipartStorage
-    private let store: any LifecycleStore
+    let storage: any MultipartStorage
+    let store: any LifecycleStore
     private let abortAfterMs: Int64
     private let maxAborts: Int
     private let pageSize: Int
@@ -63,6 +63,7 @@ public final class MultipartJanitor: Sendable {
             }
         }
         do {
+            aborted += try sweepCreations(cutoffMs: cutoff, limit: maxAborts, fence: fence)
             while aborted < maxAborts && fence.holds {
                 let due = try store.multipartUploads(createdBeforeMs: cutoff, limit: min(pageSize, maxAborts - aborted))
                 if due.isEmpty { return aborted }

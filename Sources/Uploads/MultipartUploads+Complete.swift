@@ -30,6 +30,15 @@ extension MultipartUploads {
     public func complete(_ ref: UploadRef, parts: [PartRules.Part], owner: String) throws(UploadError)
         -> CompletedMultipart
     {
+        try complete(ref, owner: owner) { (_) throws(UploadError) in parts }
+    }
+
+    /// `complete(_:parts:owner:)` with the parts chosen by `choose` from storage's ListParts under the
+    /// claim (the native API's: a completion racing another sees its record, never a half-completed
+    /// upload's listing).
+    public func complete(
+        _ ref: UploadRef, owner: String, choose: ([UploadedPart]) throws(UploadError) -> [PartRules.Part]
+    ) throws(UploadError) -> CompletedMultipart {
         let intent: UploadIntent
         switch try ownership.holder(of: ref.pairKey) {
         case .record(let r) where r.ownerId == owner: return CompletedMultipart(record: r, location: nil)
@@ -47,7 +56,7 @@ extension MultipartUploads {
             return CompletedMultipart(record: r, location: nil, deduplicated: true)
         }
         do {
-            let location = try completeInStorage(ref, intent: intent, parts: parts)
+            let location = try completeInStorage(ref, intent: intent, choose: choose)
             let confirmed = try confirmer.confirm(
                 Confirmation(imageKey: ref.pairKey, metadataJSON: intent.metadataJSON ?? "{}"), owner: owner,
                 claimToken: token)
@@ -61,9 +70,9 @@ extension MultipartUploads {
 
     /// The parts checked, noted and completed in storage: storage's `Location`, or nil when storage had
     /// completed the upload before (`completedEarlier`).
-    func completeInStorage(_ ref: UploadRef, intent: UploadIntent, parts: [PartRules.Part]) throws(UploadError)
-        -> String?
-    {
+    func completeInStorage(
+        _ ref: UploadRef, intent: UploadIntent, choose: ([UploadedPart]) throws(UploadError) -> [PartRules.Part]
+    ) throws(UploadError) -> String? {
         let listed: [UploadedPart]
         do throws(ObjectStoreError) {
             listed = try storage.listParts(key: ref.key, uploadId: ref.uploadId)
@@ -72,6 +81,7 @@ extension MultipartUploads {
             guard try completedEarlier(ref, intent: intent) else { throw .noSuchUpload }
             return nil
         }
+        let parts = try choose(listed)
         var byNumber: [Int: (etag: String, size: Int64)] = [:]
         byNumber.reserveCapacity(listed.count)
         for p in listed { byNumber[p.partNumber] = (p.etag, p.size) }

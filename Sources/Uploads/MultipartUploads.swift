@@ -57,6 +57,13 @@ public final class MultipartUploads: Sendable {
     /// nothing). The worker waits through the commit (about one, or the writer's bound in an outage): the
     /// route already holds it for the storage call, and the abort after a refusal needs it too.
     public func create(_ object: PlannedObject, owner: String) throws(UploadError) -> UploadRef {
+        // The key noted first (durable): an upload storage makes in the instant before a crash is found
+        // under it by the multipart janitor (ListMultipartUploads with the key as prefix) and aborted.
+        try UploadError.storing { () throws(RecordsError) in
+            try ledger.noteCreation(objectKey: object.key, ownerId: owner, nowMs: env.nowMillis())
+        }
+        // On a failure storage may have made the upload all the same (a lost answer): the noted key stays
+        // for the janitor.
         let uploadId = try UploadError.calling { () throws(ObjectStoreError) in
             try storage.createMultipartUpload(key: object.key, contentType: object.contentType, metadata: [])
         }
@@ -72,9 +79,13 @@ public final class MultipartUploads: Sendable {
             }
             try issuer.handOffAndWait(intent)
         } catch {
+            // Aborted below; should the abort fail, the noted key leads the janitor to it.
             try? storage.abortMultipartUpload(key: object.key, uploadId: uploadId)
             throw error
         }
+        // In the ledger now (the janitor's), so the noted key is no longer needed; left behind by a
+        // failure here, the janitor finds the upload in the ledger and leaves it to the ledger's abort.
+        _ = try? ledger.forgetCreation(objectKey: object.key)
         owners.remember(key: object.key, uploadId: uploadId, ownerId: owner, expiresAtMs: intent.expiresAtMs)
         return UploadRef(uploadId: uploadId, key: object.key)
     }

@@ -1,4 +1,5 @@
 import Config
+
 /// S3's rules of multipart parts, and the check of a completion against what storage holds. Pure.
 public enum PartRules {
     /// S3's part numbers.

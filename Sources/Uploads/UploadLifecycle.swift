@@ -22,6 +22,8 @@ public final class UploadLifecycle: Sendable {
     public let records: UploadRecords
     /// Multipart uploads; nil unless `uppy.enabled`.
     public let multipart: MultipartUploads?
+    /// The native multipart API's uploads; nil unless `multipart.enabled`.
+    public let native: NativeUploads?
     /// The janitor (started and stopped by the application), with the multipart janitor when
     /// multipart uploads are on and the reconciler when store events are.
     public let janitor: Janitor
@@ -72,19 +74,31 @@ public final class UploadLifecycle: Sendable {
             claimRetentionMs: Int64(config.records.claimRetentionSeconds) * 1000,
             graceMs: Int64(config.records.janitorGraceMs), leaseTtlMs: Int64(config.records.leaseTtlMs),
             webhooks: webhooks)
-        if config.uppy.enabled {
-            multipart = MultipartUploads(
+        if config.uppy.enabled || config.multipart.enabled {
+            let multipart = MultipartUploads(
                 issuer: issuer, storage: storage, completeStorage: completeStorage ?? storage, ledger: store,
                 intents: intents, ownership: ownership, confirmer: confirmer, env: env,
                 partExpires: config.uppy.urlExpiresSeconds,
                 uploadLifetimeMs: Int64(config.uppy.abortAfterSeconds) * 1000
             )
+            self.multipart = multipart
+            if config.multipart.enabled {
+                let m = config.multipart
+                let native = NativeUploads(
+                    multipart: multipart, ledger: store, urlSeconds: m.backgroundUrlSeconds, maxParts: m.maxParts,
+                    autoCompleteAfterSeconds: m.autoCompleteAfterSeconds, checkEverySeconds: m.checkEverySeconds)
+                self.native = native
+                janitor.nativeUploads = native
+            } else {
+                native = nil
+            }
             janitor.multipart = MultipartJanitor(
                 storage: storage, store: store, abortAfterSeconds: config.uppy.abortAfterSeconds,
                 maxAborts: config.uppy.janitorMaxAborts, claimLeaseMs: leaseMs, env: env, events: events,
                 webhooks: webhooks)
         } else {
             multipart = nil
+            native = nil
         }
         let e = config.events
         if e.enabled {

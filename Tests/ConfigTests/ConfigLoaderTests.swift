@@ -193,7 +193,7 @@ import Testing
                     keyPath: "logs",
                     message:
                         "unknown key (sections are server, tls, log, auth, limits, s3, presign, types, records, explain, "
-                        + "compat, uppy, events, webhooks, scan, cors)"),
+                        + "compat, uppy, multipart, events, webhooks, scan, cors)"),
                 ConfigProblem(keyPath: "log.accessLog", message: #"must be true or false (got "yes")"#),
                 ConfigProblem(
                     keyPath: "types.PROFILE.maxbytes",

@@ -26,6 +26,10 @@ public final class InMemoryRecordStore: RecordStore {
         var lastEventId: Int64 = 0
         /// Multipart uploads by object key and upload id.
         var uploads: [UploadKey: MultipartUploadEntry] = [:]
+        /// Native uploads by upload id (schema version 14).
+        var nativeUploads: [String: NativeUploadEntry] = [:]
+        /// Keys noted before CreateMultipartUpload, by key (schema version 14).
+        var creations: [String: NotedCreation] = [:]
         /// Leases by name (schema version 8).
         var leases: [String: Lease] = [:]
         /// Shared rate buckets by key: tokens, last charge, rate and capacity.

@@ -28,8 +28,9 @@ import Testing
         }
         #expect(
             tables == [
-                "event_inbox", "intent_claims", "intents", "leases", "multipart_uploads",
-                "object_deletions", "quota_reservations", "quota_usage", "rate_buckets", "rate_instances",
+                "event_inbox", "intent_claims", "intents", "leases", "multipart_creations", "multipart_uploads",
+                "native_uploads", "object_deletions", "quota_reservations", "quota_usage", "rate_buckets",
+                "rate_instances",
                 "record_slots", "records", "schema_version", "sqlite_sequence", "webhook_outbox",
             ])
         let indexes = try probe.query(
@@ -40,9 +41,9 @@ import Testing
         #expect(
             indexes == [
                 "event_inbox_due", "intent_claims_updated", "intents_expiry", "intents_object_key",
-                "multipart_uploads_created", "quota_reservations_day", "record_slots_record", "records_image_key",
-                "records_owner_created", "records_owner_sha256", "records_scanning", "webhook_outbox_due",
-                "webhook_outbox_event",
+                "multipart_creations_noted", "multipart_uploads_created", "native_uploads_open",
+                "quota_reservations_day", "record_slots_record", "records_image_key", "records_owner_created",
+                "records_owner_sha256", "records_scanning", "webhook_outbox_due", "webhook_outbox_event",
                 "webhook_outbox_finished", "webhook_outbox_state", "webhook_outbox_subject",
             ])
     }

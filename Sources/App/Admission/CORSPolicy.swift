@@ -7,7 +7,8 @@ import JSON
 /// With no origins (the default) nothing changes: no CORS header is sent and `OPTIONS` stays 405.
 /// With origins, every API route answers a request whose `Origin` is allowed with
 /// `Access-Control-Allow-Origin: <origin>` and `Vary: Origin` (and `Access-Control-Allow-Credentials`
-/// when configured), and each path gets an `OPTIONS` route for preflights: an allowed origin asking
+/// when configured, and `Access-Control-Expose-Headers: Retry-After` so a page can read a 429's delay),
+/// and each path gets an `OPTIONS` route for preflights: an allowed origin asking
 /// for one of the path's methods and only allowed headers gets 204 with the methods, the headers and
 /// `Access-Control-Max-Age`; anything else gets 403 without CORS headers (the browser then refuses).
 /// A plain `OPTIONS` without `Origin` gets 204 with `Allow`.
@@ -60,7 +61,9 @@ struct CORSPolicy: Sendable {
         return Route(
             route.method, route.template, maxBodyBytes: route.maxBodyBytes, errorRenderer: route.errorRenderer
         ) { [self] request in
-            guard let extra = answerHeaders(origin: request.header("Origin")) else { return handler(request) }
+            guard let allowed = answerHeaders(origin: request.header("Origin")) else { return handler(request) }
+            // A 429's or 503's delay, which a page can read only when it is exposed.
+            let extra = allowed + [("Access-Control-Expose-Headers", "Retry-After")]
             let result = handler(request)
             if case .respond(var r) = result {  // the usual case: no closure to allocate
                 r.headers.append(contentsOf: extra)

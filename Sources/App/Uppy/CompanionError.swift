@@ -84,7 +84,8 @@ enum CompanionError: Error, Sendable, Equatable {
         switch self {
         case .stsNotServed:
             return (
-                501, "STS_NOT_SERVED",
+                // A 4xx: Uppy shows the message of 4xx answers only.
+                403, "STS_NOT_SERVED",
                 "s3: this server does not hand out temporary credentials; leave @uppy/aws-s3's "
                     + "getTemporarySecurityCredentials off and sign through /params and /multipart", []
             )

@@ -9,16 +9,8 @@ enum MultipartRules {
     /// The longest ETag accepted in a completion.
     static let maxETagBytes = 256
 
-    /// An upload ID as the routes accept it: 1...1024 printable ASCII bytes (no space).
-    static func isUploadId(_ id: String) -> Bool {
-        let u = id.utf8
-        guard !u.isEmpty, u.count <= 1024 else { return false }
-        let checked = u.withContiguousStorageIfAvailable { bytes in
-            for b in bytes where b <= 0x20 || b >= 0x7f { return false }
-            return true
-        }
-        return checked ?? u.allSatisfy { $0 > 0x20 && $0 < 0x7f }
-    }
+    /// An upload ID as the routes accept it (`UploadIdText`).
+    static func isUploadId(_ id: String) -> Bool { UploadIdText.isValid(id) }
 
     /// A part number: decimal digits only (no sign, space or leading zero), 1...10000.
     static func partNumber(_ text: Substring) -> Int? {

@@ -296,9 +296,17 @@ final class MultipartService: Sendable {
         return .companion(w.bytes)
     }
 
-    /// On a worker: AbortMultipartUpload; `{}` with 200 (Uppy parses every answer as JSON).
+    /// On a worker: AbortMultipartUpload; `{}` with 200 (Uppy parses every answer as JSON), also when
+    /// the upload is already gone (completed, refused, aborted or never the caller's), as Companion
+    /// answers: Uppy aborts after a refused completion and never handles a rejection of that abort.
     func abort(_ ref: UploadRef, caller: Caller) throws(CompanionError) -> Response {
-        try lifecycle { () throws(UploadError) in try uploads.abort(ref, owner: caller.userId) }
+        do throws(UploadError) {
+            try uploads.abort(ref, owner: caller.userId)
+        } catch .noSuchUpload, .storage(.multipart(.noSuchUpload)) {
+            // Gone already: nothing left to abort.
+        } catch {
+            throw .upload(error)
+        }
         return .companion(Array("{}".utf8))
     }
 }

@@ -111,7 +111,13 @@ public final class AppCore: Sendable {
         var apiRoutes =
             presign.routes() + images.routes() + OpenAPIService.routes() + explainRoutes + eventRoutes + webhookRoutes
         if let multipart = uploads.multipart {
-            apiRoutes += MultipartService(config: config, uploads: uploads, multipart: multipart, gate: gate).routes()
+            if config.uppy.enabled {
+                apiRoutes += MultipartService(config: config, uploads: uploads, multipart: multipart, gate: gate)
+                    .routes()
+            }
+        }
+        if let native = uploads.native {
+            apiRoutes += UploadsService(config: config, uploads: uploads, native: native, gate: gate).routes()
         }
         (router, opsRouter) = Application.makeRouters(
             config,

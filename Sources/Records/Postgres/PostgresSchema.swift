@@ -192,6 +192,7 @@ enum PostgresSchema {
         ),
         (12, PostgresSchema.webhookOutbox),
         (13, PostgresSchema.recordStates),
+        (14, PostgresSchema.nativeUploads),
     ]
 
     /// Version 13: the record's state, rejection, key to publish at and scan bookkeeping (SQLiteSchema's
@@ -205,6 +206,34 @@ enum PostgresSchema {
         "ALTER TABLE records ADD COLUMN scan_due_ms BIGINT NOT NULL DEFAULT 0",
         "ALTER TABLE records ADD COLUMN scan_error TEXT",
         "CREATE INDEX records_scanning ON records (scan_due_ms, created_at_ms) WHERE state = 'scanning'",
+    ]
+
+    /// Version 14: the native uploads and the keys noted before CreateMultipartUpload (SQLiteSchema's
+    /// version 14).
+    static let nativeUploads = [
+        """
+        CREATE TABLE native_uploads (
+            upload_id TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+            object_key TEXT NOT NULL,
+            owner_id TEXT NOT NULL,
+            size BIGINT NOT NULL,
+            part_size BIGINT NOT NULL,
+            created_at_ms BIGINT NOT NULL,
+            state TEXT NOT NULL,
+            reason TEXT,
+            record_id TEXT,
+            checked_at_ms BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX native_uploads_open ON native_uploads (checked_at_ms) WHERE state = 'uploading'",
+        """
+        CREATE TABLE multipart_creations (
+            object_key TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+            owner_id TEXT NOT NULL,
+            noted_at_ms BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX multipart_creations_noted ON multipart_creations (noted_at_ms)",
     ]
 
     /// Version 12: the outbox of outbound webhook events (WebhookOutbox, docs/webhooks.md), one row per

@@ -282,6 +282,7 @@ enum SQLiteSchema {
         ),
         (12, SQLiteSchema.webhookOutbox),
         (13, SQLiteSchema.recordStates),
+        (14, SQLiteSchema.nativeUploads),
     ]
 
     /// Version 13: the record's state (`published`, `scanning`, `rejected`: the malware scan before
@@ -298,6 +299,35 @@ enum SQLiteSchema {
         "ALTER TABLE records ADD COLUMN scan_due_ms INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE records ADD COLUMN scan_error TEXT",
         "CREATE INDEX records_scanning ON records (scan_due_ms, created_at_ms) WHERE state = 'scanning'",
+    ]
+
+    /// Version 14: the uploads of the native multipart API (`POST /uploads`: declared size, part size,
+    /// state; the reconciler's open ones by when it last looked) and the keys noted before
+    /// CreateMultipartUpload (the multipart janitor aborts what a crash left under them).
+    static let nativeUploads = [
+        """
+        CREATE TABLE native_uploads (
+            upload_id TEXT NOT NULL PRIMARY KEY,
+            object_key TEXT NOT NULL,
+            owner_id TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            part_size INTEGER NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            reason TEXT,
+            record_id TEXT,
+            checked_at_ms INTEGER NOT NULL
+        )
+        """,
+        "CREATE INDEX native_uploads_open ON native_uploads (checked_at_ms) WHERE state = 'uploading'",
+        """
+        CREATE TABLE multipart_creations (
+            object_key TEXT NOT NULL PRIMARY KEY,
+            owner_id TEXT NOT NULL,
+            noted_at_ms INTEGER NOT NULL
+        )
+        """,
+        "CREATE INDEX multipart_creations_noted ON multipart_creations (noted_at_ms)",
     ]
 
     /// Version 12: the outbox of outbound webhook events (WebhookOutbox, docs/webhooks.md), one row per
