@@ -9,14 +9,31 @@ extension WebhookDeliverer {
         let delivery: WebhookDelivery
         /// How the attempt ended.
         let attempt: WebhookAttempt
+        /// Whether it failed without an answer from the endpoint (a refused or broken connection, a
+        /// timeout).
+        let unreachable: Bool
     }
+
+    /// The longest an unreachable endpoint is left alone, in milliseconds: its return is noticed within
+    /// this time whatever the retry schedule.
+    static let maxHoldMs: Int64 = 60_000
 
     /// One pass for `endpoint`: rounds of due deliveries while the fence holds, until none is due or, under
     /// a lease, a round was not full (the rest waits for the next pass, `pollIntervalMs` later, so that a
     /// steady trickle of events is settled in a few writes a second instead of one per event: the writes
     /// share the store's writer with the API's commits); then, at most once a minute, the prune of
     /// finished deliveries past retention.
+    ///
+    /// An endpoint that answered no attempt of a whole round (every connection refused, broken or timed
+    /// out) is held: no delivery to it is taken until the hold ends (the retry schedule's delay for the
+    /// number of such rounds in a row, at most `maxHoldMs`), and the next round is the probe. A dead
+    /// endpoint so costs a round per hold, not an attempt per event; any answer ends the holds.
     func runPass(_ endpoint: WebhookEndpoint, fence: DeliveryFence, pool: SenderPool) {
+        let heldUntil = holds.withLock { $0[endpoint.name]?.untilMs ?? 0 }
+        if now() < heldUntil {
+            prune()
+            return
+        }
         while fence.holds {
             let due: [WebhookDelivery]
             do throws(RecordsError) {
@@ -33,30 +50,52 @@ extension WebhookDeliverer {
                         // A request that could outlast the lease is not started (the next pass, or the next
                         // holder, sends it).
                         guard fence.holds(forAtLeastMs: Int64(options.timeoutMs) + 1000) else { return }
-                        let attempt = attempt(delivery, to: endpoint)
-                        results.withLock { $0.append(Settled(delivery: delivery, attempt: attempt)) }
+                        let (attempt, unreachable) = attempt(delivery, to: endpoint)
+                        results.withLock {
+                            $0.append(Settled(delivery: delivery, attempt: attempt, unreachable: unreachable))
+                        }
                     }
                 })
             let settled = results.withLock { $0 }
-            guard settle(settled, endpoint: endpoint, fence: fence), settled.count == due.count else { return }
+            guard settle(settled, endpoint: endpoint, fence: fence) else { return }
+            if !settled.isEmpty && settled.allSatisfy(\.unreachable) {
+                hold(endpoint)
+                break
+            }
+            holds.withLock { $0[endpoint.name] = nil }
+            guard settled.count == due.count else { return }
             if case .lease = fence, due.count < options.batchSize { break }
         }
         prune()
     }
 
+    /// Holds `endpoint` after another round it did not answer.
+    private func hold(_ endpoint: WebhookEndpoint) {
+        let nowMs = now()
+        let unit = random()
+        let (until, rounds) = holds.withLock { (holds) -> (Int64, Int) in
+            let rounds = (holds[endpoint.name]?.rounds ?? 0) + 1
+            let delay = options.schedule.delayMs(afterAttempt: rounds, unit: unit) ?? options.schedule.maxMs
+            let hold = EndpointHold(untilMs: nowMs + min(delay, Self.maxHoldMs), rounds: rounds)
+            holds[endpoint.name] = hold
+            return (hold.untilMs, rounds)
+        }
+        events(.endpointHeld(endpoint: endpoint.name, untilMs: until, rounds: rounds))
+    }
+
     /// Sends `delivery` once and says how the attempt ended: 2xx delivered; else due again after the
-    /// schedule's backoff, or failed when it was the last attempt.
-    func attempt(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) -> WebhookAttempt {
+    /// schedule's backoff, or failed when it was the last attempt; and whether the endpoint answered.
+    func attempt(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) -> (WebhookAttempt, unreachable: Bool) {
         let number = delivery.attempts + 1
-        let error: String
+        let failure: DeliveryFailure
         switch send(delivery, to: endpoint) {
-        case .success: return .delivered
-        case .failure(let failure): error = failure.description
+        case .success: return (.delivered, false)
+        case .failure(let f): failure = f
         }
         guard let delayMs = options.schedule.delayMs(afterAttempt: number, unit: random()) else {
-            return .failed(error: error)
+            return (.failed(error: failure.description), failure.unreachable)
         }
-        return .retry(dueAtMs: now() + delayMs, error: error)
+        return (.retry(dueAtMs: now() + delayMs, error: failure.description), failure.unreachable)
     }
 
     /// One POST of `delivery` to `endpoint`, signed now; a connection that broke before any answer (a
@@ -80,7 +119,7 @@ extension WebhookDeliverer {
                 return .success(())
             } catch {
                 if case .connection = error, tries < 2 { continue }
-                return .failure(DeliveryFailure(error.description))
+                return .failure(DeliveryFailure(error.description, unreachable: error.isRetryable))
             }
         }
     }
@@ -167,7 +206,20 @@ extension WebhookDeliverer {
 struct DeliveryFailure: Error, Sendable, CustomStringConvertible {
     /// One line.
     let description: String
+    /// True when the endpoint gave no answer (a refused or broken connection, a timeout).
+    let unreachable: Bool
 
     /// A failure described by `text`.
-    init(_ text: String) { description = text }
+    init(_ text: String, unreachable: Bool = false) {
+        description = text
+        self.unreachable = unreachable
+    }
+}
+
+/// An endpoint left alone after rounds it did not answer.
+struct EndpointHold: Sendable {
+    /// Until when no delivery to it is taken (epoch ms).
+    let untilMs: Int64
+    /// The rounds in a row it did not answer.
+    let rounds: Int
 }

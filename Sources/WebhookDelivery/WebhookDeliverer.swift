@@ -42,6 +42,8 @@ public final class WebhookDeliverer: @unchecked Sendable {
     private var running: [(runner: LeasedRunner, pool: SenderPool)] = []
     /// When finished deliveries were last pruned (epoch ms).
     let prunedAtMs = Atomic<Int64>(0)
+    /// The endpoints held after rounds they did not answer, by name.
+    let holds = Mutex<[String: EndpointHold]>([:])
 
     /// Attempts answered 2xx (`presignd_webhook_deliveries_total{outcome="delivered"}`).
     public let delivered = Atomic<Int>(0)

@@ -11,4 +11,7 @@ public enum WebhookDeliveryEvent: Sendable, Equatable {
     /// Settled attempts were not written because the lease was lost meanwhile (the next holder sends them
     /// again, under the same ids).
     case settlementsFencedOff(endpoint: String, count: Int)
+    /// `endpoint` answered no attempt of a round (`rounds` such rounds in a row): nothing is sent to it
+    /// until `untilMs`, when the next round probes it.
+    case endpointHeld(endpoint: String, untilMs: Int64, rounds: Int)
 }

@@ -198,4 +198,48 @@ import Testing
         #expect(seen.withLock { $0.values.allSatisfy { $0 == 1 } })
         #expect(a.delivered.load(ordering: .relaxed) + b.delivered.load(ordering: .relaxed) == 50)
     }
+
+    /// An endpoint that answers no attempt of a round is held: nothing is taken for it until the hold
+    /// ends (the schedule's delay, doubling per such round); then one round probes it; once it answers,
+    /// everything goes out and the hold is gone.
+    @Test func anEndpointThatAnswersNothingIsHeldThenProbed() throws {
+        let store = InMemoryRecordStore()
+        let clock = Clock()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let reported = Mutex<[WebhookDeliveryEvent]>([])
+        let deliverer = try Self.deliverer(store, port: closed.port, clock: clock) { e in
+            reported.withLock { $0.append(e) }
+        }
+        func attempts() throws -> [Int] {
+            try store.webhookDeliveries(state: .pending, limit: 100, afterSeq: nil).map(\.attempts)
+        }
+        try store.appendOutboxEvents((0..<5).map { Self.event(at: clock.now, n: $0) })
+        deliverer.deliverDue(endpoint: "a")
+        #expect(try attempts() == [1, 1, 1, 1, 1])
+        let start = clock.now
+        #expect(reported.withLock { $0 } == [.endpointHeld(endpoint: "a", untilMs: start + 100, rounds: 1)])
+        // During the hold new events are due at once, and nothing is sent.
+        try store.appendOutboxEvents((5..<10).map { Self.event(at: clock.now, n: $0) })
+        clock.advance(50)
+        deliverer.deliverDue(endpoint: "a")
+        #expect(try attempts() == [1, 1, 1, 1, 1, 0, 0, 0, 0, 0])
+        // After it, one round probes every due event; still refused: held twice as long.
+        clock.advance(60)
+        deliverer.deliverDue(endpoint: "a")
+        #expect(try attempts() == [2, 2, 2, 2, 2, 1, 1, 1, 1, 1])
+        #expect(reported.withLock { $0.last } == .endpointHeld(endpoint: "a", untilMs: clock.now + 200, rounds: 2))
+        // The endpoint is back: after the hold and the retries' delays, everything is delivered.
+        let listener = try LoopbackListener(port: closed.port) { connection in
+            while connection.readRequest() != nil {
+                connection.send("HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+            }
+        }
+        defer { listener.stop() }
+        clock.advance(500)
+        deliverer.deliverDue(endpoint: "a")
+        #expect(try store.webhookOutboxStats().pending == 0)
+        #expect(deliverer.delivered.load(ordering: .relaxed) == 10)
+        #expect(deliverer.holds.withLock { $0.isEmpty })
+    }
 }

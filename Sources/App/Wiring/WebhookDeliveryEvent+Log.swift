@@ -22,6 +22,13 @@ extension WebhookDeliveryEvent {
                 ])
         case .settlementsFencedOff(let endpoint, let count):
             log.warn("webhook attempts not settled: lease lost", ["endpoint": endpoint, "attempts": count])
+        case .endpointHeld(let endpoint, let untilMs, let rounds):
+            // Once per outage: the first round it did not answer (the rest only move the hold's end).
+            if rounds == 1 {
+                log.warn(
+                    "webhook endpoint unreachable: deliveries held",
+                    ["endpoint": endpoint, "untilMs": untilMs, "retry": "a round at most every 60 s until it answers"])
+            }
         }
     }
 }
