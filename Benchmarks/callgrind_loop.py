@@ -130,7 +130,7 @@ elif os.environ.get("CG_BODY"):
         payload = template.replace("{uuid}", str(uuid.uuid4()).upper()).encode()
         status, body = exchange(f"POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n".encode()
                                 + f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
-        if status.startswith("HTTP/1.1 200"):
+        if status.startswith("HTTP/1.1 20"):
             ok += 1
         elif i == 0:
             raise SystemExit(f"POST {path} answered {status}: {body!r}")
