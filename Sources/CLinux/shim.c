@@ -4,7 +4,10 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "CLinux.h"
 
 int presignd_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
@@ -13,6 +16,14 @@ int presignd_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
 
 int presignd_set_thread_name(const char *name) {
     return pthread_setname_np(pthread_self(), name);
+}
+
+int presignd_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+}
+
+int presignd_thread_nice(void) {
+    return getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
 }
 
 int presignd_affinity_cpu_count(void) {

@@ -49,6 +49,19 @@ public final class PThread: @unchecked Sendable {
         return handle
     }
 
+    /// Gives the calling thread the nice value `nice` (0 normal, up to 19 lowest): when the CPUs are
+    /// busy, the scheduler gives it less of their time than the threads at 0. False when the kernel
+    /// refused (lowering a nice value needs a privilege; raising it does not).
+    @discardableResult
+    public static func setNice(_ nice: Int32) -> Bool {
+        presignd_set_thread_nice(nice) == 0
+    }
+
+    /// The calling thread's nice value (`getpriority(2)` on its own thread id).
+    public static func nice() -> Int32 {
+        presignd_thread_nice()
+    }
+
     /// Blocks the calling thread for `milliseconds` (`nanosleep`, resumed after signals).
     public static func sleep(milliseconds: Int) {
         guard milliseconds > 0 else { return }

@@ -48,14 +48,16 @@ public struct WebhookEvents: Sendable {
 
     /// `upload.completed` of `record`, made now (its id: the record's).
     public func completed(_ record: ImageRecord) -> [OutboxEvent] {
-        event(.completed, id: Self.derivedId(.completed, record.id), subject: record.imageKey) { w in
+        event(.completed, id: Self.derivedId(.completed, at: record.createdAtMs, record.id), subject: record.imageKey) {
+            w in
             writeRecord(record, to: &w)
         }
     }
 
     /// `upload.deleted` of `record` (its id: the record's; a record is deleted once).
     public func deleted(_ record: ImageRecord) -> [OutboxEvent] {
-        event(.deleted, id: Self.derivedId(.deleted, record.id), subject: record.imageKey) { w in
+        event(.deleted, id: Self.derivedId(.deleted, at: record.createdAtMs, record.id), subject: record.imageKey) {
+            w in
             writeRecord(record, to: &w)
         }
     }
@@ -63,10 +65,12 @@ public struct WebhookEvents: Sendable {
     /// The events of a slot filled (`RecordStore.fillSlot`): `upload.completed` when its record was
     /// inserted by the fill, `upload.replaced` (the new record, `slot` and `previousId`), and
     /// `upload.deleted` of the previous record when the fill deleted it. A fill repeated changes nothing
-    /// and makes none, so `upload.replaced` has a fresh id.
+    /// and makes none, so `upload.replaced` has a fresh id (time-ordered, version 7).
     public func filled(_ fill: SlotFill) -> [OutboxEvent] {
         var events = fill.inserted ? completed(fill.record) : []
-        events += event(.replaced, id: env.newUUID(), subject: fill.record.imageKey) { w in
+        let fresh = env.newUUID()
+        let id = UUIDv7.stamping(fresh, millis: env.nowMillis()) ?? fresh
+        events += event(.replaced, id: id, subject: fill.record.imageKey) { w in
             writeRecord(fill.record, to: &w)
             w.key("slot")
             w.string(fill.slot)
@@ -82,7 +86,8 @@ public struct WebhookEvents: Sendable {
     public func rejected(_ intent: UploadIntent, key: String, info: ObjectInfo, reason: String, message: String)
         -> [OutboxEvent]
     {
-        let id = Self.derivedId(.rejected, intent.imageKey, String(intent.createdAtMs), info.etag, reason)
+        let id = Self.derivedId(
+            .rejected, at: intent.createdAtMs, intent.imageKey, String(intent.createdAtMs), info.etag, reason)
         return event(.rejected, id: id, subject: intent.imageKey) { w in
             writeIntent(intent, key: key, to: &w)
             w.key("size")
@@ -101,7 +106,10 @@ public struct WebhookEvents: Sendable {
     /// id: the record's and the reason (a record is rejected once).
     public func rejected(_ record: ImageRecord) -> [OutboxEvent] {
         let reason = record.rejectionReason ?? ""
-        return event(.rejected, id: Self.derivedId(.rejected, record.id, reason), subject: record.imageKey) { w in
+        return event(
+            .rejected, id: Self.derivedId(.rejected, at: record.createdAtMs, record.id, reason),
+            subject: record.imageKey
+        ) { w in
             writeRecord(record, to: &w)
             w.key("reason")
             w.string(reason)
@@ -114,7 +122,7 @@ public struct WebhookEvents: Sendable {
     /// deleted from storage, `records.deleteUnconfirmedObjects`); its id: the intent's.
     public func expired(_ intent: UploadIntent, objectDeleted: Bool) -> [OutboxEvent] {
         event(
-            .expired, id: Self.derivedId(.expired, intent.imageKey, String(intent.createdAtMs)),
+            .expired, id: Self.derivedId(.expired, at: intent.expiresAtMs, intent.imageKey, String(intent.createdAtMs)),
             subject: intent.imageKey
         ) { w in
             writeIntent(intent, key: intent.objectKey, to: &w)
@@ -168,20 +176,34 @@ public struct WebhookEvents: Sendable {
         w.string(key)
     }
 
-    /// The id of the event of `type` about `parts`: a UUID (version 8, RFC 9562) of their SHA-256, so the
-    /// same happening always has the same id.
-    static func derivedId(_ type: WebhookEventType, _ parts: String...) -> String {
+    /// The id of the event of `type` about `parts` that happened at `millis`: a UUID (version 8, RFC 9562)
+    /// whose first 48 bits are `millis` (big-endian, as in version 7) and whose other bits are the SHA-256 of
+    /// the type and `parts`, so the same happening always has the same id and a new event's id sorts after
+    /// earlier ones: the outbox's unique index takes it at its end instead of a random page per event.
+    static func derivedId(_ type: WebhookEventType, at millis: Int64, _ parts: String...) -> String {
         var name = Array(type.rawValue.utf8)
         for part in parts {
             name.append(0)
             name.append(contentsOf: part.utf8)
         }
         var bytes = Array(SHA256.hash(name).bytes.prefix(16))
+        let time = UInt64(clamping: max(0, millis))
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: time >> (40 - 8 * UInt64(index))) }
         bytes[6] = (bytes[6] & 0x0f) | 0x80
         bytes[8] = (bytes[8] & 0x3f) | 0x80
-        let hex = Hex.encode(bytes)
-        let d = Array(hex)
-        return String(d[0..<8]) + "-" + String(d[8..<12]) + "-" + String(d[12..<16]) + "-" + String(d[16..<20]) + "-"
-            + String(d[20..<32])
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 36) { out in
+            var position = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    out[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                out[position] = digits[Int(byte >> 4)]
+                out[position + 1] = digits[Int(byte & 0xf)]
+                position += 2
+            }
+            return 36
+        }
     }
 }

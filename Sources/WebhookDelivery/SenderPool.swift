@@ -13,9 +13,14 @@ final class SenderPool: @unchecked Sendable {
     private let monitor = Monitor(State())
     private var threads: [PThread] = []
 
-    /// `count` threads named `name`.
-    init(count: Int, name: String) {
-        threads = (0..<max(1, count)).map { _ in PThread(name: name) { [self] in work() } }
+    /// `count` threads named `name`, each at the nice value `nice` (`WebhookDeliveryOptions.senderNice`).
+    init(count: Int, name: String, nice: Int32) {
+        threads = (0..<max(1, count)).map { _ in
+            PThread(name: name) { [self] in
+                PThread.setNice(nice)
+                work()
+            }
+        }
     }
 
     /// Runs `jobs` on the threads and returns when every one has finished.

@@ -195,7 +195,7 @@ extension WebhookDeliverer {
     @discardableResult
     public func deliverDue(endpoint name: String) -> Bool {
         guard let endpoint = endpoints.first(where: { $0.name == name }) else { return false }
-        let pool = SenderPool(count: options.concurrency, name: "presignd-webhook")
+        let pool = SenderPool(count: options.concurrency, name: "presignd-webhook", nice: options.senderNice)
         defer { pool.stop() }
         runPass(endpoint, fence: .always, pool: pool)
         return true

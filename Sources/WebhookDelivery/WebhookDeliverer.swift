@@ -80,7 +80,7 @@ public final class WebhookDeliverer: @unchecked Sendable {
     /// `pollIntervalMs`.
     public func start() {
         for endpoint in endpoints {
-            let pool = SenderPool(count: options.concurrency, name: "presignd-webhook")
+            let pool = SenderPool(count: options.concurrency, name: "presignd-webhook", nice: options.senderNice)
             let runner = LeasedRunner(
                 store: store,
                 options: .init(

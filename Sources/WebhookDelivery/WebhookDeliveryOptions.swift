@@ -20,11 +20,15 @@ public struct WebhookDeliveryOptions: Sendable {
     public var holder: String
     /// A PEM file of CAs trusted for https endpoints; nil: the system's store.
     public var caFile: String?
+    /// The nice value of the senders' threads (0 to 19): above the server's 0, so that on busy CPUs the
+    /// requests, commits and loops go first and deliveries take the time left (they catch up when the
+    /// load falls; `presignd_webhook_oldest_pending_age_seconds` shows the lag).
+    public var senderNice: Int32
 
     /// Options; `timeoutMs` must stay under half of `leaseTtlMs` (the configuration checks it).
     public init(
         timeoutMs: Int, schedule: RetrySchedule, retentionMs: Int64, pollIntervalMs: Int, concurrency: Int,
-        batchSize: Int = 64, leaseTtlMs: Int64, holder: String, caFile: String? = nil
+        batchSize: Int = 64, leaseTtlMs: Int64, holder: String, caFile: String? = nil, senderNice: Int32 = 10
     ) {
         self.timeoutMs = max(1, timeoutMs)
         self.schedule = schedule
@@ -35,5 +39,6 @@ public struct WebhookDeliveryOptions: Sendable {
         self.leaseTtlMs = max(1, leaseTtlMs)
         self.holder = holder
         self.caFile = caFile
+        self.senderNice = min(19, max(0, senderNice))
     }
 }

@@ -33,4 +33,16 @@ struct PThreadTests {
         for thread in threads { thread.join() }
         #expect(count.load(ordering: .relaxed) == 8)
     }
+
+    @Test func aThreadsNiceValueIsItsOwn() {
+        let seen = Atomic(-100)
+        let before = PThread.nice()
+        let thread = PThread(name: "test-nice") {
+            guard PThread.setNice(10) else { return }
+            seen.store(Int(PThread.nice()), ordering: .sequentiallyConsistent)
+        }
+        thread.join()
+        #expect(seen.load(ordering: .sequentiallyConsistent) == 10)
+        #expect(PThread.nice() == before, "the caller's own value is unchanged")
+    }
 }

@@ -31,7 +31,7 @@ import UploadsTestSupport
         #expect(events.count == 1)
         let e = try #require(events.first)
         #expect(e.type == "upload.completed" && e.subject == Self.keyA)
-        #expect(e.eventId == WebhookEvents.derivedId(.completed, first.record.id))
+        #expect(e.eventId == WebhookEvents.derivedId(.completed, at: first.record.createdAtMs, first.record.id))
         let body = try Self.body(e)
         #expect(body["type"]?.stringValue == "upload.completed")
         #expect(body["timestamp"]?.stringValue == "2026-11-29T14:07:07.768Z")
@@ -73,7 +73,9 @@ import UploadsTestSupport
         #expect(replaced["data"]?["slot"]?.stringValue == "profile")
         #expect(replaced["data"]?["previousId"]?.stringValue == a.record.id)
         #expect(try Self.body(events[1])["data"]?["previousId"]?.isNull == true)
-        #expect(events[4].subject == Self.keyA && events[4].eventId == WebhookEvents.derivedId(.deleted, a.record.id))
+        #expect(
+            events[4].subject == Self.keyA
+                && events[4].eventId == WebhookEvents.derivedId(.deleted, at: a.record.createdAtMs, a.record.id))
     }
 
     @Test func aRefusedObjectIsOneUploadRejectedWrittenBeforeItIsDeleted() throws {
@@ -131,7 +133,9 @@ import UploadsTestSupport
         let data = try Self.body(events[0])["data"]
         #expect(data?["imageKey"]?.stringValue == Self.keyB && data?["ownerId"]?.stringValue == "9")
         #expect(data?["type"]?.stringValue == "IMAGE" && data?["objectDeleted"]?.boolValue == true)
-        #expect(events[0].eventId == WebhookEvents.derivedId(.expired, Self.keyB, String(intent.createdAtMs)))
+        #expect(
+            events[0].eventId
+                == WebhookEvents.derivedId(.expired, at: intent.expiresAtMs, Self.keyB, String(intent.createdAtMs)))
     }
 
     @Test func aRecordRemovedIsOneUploadDeleted() throws {
@@ -144,5 +148,31 @@ import UploadsTestSupport
         try records.remove(id: made.record.id, owner: "7")
         #expect(throws: UploadError.recordNotFound) { try records.remove(id: made.record.id, owner: "7") }
         #expect(try Self.outbox(h).map(\.type) == ["upload.completed", "upload.deleted"])
+    }
+
+    @Test func derivedIdsAreStableVersion8UUIDsThatSortByTheirTime() {
+        let id = WebhookEvents.derivedId(.completed, at: 1_764_425_227_768, "a")
+        #expect(id == WebhookEvents.derivedId(.completed, at: 1_764_425_227_768, "a"))
+        #expect(id != WebhookEvents.derivedId(.completed, at: 1_764_425_227_768, "b"))
+        #expect(id != WebhookEvents.derivedId(.deleted, at: 1_764_425_227_768, "a"))
+        let chars = Array(id)
+        #expect(chars.count == 36 && chars[8] == "-" && chars[13] == "-" && chars[18] == "-" && chars[23] == "-")
+        #expect(chars[14] == "8" && "89ab".contains(chars[19]))
+        #expect(String(chars[0..<8]) + String(chars[9..<13]) == String(1_764_425_227_768, radix: 16).leftPadded(to: 12))
+        #expect(id.allSatisfy { "0123456789abcdef-".contains($0) })
+        // Later happenings sort later whatever they are about (the outbox's unique index appends them).
+        var previous = ""
+        for (offset, part) in ["z", "y", "x", "w"].enumerated() {
+            let next = WebhookEvents.derivedId(.completed, at: 1_764_425_227_768 + Int64(offset), part)
+            #expect(next > previous)
+            previous = next
+        }
+    }
+}
+
+extension String {
+    /// The text with zeros before it up to `count` characters.
+    fileprivate func leftPadded(to count: Int) -> String {
+        String(repeating: "0", count: max(0, count - self.count)) + self
     }
 }

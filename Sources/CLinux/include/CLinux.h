@@ -32,6 +32,11 @@ static inline unsigned long presignd_epoll_event_size(void) { return sizeof(stru
 /* accept4(2) and pthread_setname_np(3) need _GNU_SOURCE: defined in shim.c. */
 int presignd_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 int presignd_set_thread_name(const char *name);
+/* Sets the calling thread's nice value to `nice` (setpriority(2) on its own thread id: on Linux a
+   thread's priority is its own); 0, or -1 with errno. Raising it needs no privilege. */
+int presignd_set_thread_nice(int nice);
+/* The calling thread's nice value (getpriority(2) on its own thread id). */
+int presignd_thread_nice(void);
 /* Frees a file's blocks in [offset, offset + length) without changing its size (fallocate(2) with
    FALLOC_FL_PUNCH_HOLE); 0, or -1 with errno (EOPNOTSUPP on a filesystem without it). */
 int presignd_punch_hole(int fd, long long offset, long long length);
