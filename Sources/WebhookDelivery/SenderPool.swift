@@ -53,8 +53,14 @@ final class SenderPool: @unchecked Sendable {
             }
             guard let job else { return }
             job()
-            monitor.withLock { state in state.running -= 1 }
-            monitor.broadcast()
+            // Only the batch's last job wakes anyone: the caller waits for all of them, and the other
+            // threads take queued jobs without waiting (a wake-up per job cost every sender and the
+            // caller a context switch per delivery).
+            let last = monitor.withLock { state in
+                state.running -= 1
+                return state.running == 0
+            }
+            if last { monitor.broadcast() }
         }
     }
 }
