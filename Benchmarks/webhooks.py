@@ -7,8 +7,11 @@ a port where nothing listens). Each run is the store benchmark of Benchmarks/ben
 presignd pinned to CPU 0 (one event loop, storage unchecked: `s3.verifyUploads=false`), wrk pinned to CPU
 1 with 64 connections; phase 1 issues client-B URLs (POST /presigned-url), phase 2 confirms them
 (POST /images, one upload.completed written per record in the group commit's transaction). Reports
-each phase's requests per second, p50 and p99, and on/off ratios per store (SQLite; PostgreSQL too
-when PRESIGN_TEST_POSTGRES_URL is set).
+each phase's requests per second, p50 and p99, the server's CPU (user + system) per confirmation, and
+on/off ratios per store (SQLite; PostgreSQL too when PRESIGN_TEST_POSTGRES_URL is set). With the
+receiver answering, each "on" run also reports the events received while the confirmations ran and how
+long after them the last record's event arrived (the senders run at nice 10: on a saturated CPU they
+yield to the request path and catch up afterwards).
 
   BENCH_SECONDS=8 (each wrk run), BENCH_ROUNDS=3 (on/off pairs), BENCH_RECEIVER=ok|slow|down,
   BENCH_BINARY (default .build/release/presignd).
@@ -31,6 +34,7 @@ from benchlib import free_port  # noqa: E402
 SECONDS = int(os.environ.get("BENCH_SECONDS", "8"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 RECEIVER = os.environ.get("BENCH_RECEIVER", "ok")
+DRAIN_LIMIT = 300
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 
@@ -63,26 +67,50 @@ def receiver_url():
     return f"http://127.0.0.1:{port}/webhooks"
 
 
+def cpu_ticks(pid):
+    """The process's user and system CPU so far, in clock ticks (/proc/PID/stat)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return int(fields[11]), int(fields[12])
+
+
 def run(records_url, url):
-    """One run: issue then confirm, webhooks to `url` (None: off)."""
+    """One run: issue then confirm, webhooks to `url` (None: off). With a receiver, also the events it
+    received while the confirmations ran and the seconds after them until every record's event arrived
+    (at most DRAIN_LIMIT)."""
     extra = {"PRESIGN_RECORDS_GROUP_COMMIT_MAX_BATCH": "256"}
     if url:
         extra.update({"PRESIGN_WEBHOOKS_URL": url, "PRESIGN_WEBHOOKS_SECRET": SECRET})
     p, port = start(records_url, extra)
+    drain = None
     try:
         issued = wrk(port, ISSUE_LUA, SECONDS)
         time.sleep(1)
+        received_before = Receiver.received
+        user0, sys0 = cpu_ticks(p.pid)
         confirmed = wrk(port, CONFIRM_LUA, SECONDS)
+        user1, sys1 = cpu_ticks(p.pid)
+        during = Receiver.received - received_before
+        created = min(confirmed["requests"] - confirmed["non2xx"], issued["requests"])
+        if url and RECEIVER == "ok":
+            started = time.time()
+            while Receiver.received - received_before < created and time.time() - started < DRAIN_LIMIT:
+                time.sleep(0.05)
+            drain = {"received_during_load": during, "received": Receiver.received - received_before,
+                     "seconds_after_load": round(time.time() - started, 2)}
         if p.poll() is not None:
             raise SystemExit("presignd exited; log: " + open(p.logfile).read()[-2000:])
     finally:
         stop(p)
     if issued["non2xx"]:
         raise SystemExit(f"{issued['non2xx']} issue requests failed")
-    created = min(confirmed["requests"] - confirmed["non2xx"], issued["requests"])
-    return {"issue_per_s": round(issued["requests"] / issued["seconds"]), "issue_p99_ms": issued["p99_ms"],
-            "confirm_per_s": round(created / confirmed["seconds"]), "confirm_p50_ms": confirmed["p50_ms"],
-            "confirm_p99_ms": confirmed["p99_ms"]}
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {"issue_per_s": round(issued["requests"] / issued["seconds"]), "issue_p99_ms": issued["p99_ms"],
+           "confirm_per_s": round(created / confirmed["seconds"]), "confirm_p50_ms": confirmed["p50_ms"],
+           "confirm_p99_ms": confirmed["p99_ms"], "confirm_non2xx": confirmed["non2xx"],
+           "confirm_cpu_us": round(((user1 - user0) + (sys1 - sys0)) / tick / max(1, created) * 1e6, 1)}
+    if drain:
+        out["deliveries"] = drain
+    return out
 
 
 def fresh_url(store):
@@ -101,7 +129,7 @@ def main():
             for mode in ("off", "on"):
                 runs[mode].append(run(fresh_url(store), url if mode == "on" else None))
         summary = {}
-        for key in ("issue_per_s", "confirm_per_s"):
+        for key in ("issue_per_s", "confirm_per_s", "confirm_cpu_us"):
             off = statistics.median(r[key] for r in runs["off"])
             on = statistics.median(r[key] for r in runs["on"])
             summary[key] = {"off": off, "on": on, "on_over_off": round(on / off, 3) if off else None}
