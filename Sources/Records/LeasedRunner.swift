@@ -28,13 +28,17 @@ public final class LeasedRunner: @unchecked Sendable {
         public var ttlMs: Int64
         /// Pause between passes (ms).
         public var intervalMs: Int
+        /// The nice value of the thread that runs the passes (0 to 19; the keeper stays at 0, so a busy
+        /// CPU never costs the lease its renewals).
+        public var workerNice: Int32
 
         /// Options; renewals happen every `ttlMs / 3`.
-        public init(name: String, holder: String, ttlMs: Int64, intervalMs: Int) {
+        public init(name: String, holder: String, ttlMs: Int64, intervalMs: Int, workerNice: Int32 = 0) {
             self.name = name
             self.holder = holder
             self.ttlMs = ttlMs
             self.intervalMs = intervalMs
+            self.workerNice = min(19, max(0, workerNice))
         }
     }
 
@@ -142,6 +146,7 @@ public final class LeasedRunner: @unchecked Sendable {
 
     /// The worker: a pass whenever the lease is held and the interval has passed.
     private func work() {
+        if options.workerNice > 0 { PThread.setNice(options.workerNice) }
         while true {
             let next = monitor.withLock { (state, waiter) -> LeasePass? in
                 while !state.stopping && state.current == nil { waiter.wait() }

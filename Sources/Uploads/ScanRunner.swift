@@ -37,7 +37,8 @@ public final class ScanRunner: @unchecked Sendable {
     public func start() {
         let runner = LeasedRunner(
             store: store,
-            options: .init(name: Self.leaseName, holder: holder, ttlMs: leaseTtlMs, intervalMs: intervalMs),
+            options: .init(
+                name: Self.leaseName, holder: holder, ttlMs: leaseTtlMs, intervalMs: intervalMs, workerNice: 10),
             now: env.nowMillis,
             events: { [self] event in
                 switch event {

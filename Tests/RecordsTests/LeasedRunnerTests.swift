@@ -1,6 +1,7 @@
 import Foundation
 import RecordsTestSupport
 import Synchronization
+import System
 import TestSupport
 import Testing
 
@@ -179,5 +180,23 @@ import Testing
         #expect(reached6)
         let reached7 = eventuallyBlocking(within: 10, pollMs: 2) { events.values.contains(.lost(held)) }
         #expect(reached7)
+    }
+
+    /// The passes run at the worker's nice value; the keeper's renewals do not (a busy CPU must not cost
+    /// the lease).
+    @Test func passesRunAtTheWorkersNiceValue() throws {
+        let store = InMemoryRecordStore()
+        let seen = Collector<Int32>()
+        let runner = LeasedRunner(
+            store: store,
+            options: .init(name: "scanner", holder: "a", ttlMs: 6_000, intervalMs: 5, workerNice: 10),
+            now: { Int64(Date().timeIntervalSince1970 * 1000) }
+        ) { _ in seen.append(PThread.nice()) }
+        runner.start()
+        let reached = eventuallyBlocking(within: 10, pollMs: 2) { seen.values.count >= 2 }
+        runner.stop()
+        #expect(reached)
+        #expect(!seen.values.isEmpty && seen.values.allSatisfy { $0 == 10 })
+        #expect(PThread.nice() != 10)
     }
 }
