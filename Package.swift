@@ -129,7 +129,10 @@ let package = Package(
             name: "StoreEventsTests", dependencies: ["StoreEvents", "Crypto", "JSON", "TestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "RecordsTests", dependencies: ["Records", "RecordsTestSupport", "Config", "Crypto", "TestSupport"],
+            name: "RecordsTests",
+            dependencies: [
+                "Records", "RecordsTestSupport", "Config", "Crypto", "System", "TestSupport",
+            ],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(name: "ClamdTests", dependencies: ["Clamd", "TestSupport"]),
