@@ -72,7 +72,9 @@ def wrk(port, script, seconds, conns=64):
         raise SystemExit("wrk failed:\n" + out)
     reqs = int(m.group(1))
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    dur = float(re.search(r"requests in ([\d.]+)s", out).group(1))
+    # wrk writes the run's length as "8.00s", "1.00m" or "1.00h".
+    length = re.search(r"requests in ([\d.]+)(ms|s|m|h)", out)
+    dur = float(length.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[length.group(2)]
     return {"requests": reqs, "non2xx": int(non2xx.group(1)) if non2xx else 0, "seconds": dur,
             "p50_ms": parse_latency(out, "50"), "p99_ms": parse_latency(out, "99")}
 

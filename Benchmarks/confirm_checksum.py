@@ -18,6 +18,8 @@ BENCH_CLIENT_CPU. Needs RGW (S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKE
 scripts/start-s3.sh, or the PRESIGN_TEST_S3_* of the dev services). Loopback only; bounded in time;
 stops every process it started.
   BENCH_OBJECTS=16  BENCH_CONFIRM_CONCURRENCY=4  BENCH_SECONDS=20 (each wrk run)
+  BENCH_ISSUE_ROUNDS=1 (issue-route pairs, alternating which goes first, each run on a fresh server)
+  BENCH_PARTS=confirm,issue (either alone: BENCH_PARTS=issue)
   a smoke run: BENCH_OBJECTS=2 BENCH_SECONDS=2 BENCH_BINARY=.build/debug/presignd
 """
 import base64
@@ -27,6 +29,7 @@ import http.client
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,6 +47,8 @@ import benchlib  # noqa: E402
 MIB = 1024 * 1024
 OBJECTS = int(os.environ.get("BENCH_OBJECTS", "16"))
 CONCURRENCY = int(os.environ.get("BENCH_CONFIRM_CONCURRENCY", "4"))
+ISSUE_ROUNDS = int(os.environ.get("BENCH_ISSUE_ROUNDS", "1"))
+PARTS = os.environ.get("BENCH_PARTS", "confirm,issue").split(",")
 SIZES_MIB = [1, 20]
 USER = "bench-checksum"
 
@@ -152,23 +157,36 @@ def confirm_phase(p, port, keys, size, sha):
             "rss_kib_before": rss[0], "rss_kib_max": max(rss), "rss_kib_after": after}
 
 
+ISSUE_BODIES = [("plain", ""),
+                ("checksums", ',"size":1048576,"checksumSHA256":"cRc5reHoWp/hr1Nw2YJb0w3TkSKB80ECoevO7HOqpDU=",'
+                              '"contentMD5":"Jl+55GiW2vkDAayLd69RIw=="')]
+
+
 def issue_route(tmp, rgw):
-    """wrk on POST /presigned-url without and with declared digests (storage calls off)."""
-    p, port = start(tmp, rgw, verify_uploads=False)
-    out = {}
-    try:
-        for name, members in [("plain", ""),
-                              ("checksums", ',"size":1048576,"checksumSHA256":"cRc5reHoWp/hr1Nw2YJb0w3TkSKB80ECoevO7HOqpDU=",'
-                                            '"contentMD5":"Jl+55GiW2vkDAayLd69RIw=="')]:
-            script = os.path.join(tmp, f"issue-{name}.lua")
-            with open(script, "w") as f:
-                f.write(open(benchlib.write_post_script(tmp)).read().replace(
-                    """string.upper(uuid()) .. '"}'""", f"""string.upper(uuid()) .. '"{members}}}'"""))
-            out[name] = bench.run_wrk(f"http://127.0.0.1:{port}/presigned-url", 64, [p.pid], script)
-    finally:
-        p.send_signal(signal.SIGTERM)
-        p.wait(timeout=30)
-    out["rps_ratio_checksums_vs_plain"] = round(out["checksums"]["rps"] / out["plain"]["rps"], 3)
+    """wrk on POST /presigned-url without and with declared digests (storage calls off): ISSUE_ROUNDS
+    rounds, alternating which goes first (plain, checksums; checksums, plain; ...), each run on a fresh
+    server and database."""
+    scripts = {}
+    for name, members in ISSUE_BODIES:
+        scripts[name] = os.path.join(tmp, f"issue-{name}.lua")
+        with open(scripts[name], "w") as f:
+            f.write(open(benchlib.write_post_script(tmp)).read().replace(
+                """string.upper(uuid()) .. '"}'""", f"""string.upper(uuid()) .. '"{members}}}'"""))
+    runs = {name: [] for name, _ in ISSUE_BODIES}
+    for r in range(ISSUE_ROUNDS):
+        order = [name for name, _ in ISSUE_BODIES]
+        for name in (order if r % 2 == 0 else order[::-1]):
+            p, port = start(tmp, rgw, verify_uploads=False)
+            try:
+                run = bench.run_wrk(f"http://127.0.0.1:{port}/presigned-url", 64, [p.pid], scripts[name])
+            finally:
+                p.send_signal(signal.SIGTERM)
+                p.wait(timeout=30)
+            runs[name].append(run)
+            print(json.dumps({"issue": name, "round": r, "run": run}), file=sys.stderr)
+    out = {"rounds": ISSUE_ROUNDS, "runs": runs}
+    out["round_ratios"] = [round(c["rps"] / p["rps"], 3) for p, c in zip(runs["plain"], runs["checksums"])]
+    out["rps_ratio_checksums_vs_plain"] = round(statistics.median(out["round_ratios"]), 3)
     return out
 
 
@@ -176,20 +194,22 @@ def main():
     rgw = s3()
     results = {"binary": bench.BIN, "objects": OBJECTS, "concurrency": CONCURRENCY, "confirm": [], "issue": None}
     with tempfile.TemporaryDirectory(prefix="bench-checksum-") as tmp:
-        p, port = start(tmp, rgw)
-        try:
-            for size_mib in SIZES_MIB:
-                data = os.urandom(size_mib * MIB)
-                for declare in (False, True):
-                    keys, sha = uploaded(port, data, declare)
-                    r = confirm_phase(p, port, keys, len(data), sha if declare else None)
-                    r["verify"] = "read (checksumSHA256 declared)" if declare else "HEAD only (nothing declared)"
-                    results["confirm"].append(r)
-                    print(json.dumps(r), file=sys.stderr)
-        finally:
-            p.send_signal(signal.SIGTERM)
-            p.wait(timeout=30)
-        results["issue"] = issue_route(tmp, rgw)
+        if "confirm" in PARTS:
+            p, port = start(tmp, rgw)
+            try:
+                for size_mib in SIZES_MIB:
+                    data = os.urandom(size_mib * MIB)
+                    for declare in (False, True):
+                        keys, sha = uploaded(port, data, declare)
+                        r = confirm_phase(p, port, keys, len(data), sha if declare else None)
+                        r["verify"] = "read (checksumSHA256 declared)" if declare else "HEAD only (nothing declared)"
+                        results["confirm"].append(r)
+                        print(json.dumps(r), file=sys.stderr)
+            finally:
+                p.send_signal(signal.SIGTERM)
+                p.wait(timeout=30)
+        if "issue" in PARTS:
+            results["issue"] = issue_route(tmp, rgw)
     print(json.dumps(results, indent=2))
 
 
