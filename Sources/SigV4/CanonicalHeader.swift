@@ -90,9 +90,16 @@ struct CanonicalHeader: Sendable {
         var text = value
         // nil: a byte that is not visible ASCII, a space or a tab; .some(nil): already normal.
         let normalized = text.withUTF8 { bytes -> String?? in
+            // Eight visible bytes at a time first (a digest or a content type has no space).
+            var start = 0
+            while start + 8 <= bytes.count
+                && isVisible(UnsafeRawPointer(bytes.baseAddress! + start).loadUnaligned(as: UInt64.self))
+            {
+                start += 8
+            }
             var alreadyNormal = true
-            var previousWasSpace = true  // a leading space is not normal
-            for byte in bytes {
+            var previousWasSpace = start == 0  // a leading space is not normal
+            for byte in bytes[start...] {
                 if byte == UInt8(ascii: " ") {
                     if previousWasSpace { alreadyNormal = false }
                     previousWasSpace = true
@@ -124,6 +131,15 @@ struct CanonicalHeader: Sendable {
             throw .invalidHeader(name: name, reason: "values are visible ASCII and spaces only")
         }
         return normalized ?? value
+    }
+
+    /// True when every byte of `word` is visible ASCII (0x21 to 0x7E): no space, tab, control or
+    /// non-ASCII byte. SWAR tests ("has a byte less than n", a byte of 0x7F or more), exact for the word
+    /// as a whole.
+    static func isVisible(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        return ((word &- ones &* 0x21) & ~word | (word &+ ones) | word) & highBits == 0
     }
 
     /// `headers` checked, normalised and sorted by name; duplicates are refused. `host` is not added.

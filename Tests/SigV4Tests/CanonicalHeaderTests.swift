@@ -51,6 +51,59 @@ struct CanonicalHeaderTests {
         }
     }
 
+    /// The eight-byte test agrees with the byte definition (0x21 to 0x7E) for every byte value at every
+    /// position, and next to bytes that borrow or carry.
+    @Test func visibleWordsAreVisibleBytes() {
+        func word(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } }
+        for value in 0...255 {
+            for position in 0..<8 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+                bytes[position] = UInt8(value)
+                #expect(
+                    CanonicalHeader.isVisible(word(bytes)) == (value >= 0x21 && value <= 0x7E),
+                    "\(value) at \(position)")
+            }
+        }
+        let tricky: [UInt8] = [0x00, 0x09, 0x20, 0x21, 0x7E, 0x7F, 0x80, 0xFE, 0xFF]
+        for a in tricky {
+            for b in tricky {
+                let bytes: [UInt8] = [a, b, 0x41, b, a, 0x7E, b, 0x21]
+                #expect(CanonicalHeader.isVisible(word(bytes)) == bytes.allSatisfy { $0 >= 0x21 && $0 <= 0x7E })
+            }
+        }
+    }
+
+    /// Long values (read eight bytes at a time) with a space, a tab or a refused byte at every position.
+    @Test func longValuesAtEveryPosition() throws {
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef".utf8)
+        for length in 1...32 {
+            let plain = String(decoding: letters[..<length], as: UTF8.self)
+            #expect(try CanonicalHeader(name: "a", value: plain).value == plain)
+            for position in 0..<length {
+                var spaced = Array(letters[..<length])
+                spaced[position] = UInt8(ascii: " ")
+                let expected = String(decoding: spaced, as: UTF8.self).trimmingSpaces()
+                #expect(
+                    try CanonicalHeader(name: "a", value: String(decoding: spaced, as: UTF8.self)).value == expected)
+                spaced[position] = UInt8(ascii: "\t")
+                #expect(
+                    try CanonicalHeader(name: "a", value: String(decoding: spaced, as: UTF8.self)).value == expected)
+                for bad: UInt8 in [0x00, 0x0A, 0x7F] {
+                    var refused = Array(letters[..<length])
+                    refused[position] = bad
+                    #expect(throws: SigV4Error.self) {
+                        try CanonicalHeader(name: "a", value: String(decoding: refused, as: UTF8.self))
+                    }
+                }
+                var accented = Array(letters[..<length])
+                accented.replaceSubrange(position...position, with: Array("é".utf8))
+                #expect(throws: SigV4Error.self) {
+                    try CanonicalHeader(name: "a", value: String(decoding: accented, as: UTF8.self))
+                }
+            }
+        }
+    }
+
     /// Duplicated names are refused, whatever their case; distinct names of the same length are not.
     @Test func duplicatesAreRefused() throws {
         #expect(throws: SigV4Error.invalidHeader(name: "Content-Type", reason: "given twice")) {
@@ -58,5 +111,12 @@ struct CanonicalHeaderTests {
         }
         let sorted = try CanonicalHeader.canonicalize([("content-typf", "a"), ("content-type", "b"), ("a", "c")])
         #expect(sorted.map(\.name) == ["a", "content-type", "content-typf"])
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces (one space inside stays: the values above hold one).
+    fileprivate func trimmingSpaces() -> String {
+        String(self.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }
 }
