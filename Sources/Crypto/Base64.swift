@@ -81,8 +81,28 @@ public enum Base64 {
     }
 
     /// `decode` over contiguous bytes (a header's or a JSON string's digests are decoded on the event
-    /// loop: no generic iterator, one table lookup per digit).
+    /// loop: no generic iterator, one table lookup per digit, the output written in place).
     private static func decode(bytes text: UnsafeBufferPointer<UInt8>, alphabet: Alphabet, padded: Bool) -> [UInt8]? {
+        var canonical = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 2) { output, written in
+            // Each 4 digits make 3 bytes, 2 or 3 trailing digits 1 or 2: never more than the capacity.
+            if let count = decodedCount(bytes: text, alphabet: alphabet, padded: padded, into: output.baseAddress) {
+                written = count
+            } else {
+                canonical = false
+                written = 0
+            }
+        }
+        return canonical ? bytes : nil
+    }
+
+    /// The number of bytes `text` spells, or nil unless it is canonical (the type's rules); the bytes are
+    /// written to `output` (room for the count) when it is given. The one walk both `decode` and
+    /// `decodedCount` take, so that they accept exactly the same spellings.
+    private static func decodedCount(
+        bytes text: UnsafeBufferPointer<UInt8>, alphabet: Alphabet, padded: Bool,
+        into output: UnsafeMutablePointer<UInt8>?
+    ) -> Int? {
         var count = text.count
         if padded {
             guard count % 4 == 0 else { return nil }
@@ -92,36 +112,60 @@ public enum Base64 {
             count -= trailing
         }
         guard count % 4 != 1 else { return nil }
-        let values = alphabet.values
-        var output: [UInt8] = []
-        output.reserveCapacity(count * 3 / 4)
-        var group: UInt32 = 0
-        var digits = 0
-        for character in text[..<count] {
-            let value = values[Int(character)]
-            guard value != 0xFF else { return nil }
-            group = group << 6 | UInt32(value)
-            digits += 1
-            if digits == 4 {
-                output.append(UInt8(truncatingIfNeeded: group >> 16))
-                output.append(UInt8(truncatingIfNeeded: group >> 8))
-                output.append(UInt8(truncatingIfNeeded: group))
-                group = 0
-                digits = 0
+        return alphabet.values.withUnsafeBufferPointer { values -> Int? in
+            // Every digit's value is below 64; 0xFF (not a digit) has the high bit, so one test per group.
+            var written = 0
+            var index = 0
+            let whole = count - count % 4
+            while index < whole {
+                let a = values[Int(text[index])]
+                let b = values[Int(text[index + 1])]
+                let c = values[Int(text[index + 2])]
+                let d = values[Int(text[index + 3])]
+                guard (a | b | c | d) & 0x80 == 0 else { return nil }
+                if let output {
+                    let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    output[written] = UInt8(truncatingIfNeeded: group >> 16)
+                    output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                    output[written + 2] = UInt8(truncatingIfNeeded: group)
+                }
+                written += 3
+                index += 4
             }
+            switch count - whole {
+            case 2:  // 12 bits: one byte and 4 unused bits
+                let a = values[Int(text[index])]
+                let b = values[Int(text[index + 1])]
+                guard (a | b) & 0x80 == 0, b & 0x0f == 0 else { return nil }
+                output?[written] = a << 2 | b >> 4
+                written += 1
+            case 3:  // 18 bits: two bytes and 2 unused bits
+                let a = values[Int(text[index])]
+                let b = values[Int(text[index + 1])]
+                let c = values[Int(text[index + 2])]
+                guard (a | b | c) & 0x80 == 0, c & 0x03 == 0 else { return nil }
+                output?[written] = a << 2 | b >> 4
+                output?[written + 1] = b << 4 | c >> 2
+                written += 2
+            default:
+                break
+            }
+            return written
         }
-        switch digits {
-        case 2:  // 12 bits: one byte and 4 unused bits
-            guard group & 0x0f == 0 else { return nil }
-            output.append(UInt8(truncatingIfNeeded: group >> 4))
-        case 3:  // 18 bits: two bytes and 2 unused bits
-            guard group & 0x03 == 0 else { return nil }
-            output.append(UInt8(truncatingIfNeeded: group >> 10))
-            output.append(UInt8(truncatingIfNeeded: group >> 2))
-        default:
-            break
+    }
+
+    /// The number of bytes `text` spells, or nil unless it is the canonical base64 of `alphabet` with
+    /// padding exactly when `padded`: `decode(text)?.count` without making the bytes (a declared digest
+    /// is checked for its length on the event loop, and its bytes are not needed there).
+    public static func decodedCount(_ text: String, alphabet: Alphabet = .standard, padded: Bool = true) -> Int? {
+        // Read in place (a `var` copy for `withUTF8` would retain and release the string).
+        let count = text.utf8.withContiguousStorageIfAvailable {
+            decodedCount(bytes: $0, alphabet: alphabet, padded: padded, into: nil)
         }
-        return output
+        if let count { return count }
+        return Array(text.utf8).withUnsafeBufferPointer {
+            decodedCount(bytes: $0, alphabet: alphabet, padded: padded, into: nil)
+        }
     }
 
     /// The bytes spelled by `text`, or nil unless it is the canonical base64 of `alphabet` with padding

@@ -39,4 +39,21 @@ enum ByteScan {
     static func isPlainASCII(_ word: UInt64) -> Bool {
         word & highBits == 0 && isEscapeFree(word)
     }
+
+    /// The position (0 to 7, in memory order) of the first byte of `word`, as loaded from memory, that a
+    /// parser must look at inside a JSON string (`"`, `\`, below 0x20, 0x80 and above), or 8 when there
+    /// is none.
+    ///
+    /// Each test flags the high bit of every matching byte; a borrow can also flag a byte above a match,
+    /// never below one, so the lowest flag is exact.
+    @inline(__always)
+    static func firstSpecialByte(_ word: UInt64) -> Int {
+        let word = UInt64(littleEndian: word)
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let flags =
+            (((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | word)
+            & highBits
+        return flags.trailingZeroBitCount >> 3
+    }
 }

@@ -87,6 +87,11 @@ public struct JSONObject: Sendable, Equatable {
         return true
     }
 
+    /// Makes room for `count` members without growing (the parser's top-level object).
+    mutating func reserveCapacity(_ count: Int) {
+        members.reserveCapacity(count)
+    }
+
     /// Recomputes the key index after a removal or when crossing the threshold.
     private mutating func rebuildIndex() {
         guard members.count > Self.indexThreshold else {

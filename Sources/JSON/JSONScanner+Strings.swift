@@ -2,31 +2,38 @@ extension JSONScanner {
     /// RFC 8259, section 7: a quoted string starting at `index`, escapes decoded, UTF-8 checked.
     ///
     /// The common case (no escapes) makes the `String` straight from the input bytes, stepping over
-    /// plain ASCII eight bytes at a time.
+    /// plain ASCII eight bytes at a time and then straight to the first byte that needs a look
+    /// (`ByteScan.firstSpecialByte`), with the position kept in a local until the string ends.
     mutating func parseString() throws(JSONError) -> String {
-        index += 1
-        let start = index
-        while index < bytes.count {
-            if index + 8 <= bytes.count
-                && ByteScan.isPlainASCII(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            {
-                index += 8
-                continue
+        let start = index + 1
+        let end = bytes.count
+        var position = start
+        while position < end {
+            if position &+ 8 <= end {
+                let skip = ByteScan.firstSpecialByte(bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                position &+= skip
+                if skip == 8 { continue }
             }
-            let byte = bytes[index]
+            let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let text = Self.makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
-                index += 1
+                let text = Self.makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+                index = position + 1
                 return text
             }
-            if byte == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
-            if byte < 0x20 { throw JSONError(offset: index, reason: .controlCharacterInString(byte)) }
+            if byte == UInt8(ascii: "\\") {
+                index = position
+                return try parseEscapedString(from: start)
+            }
+            if byte < 0x20 { throw JSONError(offset: position, reason: .controlCharacterInString(byte)) }
             if byte < 0x80 {
-                index += 1
+                position += 1
             } else {
+                index = position
                 try skipUTF8Sequence()
+                position = index
             }
         }
+        index = position
         throw JSONError(offset: index, reason: .unexpectedEnd)
     }
 

@@ -12,6 +12,8 @@ struct JSONScanner {
     var depth = 0
     /// Reused buffer for strings that contain escapes.
     var scratch: [UInt8] = []
+    /// The members a top-level object has room for from its first (`parseObject`).
+    static let topLevelMembers = 8
 
     /// Starts at the first byte of `bytes`.
     init(bytes: UnsafeRawBufferPointer, maxDepth: Int) {
@@ -127,6 +129,9 @@ struct JSONScanner {
             depth -= 1
             return .object(object)
         }
+        // A document's top-level object (a request body) has a handful of members: room for them at once
+        // rather than growing from 1 to 2, 4 and 8. Nested objects, which can be many, grow as needed.
+        if depth == 1 { object.reserveCapacity(Self.topLevelMembers) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw unexpected() }

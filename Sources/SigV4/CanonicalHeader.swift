@@ -29,17 +29,8 @@ struct CanonicalHeader: Sendable {
     /// character could split the header the client sends, so it is refused rather than encoded.
     /// Leading and trailing spaces and tabs go, inner runs become one space (SigV4's "Trimall").
     init(name rawName: String, value rawValue: String) throws(SigV4Error) {
-        var hasUpperCase = false
-        for byte in rawName.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
-                UInt8(ascii: "_"), UInt8(ascii: "."):
-                continue
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                hasUpperCase = true
-            default:
-                throw .invalidHeader(name: rawName, reason: "a header name is made of a-z, 0-9, -, _ and .")
-            }
+        guard let hasUpperCase = Self.scanName(rawName) else {
+            throw .invalidHeader(name: rawName, reason: "a header name is made of a-z, 0-9, -, _ and .")
         }
         guard !rawName.isEmpty else { throw .invalidHeader(name: rawName, reason: "empty name") }
         let name = hasUpperCase ? rawName.lowercased() : rawName
@@ -48,48 +39,107 @@ struct CanonicalHeader: Sendable {
         }
         self.name = name
         self.value = try Self.normalize(rawValue, name: rawName)
-        self.sortsBeforeHost = name < "host"
+        self.sortsBeforeHost = Self.sortsBeforeHost(name)
+    }
+
+    /// Whether `name` holds an upper-case letter, or nil when it holds a byte other than `a-z A-Z 0-9 -
+    /// _ .` (read over contiguous bytes: a name is checked for every signed header of every URL).
+    private static func scanName(_ name: String) -> Bool? {
+        var name = name
+        return name.withUTF8 { bytes -> Bool? in
+            var hasUpperCase = false
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
+                    UInt8(ascii: "_"), UInt8(ascii: "."):
+                    continue
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    hasUpperCase = true
+                default:
+                    return nil
+                }
+            }
+            return hasUpperCase
+        }
+    }
+
+    /// `name < "host"` (names are ASCII, where `String`'s order is the bytes' order), compared over the
+    /// bytes.
+    static func sortsBeforeHost(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            let host: StaticString = "host"
+            let hostBytes = UnsafeBufferPointer(start: host.utf8Start, count: host.utf8CodeUnitCount)
+            for index in 0..<min(bytes.count, hostBytes.count) where bytes[index] != hostBytes[index] {
+                return bytes[index] < hostBytes[index]
+            }
+            return bytes.count < hostBytes.count
+        }
     }
 
     /// A header the signer builds itself, taken as given.
     init(trustedName: String, value: String) {
         self.name = trustedName
         self.value = value
-        self.sortsBeforeHost = trustedName < "host"
+        self.sortsBeforeHost = Self.sortsBeforeHost(trustedName)
     }
 
     /// `value` trimmed and with inner runs of spaces and tabs collapsed; the same string when it
     /// is already so (the usual case, which then allocates nothing).
     private static func normalize(_ value: String, name: String) throws(SigV4Error) -> String {
-        var alreadyNormal = true
-        var previousWasSpace = true  // a leading space is not normal
-        for byte in value.utf8 {
-            if byte == UInt8(ascii: " ") {
-                if previousWasSpace { alreadyNormal = false }
-                previousWasSpace = true
-            } else if byte == UInt8(ascii: "\t") {
-                alreadyNormal = false
-                previousWasSpace = true
-            } else if byte >= 0x21 && byte <= 0x7e {
-                previousWasSpace = false
-            } else {
-                throw .invalidHeader(name: name, reason: "values are visible ASCII and spaces only")
+        var text = value
+        // nil: a byte that is not visible ASCII, a space or a tab; .some(nil): already normal.
+        let normalized = text.withUTF8 { bytes -> String?? in
+            // Eight visible bytes at a time first (a digest or a content type has no space).
+            var start = 0
+            while start + 8 <= bytes.count
+                && isVisible(UnsafeRawPointer(bytes.baseAddress! + start).loadUnaligned(as: UInt64.self))
+            {
+                start += 8
             }
-        }
-        if previousWasSpace && !value.isEmpty { alreadyNormal = false }
-        if alreadyNormal { return value }
-        var normalized = [UInt8]()
-        var pendingSpace = false
-        for byte in value.utf8 {
-            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
-                pendingSpace = !normalized.isEmpty
-                continue
+            var alreadyNormal = true
+            var previousWasSpace = start == 0  // a leading space is not normal
+            for byte in bytes[start...] {
+                if byte == UInt8(ascii: " ") {
+                    if previousWasSpace { alreadyNormal = false }
+                    previousWasSpace = true
+                } else if byte == UInt8(ascii: "\t") {
+                    alreadyNormal = false
+                    previousWasSpace = true
+                } else if byte >= 0x21 && byte <= 0x7e {
+                    previousWasSpace = false
+                } else {
+                    return nil
+                }
             }
-            if pendingSpace { normalized.append(UInt8(ascii: " ")) }
-            pendingSpace = false
-            normalized.append(byte)
+            if previousWasSpace && !bytes.isEmpty { alreadyNormal = false }
+            if alreadyNormal { return .some(nil) }
+            var normalized = [UInt8]()
+            var pendingSpace = false
+            for byte in bytes {
+                if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                    pendingSpace = !normalized.isEmpty
+                    continue
+                }
+                if pendingSpace { normalized.append(UInt8(ascii: " ")) }
+                pendingSpace = false
+                normalized.append(byte)
+            }
+            return String(decoding: normalized, as: UTF8.self)
         }
-        return String(decoding: normalized, as: UTF8.self)
+        guard let normalized else {
+            throw .invalidHeader(name: name, reason: "values are visible ASCII and spaces only")
+        }
+        return normalized ?? value
+    }
+
+    /// True when every byte of `word` is visible ASCII (0x21 to 0x7E): no space, tab, control or
+    /// non-ASCII byte. SWAR tests ("has a byte less than n", a byte of 0x7F or more), exact for the word
+    /// as a whole.
+    static func isVisible(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        return ((word &- ones &* 0x21) & ~word | (word &+ ones) | word) & highBits == 0
     }
 
     /// `headers` checked, normalised and sorted by name; duplicates are refused. `host` is not added.

@@ -105,9 +105,9 @@ public enum DeclaredDigest: Sendable, Equatable {
         if text.utf8.count == byteCount * 2, Hex.decode(text) != nil {
             return "it is hex: send the same \(byteCount) bytes in base64"
         }
-        if let bytes = Base64.decode(text) {
-            guard bytes.count != byteCount else { return nil }
-            return "it decodes to \(bytes.count) bytes"
+        if let count = Base64.decodedCount(text) {
+            guard count != byteCount else { return nil }
+            return "it decodes to \(count) bytes"
         }
         if text.contains(" "), Base64.decode(String(text.map { $0 == " " ? "+" : $0 })) != nil {
             return "it holds a space (a + in a query must be sent as %2B)"

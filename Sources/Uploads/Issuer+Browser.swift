@@ -76,8 +76,9 @@ extension Issuer {
             upload = .put(
                 try presignPut(
                     signers.configured, key: object.key, expires: lifetime,
-                    signedHeaders: [("content-type", object.contentType)] + lengthHeader(object.declared)
-                        + digestHeaders(object.declared), nowMillis: now))
+                    signedHeaders: putHeaders(
+                        contentType: object.contentType, declared: object.declared, ifNoneMatch: false),
+                    nowMillis: now))
         case .post:
             do {
                 upload = .post(

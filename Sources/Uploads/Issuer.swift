@@ -79,7 +79,9 @@ public final class Issuer: Sendable {
         let declared = upload.declared
         let presigned = try presignPut(
             signing == .pathStyle ? signers.pathStyle : signers.configured, key: key, expires: lifetime,
-            signedHeaders: declared == .none ? [] : lengthHeader(declared) + digestHeaders(declared), nowMillis: now)
+            signedHeaders: declared == .none
+                ? [] : putHeaders(contentType: nil, declared: declared, ifNoneMatch: false),
+            nowMillis: now)
         let issued = IssuedURL(presigned: presigned, key: key, imageKey: nil)
         guard recordsIntent else { return Pending(kept: issued) }
         return Pending(
@@ -93,10 +95,19 @@ public final class Issuer: Sendable {
             keeper: intents)
     }
 
-    /// The `content-length` a declared size signs (none without one): storage then takes exactly that
-    /// many bytes.
-    func lengthHeader(_ declared: DeclaredContent) -> [(name: String, value: String)] {
-        declared.size.map { [("content-length", String($0))] } ?? []
+    /// The headers a PUT signs, in one array built in place (the issue routes' hot path): `content-type`
+    /// when given; the `content-length` a declared size signs (storage then takes exactly that many
+    /// bytes); the digest headers storage checks (`digestHeaders`); `if-none-match: *` when `ifNoneMatch`.
+    func putHeaders(contentType: String?, declared: DeclaredContent, ifNoneMatch: Bool) -> [(
+        name: String, value: String
+    )] {
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(6)
+        if let contentType { headers.append(("content-type", contentType)) }
+        if let size = declared.size { headers.append(("content-length", String(size))) }
+        appendDigestHeaders(declared, to: &headers)
+        if ifNoneMatch { headers.append(("if-none-match", "*")) }
+        return headers
     }
 
     /// The digest headers a URL signs for `declared`: each digest storage checks (`storeChecksums`), so
@@ -106,6 +117,12 @@ public final class Issuer: Sendable {
     /// `x-amz-sdk-checksum-algorithm: SHA256`, as the AWS SDKs sign it.
     public func digestHeaders(_ declared: DeclaredContent) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
+        appendDigestHeaders(declared, to: &headers)
+        return headers
+    }
+
+    /// Appends `digestHeaders(declared)` to `headers`.
+    func appendDigestHeaders(_ declared: DeclaredContent, to headers: inout [(name: String, value: String)]) {
         let signsSHA256 = declared.checksumSHA256 != nil && storeChecksums.sha256
         if let md5 = declared.contentMD5, storeChecksums.contentMD5, !(storeChecksums.onePerRequest && signsSHA256) {
             headers.append(("content-md5", md5))
@@ -114,7 +131,6 @@ public final class Issuer: Sendable {
             headers.append(("x-amz-checksum-sha256", sha256))
             headers.append(("x-amz-sdk-checksum-algorithm", "SHA256"))
         }
-        return headers
     }
 
     /// On a worker (the store decides who holds the key): a PUT for a client-chosen key, refused when the
@@ -134,12 +150,11 @@ public final class Issuer: Sendable {
             imageKey: upload.imageKey)
         let (key, permanent) = try type.keys(values)
         let declared = upload.declared
-        var signed: [(name: String, value: String)] = [("content-type", upload.contentType)]
-        signed += lengthHeader(declared) + digestHeaders(declared)
-        if signIfNoneMatch { signed.append(("if-none-match", "*")) }
         let presigned = try presignPut(
             signers.configured, key: key, expires: upload.expiresSeconds ?? type.config.expiresSeconds,
-            signedHeaders: signed, nowMillis: now)
+            signedHeaders: putHeaders(
+                contentType: upload.contentType, declared: declared, ifNoneMatch: signIfNoneMatch),
+            nowMillis: now)
         let issued = IssuedURL(presigned: presigned, key: key, imageKey: upload.imageKey)
         return Pending(
             issued,

@@ -77,6 +77,7 @@ struct Base64Tests {
     ])
     func nonCanonicalUnpaddedURLIsRefused(text: String) {
         #expect(Base64.decodeURL(text) == nil)
+        #expect(Base64.decodedCount(text, alphabet: .url, padded: false) == nil)
     }
 
     /// Non-canonical padded standard base64 (the rules of S3's digest headers).
@@ -91,11 +92,82 @@ struct Base64Tests {
     ])
     func nonCanonicalPaddedStandardIsRefused(text: String) {
         #expect(Base64.decode(text) == nil)
+        #expect(Base64.decodedCount(text) == nil)
     }
 
     /// Padding where none belongs is refused in the unpadded standard form too.
     @Test func unpaddedStandardRefusesPadding() {
         #expect(Base64.decode("Zg==", padded: false) == nil)
         #expect(Base64.decode("Zg", padded: false) == [0x66])
+    }
+
+    /// `decodedCount` counts the bytes of a declared digest without making them: 32 for a SHA-256, 16
+    /// for an MD5, the length of another digest, nil for hex with a character outside base64, a wrong
+    /// length or padding, or unused bits set.
+    @Test func decodedCountOfDigests() {
+        let sha256 = Base64.encode([UInt8](repeating: 0x5A, count: 32))
+        let md5 = Base64.encode([UInt8](repeating: 0xA5, count: 16))
+        #expect(Base64.decodedCount(sha256) == 32)
+        #expect(Base64.decodedCount(md5) == 16)
+        #expect(Base64.decodedCount("LXEWQrcmsEQBYnyp+6wy9chTD7GQPMTbAiWHF5IaSIE=") == 32)
+        #expect(Base64.decodedCount("ndTkYSaMgDT1yFZOFVxnpg==") == 16)
+        // Hex of 16 bytes is 32 base64 digits (24 bytes); with a digit past f it is still base64.
+        #expect(Base64.decodedCount("9dd4e461268c8034f5c8564e155c67a6") == 24)
+        #expect(Base64.decodedCount(String(sha256.dropLast())) == nil, "a length that is not a multiple of 4")
+        #expect(Base64.decodedCount(String(md5.dropLast(2))) == nil, "the padding left out")
+        #expect(Base64.decodedCount(String(md5.dropFirst(4))) == 13)
+        #expect(Base64.decodedCount("ndTkYSaMgDT1yFZOFVxnpg=!") == nil)
+        #expect(Base64.decodedCount("ndTkYSaMgDT1yFZOFVxnph==") == nil, "unused bits set")
+        #expect(Base64.decodedCount("ndTkYSaM gDT1yFZOFVxnpg=") == nil)
+        #expect(Base64.decodedCount("") == 0)
+    }
+
+    /// A decoder written from the RFC's definition, as an oracle: the digits' bits in order, whole bytes
+    /// kept; the text is canonical when encoding those bytes spells it again (`encode` is checked against
+    /// the RFC's vectors above).
+    static func reference(_ text: String, alphabet: Base64.Alphabet, padded: Bool) -> [UInt8]? {
+        let digits = Array(
+            (alphabet == .standard
+                ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+                : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_").utf8)
+        var bits: [Bool] = []
+        for byte in text.utf8.reversed().drop(while: { $0 == UInt8(ascii: "=") }).reversed() {
+            guard let value = digits.firstIndex(of: byte) else { return nil }
+            for shift in (0..<6).reversed() { bits.append(value >> shift & 1 == 1) }
+        }
+        var bytes: [UInt8] = []
+        for start in stride(from: 0, to: bits.count - 7, by: 8) {
+            bytes.append(bits[start..<start + 8].reduce(0) { $0 << 1 | ($1 ? 1 : 0) })
+        }
+        return Base64.encode(bytes, alphabet: alphabet, padded: padded) == text ? bytes : nil
+    }
+
+    /// `decode` and `decodedCount` accept exactly what the reference accepts, and make or count its
+    /// bytes, in all four forms: every string of up to 5 characters over digits of both alphabets (a
+    /// last digit whose unused bits are zero and one whose are not), padding, a space and a non-ASCII
+    /// character.
+    @Test(arguments: [(Base64.Alphabet.standard, true), (.standard, false), (.url, true), (.url, false)])
+    func decodeAndCountAgreeWithReference(alphabet: Base64.Alphabet, padded: Bool) {
+        let symbols = ["A", "Q", "w", "+", "/", "-", "_", "=", " ", "é"]
+        var level = [""]
+        var checked = 0
+        var canonical = 0
+        for length in 0...5 {
+            for text in level {
+                let expected = Self.reference(text, alphabet: alphabet, padded: padded)
+                let decoded = Base64.decode(text, alphabet: alphabet, padded: padded)
+                let count = Base64.decodedCount(text, alphabet: alphabet, padded: padded)
+                if decoded != expected || count != expected?.count {
+                    Issue.record(
+                        "\(text): expected \(String(describing: expected)), decoded \(String(describing: decoded)), counted \(String(describing: count))"
+                    )
+                }
+                checked += 1
+                if expected != nil { canonical += 1 }
+            }
+            if length < 5 { level = level.flatMap { text in symbols.map { text + $0 } } }
+        }
+        #expect(checked == 111_111)
+        #expect(canonical > 100, "the strings include canonical ones (\(canonical))")
     }
 }

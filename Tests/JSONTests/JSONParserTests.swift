@@ -187,6 +187,45 @@ let invalidCases: [InvalidCase] = [
         #expect(error?.offset == testCase.offset)
     }
 
+    /// Long strings step eight bytes at a time, then to the first byte that needs a look: an escape, a
+    /// UTF-8 sequence, a control character, ill-formed UTF-8 or the end of input at every position of
+    /// strings up to 24 bytes, each found where the byte-by-byte definition finds it.
+    @Test func stringsFindEveryByteAtEveryPosition() throws {
+        let letters = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+        for length in 0..<24 {
+            for position in 0...length {
+                let prefix = Array(letters[..<position])
+                let suffix = Array(letters[position..<length])
+                let text = { (middle: String) in
+                    String(decoding: prefix, as: UTF8.self) + middle + String(decoding: suffix, as: UTF8.self)
+                }
+                let quote = UInt8(ascii: "\"")
+                let cases: [([UInt8], String)] = [
+                    ([], text("")), (Array(#"\n"#.utf8), text("\n")), (Array(#"\""#.utf8), text("\"")),
+                    ([0xC3, 0xA9], text("é")), ([0xF0, 0x9F, 0x98, 0x80], text("😀")), ([0x7F], text("\u{7F}")),
+                ]
+                for (middle, expected) in cases {
+                    let document = [quote] + prefix + middle + suffix + [quote]
+                    #expect(try JSONValue(parsing: document) == .string(expected), "\(document)")
+                }
+                let failures: [([UInt8], JSONError.Reason)] = [
+                    ([0x1F], .controlCharacterInString(0x1F)), ([0x0A], .controlCharacterInString(0x0A)),
+                    ([0xC0, 0xAF], .invalidUTF8), ([0xFF], .invalidUTF8),
+                ]
+                for (middle, reason) in failures {
+                    let document = [quote] + prefix + middle + suffix + [quote]
+                    #expect(throws: JSONError(offset: 1 + position, reason: reason), "\(document)") {
+                        try JSONValue(parsing: document)
+                    }
+                }
+                let unterminated = [quote] + prefix + suffix
+                #expect(throws: JSONError(offset: unterminated.count, reason: .unexpectedEnd)) {
+                    try JSONValue(parsing: unterminated)
+                }
+            }
+        }
+    }
+
     @Test func depthLimitDefaultIs64() throws {
         let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
         #expect(try JSONValue(parsing: ok).arrayValue != nil)
