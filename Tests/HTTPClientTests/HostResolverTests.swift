@@ -40,7 +40,10 @@ import Testing
             guard case .timeout = error as? HTTPClientError else { return false }
             return true
         }
-        #expect(gated.calls.load(ordering: .relaxed) == 1)  // still blocked: the caller left at its deadline
+        // Still blocked: the caller left at its deadline. (On a busy host the lookup's thread may begin
+        // only after the deadline passed: wait for it.)
+        for _ in 0..<30_000 where gated.calls.load(ordering: .relaxed) == 0 { usleep(1_000) }
+        #expect(gated.calls.load(ordering: .relaxed) == 1)
         gated.release()
         // Once it answers, the answer is there for the next caller, without another lookup.
         #expect(
@@ -67,13 +70,14 @@ import Testing
                 group.leave()
             }.start()
         }
-        // Wait until all eight wait on the one lookup (the event itself), then answer it.
+        // Wait until all eight wait on the one lookup (the event itself) and the lookup's own thread has
+        // begun (a busy host may run it only after the callers piled up), then answer it.
         var piled = false
         for _ in 0..<30_000 where !piled {
-            piled = resolver.waitingCallers == 8
+            piled = resolver.waitingCallers == 8 && gated.calls.load(ordering: .relaxed) >= 1
             if !piled { usleep(1_000) }
         }
-        #expect(piled, "eight callers wait on the lookup")
+        #expect(piled, "eight callers wait on the lookup, which has begun")
         #expect(gated.calls.load(ordering: .relaxed) == 1)
         gated.release()
         group.wait()
