@@ -4,8 +4,8 @@
 One release binary, run in alternating rounds with webhooks off and on (an endpoint that wants every
 event: a local receiver answering 204, or BENCH_RECEIVER=slow one that takes 2 s per request, or =down
 a port where nothing listens). Each run is the store benchmark of Benchmarks/bench_records.py:
-presignd pinned to CPU 0 (one event loop, storage unchecked: `s3.verifyUploads=false`), wrk pinned to CPU
-1 with 64 connections; phase 1 issues client-B URLs (POST /presigned-url), phase 2 confirms them
+presignd pinned to CPU 0 (one event loop, storage unchecked: `s3.verifyUploads=false`), wrk and the
+receiver (this process) pinned to CPU 1, wrk with 64 connections; phase 1 issues client-B URLs (POST /presigned-url), phase 2 confirms them
 (POST /images, one upload.completed written per record in the group commit's transaction). Reports
 each phase's requests per second, p50 and p99, the server's CPU (user + system) per confirmation, and
 on/off ratios per store (SQLite; PostgreSQL too when PRESIGN_TEST_POSTGRES_URL is set). With the
@@ -28,7 +28,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_records import CONFIRM_LUA, ISSUE_LUA, postgres_url, start, stop, wrk  # noqa: E402
+from bench_records import CLIENT_CPU, CONFIRM_LUA, ISSUE_LUA, postgres_url, start, stop, wrk  # noqa: E402
 from benchlib import free_port  # noqa: E402
 
 SECONDS = int(os.environ.get("BENCH_SECONDS", "8"))
@@ -120,6 +120,9 @@ def fresh_url(store):
 
 
 def main():
+    # The receiver stands for the app's backend on another machine: it runs in this process, kept on
+    # the client's CPU beside wrk so that it never takes the pinned server's CPU.
+    os.sched_setaffinity(0, {int(CLIENT_CPU)})
     url = receiver_url()
     stores = ["sqlite"] + (["postgres"] if os.environ.get("PRESIGN_TEST_POSTGRES_URL") else [])
     out = {"receiver": RECEIVER, "seconds": SECONDS, "rounds": ROUNDS, "stores": {}}
