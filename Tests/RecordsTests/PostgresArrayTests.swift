@@ -28,6 +28,15 @@ import Testing
         #expect(throws: RecordsError.self) { try text.append("a\u{0}b") }
     }
 
+    /// Bytes travel as bytea's hex input form inside a quoted element: `"\\x…"`.
+    @Test func byteaElementsAreHex() {
+        var bodies = PostgresArray()
+        bodies.append(bytea: [0, 1, 0x7F, 0xFF])
+        bodies.append(bytea: [])
+        bodies.append(bytea: Array(#"{"a":"\""}"#.utf8))
+        #expect(bodies.literal == #"{"\\x00017fff","\\x","\\x7b2261223a225c22227d"}"#)
+    }
+
     /// Intents whose every text field holds what array literals must escape read back byte for byte.
     @Test func awkwardIntentsRoundTripThroughPostgres() throws {
         let test = try TestStore.make(.postgres)

@@ -93,6 +93,46 @@ extension TestStore {
         #expect(try store.webhookOutboxStats().pending == 3)
     }
 
+    /// A group commit's batch writes its records' events together (PostgreSQL: one statement): each
+    /// recorded one once, byte for byte, in the batch's order; none for a fenced item; a repeat within
+    /// one write once.
+    @Test(arguments: StoreKind.kinds)
+    func aBatchOfConfirmationsWritesItsEventsInItsOrder(kind: StoreKind) throws {
+        let test = try TestStore.make(kind)
+        defer { test.close() }
+        let store = test.outbox
+        var items: [ClaimedRecord] = []
+        for i in 0..<5 {
+            let record = Sample.record()
+            let token = Sample.uuid()
+            let claim = ClaimRequest(
+                imageKey: record.imageKey, intentCreatedAtMs: 1, claimant: .confirm, token: token, nowMs: 1_000,
+                leaseMs: 60_000)
+            guard case .won = try store.claimIntent(claim) else { throw TestFailure("claim not won") }
+            // Bytes an array literal or a text column would mangle: NUL, quotes, backslashes, braces, 0xFF.
+            let body: [UInt8] = [0, UInt8(i), 0xFF] + Array(#"{"q":"\",}"#.utf8)
+            let event = Self.event(subject: record.imageKey, at: 2_000 - Int64(i), endpoints: ["a", "b"], body: body)
+            items.append(ClaimedRecord(record: record, token: i == 2 ? "not-the-token" : token, events: [event]))
+        }
+        let finishes = try store.recordClaimed(items, nowMs: 3_000)
+        #expect(
+            finishes.enumerated().allSatisfy { i, finish in
+                if case .fenced = finish { return i == 2 }
+                return finish == .recorded(items[i].record)
+            })
+        let written = try store.webhookDeliveries(state: .pending, limit: 20, afterSeq: nil)
+        let expected = items.enumerated().filter { $0.offset != 2 }.map(\.element.events[0])
+        #expect(written.filter { $0.endpoint == "a" }.map(\.eventId) == expected.map(\.id))
+        #expect(written.filter { $0.endpoint == "b" }.map(\.eventId) == expected.map(\.id))
+        for event in expected {
+            let rows = try store.webhookDeliveries(eventId: event.id)
+            #expect(rows.count == 2 && rows.allSatisfy { $0.body == event.body && $0.createdAtMs == event.createdAtMs })
+        }
+        let repeated = Self.event()
+        try store.appendOutboxEvents([repeated, repeated])
+        #expect(try store.webhookDeliveries(eventId: repeated.id).count == 1)
+    }
+
     @Test(arguments: StoreKind.kinds)
     func aRecordsEventsGoInWithItsInsertAndOnlyThen(kind: StoreKind) throws {
         let test = try TestStore.make(kind)

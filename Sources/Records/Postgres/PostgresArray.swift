@@ -56,6 +56,21 @@ struct PostgresArray {
         append(number)
     }
 
+    /// Appends a bytea element in PostgreSQL's hex input form (`\x` and two hex digits a byte), so any
+    /// bytes travel inside a text literal and are cast back exactly (`$n::bytea[]`).
+    mutating func append(bytea: [UInt8]) {
+        separate()
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        bytes.reserveCapacity(bytes.count + 5 + 2 * bytea.count)
+        // `"\\x…"`: the array literal's escaped backslash is the one bytea's hex form begins with.
+        bytes += [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        for byte in bytea {
+            bytes.append(hex[Int(byte >> 4)])
+            bytes.append(hex[Int(byte & 0x0F)])
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// The literal, closed.
     var literal: String {
         var closed = bytes

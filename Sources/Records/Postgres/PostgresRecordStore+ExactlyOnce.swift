@@ -49,6 +49,7 @@ extension PostgresRecordStore: ClaimStore, EventInbox, MultipartLedger {
                     _ = try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(Self.claimLockKey(key))])
                 }
                 var finishes: [ClaimFinish] = []
+                var events: [OutboxEvent] = []
                 for item in claimed {
                     let (record, token) = (item.record, item.token)
                     let current = try claimRow(record.imageKey, connection)
@@ -75,9 +76,10 @@ extension PostgresRecordStore: ClaimStore, EventInbox, MultipartLedger {
                     _ = try connection.executePrepared(
                         q.settleClaim,
                         [.text(record.imageKey), .text(token), .text("recorded"), .text(id), .null, .int(nowMs)])
-                    if case .recorded = finish { try Self.appendOutbox(item.events, connection) }
+                    if case .recorded = finish { events += item.events }
                     finishes.append(finish)
                 }
+                try Self.appendOutbox(events, connection)
                 return finishes
             }
         }

@@ -6,14 +6,46 @@ extension PostgresRecordStore: WebhookOutbox {
 
     /// Writes `events` inside the caller's transaction on `connection`: the one place every change that
     /// reports an event writes it (`recordClaimed`, `fillSlot`, `deleteRecord`, `expireClaim`,
-    /// `appendOutboxEvents`).
+    /// `appendOutboxEvents`). One statement for all of them, whatever their number (a group commit's
+    /// batch of confirmations writes its events in one round trip, not one per record), its rows taken
+    /// in the order given so that `seq` follows it.
     static func appendOutbox(_ events: [OutboxEvent], _ connection: PostgresConnection) throws(RecordsError) {
+        var ids = PostgresArray()
+        var endpoints = PostgresArray()
+        var types = PostgresArray()
+        var subjects = PostgresArray()
+        var bodies = PostgresArray()
+        var times = PostgresArray()
+        var rows = 0
         for event in events {
-            for row in OutboxQueries.rows(of: event) {
-                _ = try connection.executePrepared(OutboxQueries.postgres.insert, row)
+            for endpoint in event.endpoints {
+                try ids.append(event.id)
+                try endpoints.append(endpoint)
+                try types.append(event.type)
+                try subjects.append(event.subject)
+                bodies.append(bytea: event.body)
+                times.append(event.createdAtMs)
+                rows += 1
             }
         }
+        guard rows > 0 else { return }
+        _ = try connection.executePrepared(
+            insertMany,
+            [
+                .text(ids.literal), .text(endpoints.literal), .text(types.literal), .text(subjects.literal),
+                .text(bodies.literal), .text(times.literal),
+            ])
     }
+
+    /// `OutboxQueries.insert` for rows given as one array per column (fixed text: prepared once).
+    static let insertMany = """
+        INSERT INTO webhook_outbox (event_id, endpoint, type, subject, body, created_at_ms, state, attempts, due_at_ms)
+        SELECT e, ep, t, s, b, c, 'pending', 0, c
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::int8[])
+            WITH ORDINALITY AS v(e, ep, t, s, b, c, n)
+        ORDER BY n
+        ON CONFLICT (event_id, endpoint) DO NOTHING
+        """
 
     /// `WebhookOutbox.appendOutboxEvents` in one transaction.
     public func appendOutboxEvents(_ events: [OutboxEvent]) throws(RecordsError) {
