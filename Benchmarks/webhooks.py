@@ -14,7 +14,8 @@ long after them the last record's event arrived (the senders run at nice 10: on 
 yield to the request path and catch up afterwards).
 
   BENCH_SECONDS=8 (each wrk run), BENCH_ROUNDS=3 (on/off pairs), BENCH_RECEIVER=ok|slow|down,
-  BENCH_BINARY (default .build/release/presignd).
+  BENCH_STORES=sqlite,postgres (those of them that are available), BENCH_BINARY (default
+  .build/release/presignd).
 
 Loopback only; every process it starts is stopped by its PID. Smoke run: BENCH_SECONDS=2 BENCH_ROUNDS=1.
 """
@@ -125,6 +126,7 @@ def main():
     os.sched_setaffinity(0, {int(CLIENT_CPU)})
     url = receiver_url()
     stores = ["sqlite"] + (["postgres"] if os.environ.get("PRESIGN_TEST_POSTGRES_URL") else [])
+    stores = [s for s in stores if s in os.environ.get("BENCH_STORES", "sqlite,postgres").split(",")]
     out = {"receiver": RECEIVER, "seconds": SECONDS, "rounds": ROUNDS, "stores": {}}
     for store in stores:
         runs = {"off": [], "on": []}
