@@ -182,6 +182,13 @@ struct InMemoryClientTests {
 
     @Test("a full worker queue: 503 SERVER_BUSY with Retry-After at once, while the worker is held")
     func busy() async throws {
+        // The held and queued requests are tasks that must run while this test waits for them: on a
+        // queue of their own, not on the cooperative pool other tests of the run may keep busy.
+        let executor = OwnQueueExecutor(label: "presignd-test-busy")
+        try await withTaskExecutorPreference(executor) { try await busyOn(executor) }
+    }
+
+    private func busyOn(_ executor: OwnQueueExecutor) async throws {
         let gate = Gate()
         let pool = WorkerPool(threads: 1, maxQueued: 1)
         defer { pool.shutdown() }
@@ -191,9 +198,9 @@ struct InMemoryClientTests {
         let client = InMemoryClient(
             router: Self.router(gate: gate), options: Self.options, metrics: metrics, blocking: .pool(pool))
         // The only worker held, then one job waiting for it: the queue is full.
-        let held = Task { try await client.exchange("GET", "/held") }
+        let held = Task(executorPreference: executor) { try await client.exchange("GET", "/held") }
         #expect(await eventually(within: 60) { gate.waiting == 1 }, "the only worker is held")
-        let queued = Task { try await client.exchange("GET", "/work") }
+        let queued = Task(executorPreference: executor) { try await client.exchange("GET", "/work") }
         #expect(await eventually(within: 60) { pool.queuedCount == 1 }, "one job waits")
         let refused = try await client.exchange("GET", "/work")
         #expect(refused.status == 503)

@@ -7,3 +7,18 @@ public func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) as
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
+
+/// A task executor whose jobs run on a serial dispatch queue of their own, outside the cooperative
+/// pool: dispatch gives such a queue a thread even while every cooperative thread is held. For an
+/// async test whose own tasks must make progress within a bound (a request held in a worker while the
+/// test waits for it) when other tests of the run keep the cooperative pool's few threads busy.
+public final class OwnQueueExecutor: TaskExecutor, @unchecked Sendable {
+    private let queue: DispatchQueue
+
+    public init(label: String) { queue = DispatchQueue(label: label) }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
