@@ -133,8 +133,11 @@ struct NativeUploadsCrashBinaryTests {
         let (env, _) = TestEnvironment.serverEnvironment(
             s3: s3,
             extra: [
+                // A window longer than the cycles can last on a loaded host: an acknowledged upload
+                // aborted for its age before the check below would read as lost. The last server
+                // below closes the window to 60 s.
                 "PRESIGN_RECORDS_URL": "sqlite:\(dir)/presignd.sqlite3", "PRESIGN_MULTIPART_ENABLED": "true",
-                "PRESIGN_UPPY_ENABLED": "true", "PRESIGN_UPPY_ABORT_AFTER_SECONDS": "60",
+                "PRESIGN_UPPY_ENABLED": "true", "PRESIGN_UPPY_ABORT_AFTER_SECONDS": "3600",
                 "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000", "PRESIGN_LIMITS_ENABLED": "false",
             ])
         let user = String(Int.random(in: 100_000...999_999))
@@ -164,7 +167,7 @@ struct NativeUploadsCrashBinaryTests {
         }
         let lastCreation = Date()
         let server = try await ServerProcess(environment: env)
-        defer { server.stop() }
+        defer { server.stop() }  // idempotent: stopped below before the aborter starts
         // Nothing acknowledged is lost: every upload is known to the server that follows.
         let all = log.acked.withLock { $0 }
         for a in all {
@@ -182,6 +185,11 @@ struct NativeUploadsCrashBinaryTests {
         let before = try storage.listMultipartUploads(
             prefix: "video/\(user)/", keyMarker: nil, uploadIdMarker: nil, maxUploads: 1000)
         let inDoubt = before.uploads.filter { !ackedKeys.contains($0.key) }.count
+        server.stop()
+        var closing = env
+        closing["PRESIGN_UPPY_ABORT_AFTER_SECONDS"] = "60"
+        let aborter = try await ServerProcess(environment: closing)
+        defer { aborter.stop() }
         let wait = 61 - Date().timeIntervalSince(lastCreation)
         if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
         var open: [String] = []
