@@ -13,11 +13,11 @@ import Testing
 @Suite("The janitor's lease (binaries)", .serialized, .heavy)
 struct JanitorLeaseBinaryTests {
     /// The one upload type of these tests: URLs that expire after a second, under `prefix`.
-    static func types(prefix: String) -> String {
+    static func types(prefix: String, expiresSeconds: Int = 1) -> String {
         let removed = ["PROFILE", "FEED", "CHATROOM_PROFILE", "CHAT", "CHAT_PROFILE", "IMAGE", "VIDEO"]
             .map { #""\#($0)": null"# }.joined(separator: ", ")
         return
-            #"{\#(removed), "JL": {"extensions": ["jpg"], "contentTypes": ["image/jpeg"], "keyTemplate": "\#(prefix){userId}/{uuid}.{ext}", "maxBytes": 1048576, "expiresSeconds": 1}}"#
+            #"{\#(removed), "JL": {"extensions": ["jpg"], "contentTypes": ["image/jpeg"], "keyTemplate": "\#(prefix){userId}/{uuid}.{ext}", "maxBytes": 1048576, "expiresSeconds": \#(expiresSeconds)}}"#
     }
 
     /// The issue route for the test type as `user`.
@@ -108,12 +108,21 @@ struct JanitorLeaseBinaryTests {
 
     @Test("a daily quota reservation is given back when its intent expires unconfirmed (SQLite, one instance)")
     func reservationReleasedOnExpiry() async throws {
+        // The three issues must fall inside the URLs' life (else the janitor gives a reservation back
+        // before the third and it is rightly issued): 10 s of life, and the test's requests on a queue
+        // of their own, so a run whose other tests hold the cooperative pool cannot stretch them.
+        let executor = OwnQueueExecutor(label: "presignd-test-quota")
+        try await withTaskExecutorPreference(executor) { try await reservationReleasedOnExpiryHere() }
+    }
+
+    private func reservationReleasedOnExpiryHere() async throws {
         let prefix = "jq-\(UUID().uuidString.prefix(8).lowercased())/"
         var (env, _) = TestEnvironment.serverEnvironment(
             s3: nil,
             extra: [
-                "PRESIGN_TYPES": Self.types(prefix: prefix), "PRESIGN_PRESIGN_DEFAULT_POST_TYPE": "JL",
-                "PRESIGN_LIMITS_UPLOADS_PER_USER_PER_DAY": "2", "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE": "100000",
+                "PRESIGN_TYPES": Self.types(prefix: prefix, expiresSeconds: 10),
+                "PRESIGN_PRESIGN_DEFAULT_POST_TYPE": "JL", "PRESIGN_LIMITS_UPLOADS_PER_USER_PER_DAY": "2",
+                "PRESIGN_LIMITS_ISSUE_PER_USER_PER_MINUTE": "100000",
                 "PRESIGN_LIMITS_ISSUE_PER_ADDRESS_PER_MINUTE": "1000000", "PRESIGN_RECORDS_JANITOR_GRACE_MS": "0",
                 "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000",
             ])
@@ -128,7 +137,7 @@ struct JanitorLeaseBinaryTests {
         #expect(try await issue().status == 200)
         let refused = try await issue()
         #expect(refused.status == 429 && refused.text.contains("\"code\":\"QUOTA_EXCEEDED\""), "\(refused.text)")
-        // Both URLs expire after a second; the janitor (every second, no grace) removes their intents and
+        // Both URLs expire after 10 s; the janitor (every second, no grace) removes their intents and
         // gives their reservations back.
         let released = try await eventually(within: 60, pollMs: 100) {
             (try await server.metric("presignd_janitor_quotas_released_total") ?? 0) >= 2
