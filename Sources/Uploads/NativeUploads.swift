@@ -130,8 +130,12 @@ public final class NativeUploads: Sendable {
 
     /// Storage's parts of `entry` (every page); an upload storage no longer knows is `.noSuchUpload`.
     func parts(_ entry: NativeUploadEntry) throws(UploadError) -> [UploadedPart] {
-        try UploadError.calling { () throws(ObjectStoreError) in
-            try multipart.storage.listParts(key: entry.objectKey, uploadId: entry.uploadId)
+        do throws(ObjectStoreError) {
+            return try multipart.storage.listParts(key: entry.objectKey, uploadId: entry.uploadId)
+        } catch .multipart(.noSuchUpload) {
+            throw .noSuchUpload
+        } catch {
+            throw .storage(error)
         }
     }
 
@@ -164,7 +168,20 @@ public final class NativeUploads: Sendable {
             status.state = "expired"
             return status
         }
-        return NativeUploadStatus.uploading(entry, listed: try listed(entry))
+        let listed: [Int: Int64]
+        do throws(UploadError) {
+            listed = try self.listed(entry)
+        } catch .noSuchUpload {
+            // Completed in storage by a server that stopped before its record, or aborted: the
+            // completion's proof tells which (and records it), as the client's next call would.
+            let done = try complete(uploadId, owner: owner)
+            status.state = NativeUploadEntry.State.completed.rawValue
+            status.record = done.record
+            status.receivedBytes = entry.size
+            status.contiguousBytes = entry.size
+            return status
+        }
+        return NativeUploadStatus.uploading(entry, listed: listed)
     }
 
     /// The record of `ref`, if one was made.

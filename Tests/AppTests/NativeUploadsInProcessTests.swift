@@ -2,6 +2,8 @@ import AppTestSupport
 import Foundation
 import JSON
 import ObjectStore
+import Records
+import System
 import TestSupport
 import Testing
 
@@ -154,6 +156,72 @@ struct NativeUploadsInProcessTests {
         // The 60 MiB go again (the test RGW's disk is small).
         let id2 = try #require(done["record"]?["id"]?.stringValue)
         #expect(try await Self.call(server, "DELETE", "/images/\(id2)").status == 204)
+    }
+
+    /// Which call finds an upload that storage completed for a server that stopped before its record.
+    enum Finisher: String, CaseIterable, Sendable {
+        case status
+        case janitor
+    }
+
+    @Test(
+        "completed in storage, the server gone before its record: the status call or the janitor proves and records it",
+        arguments: Backend.allCases, Finisher.allCases)
+    func completedBeforeItsRecord(backend: Backend, finisher: Finisher) async throws {
+        let extra =
+            finisher == .janitor
+            ? [
+                "PRESIGN_MULTIPART_AUTO_COMPLETE_AFTER_SECONDS": "0", "PRESIGN_MULTIPART_CHECK_EVERY_SECONDS": "1",
+                "PRESIGN_RECORDS_JANITOR_INTERVAL_MS": "1000",
+            ] : [:]
+        let (server, s3) = try await Self.start(backend, extra: extra)
+        defer { server.stop() }
+        let bytes = Self.payload(6 * Self.mib)
+        let created = try await Self.create(server, size: bytes.count, partSize: 5 * Self.mib)
+        let id = try #require(created["uploadId"]?.stringValue)
+        let key = try #require(created["key"]?.stringValue)
+        for part in try Self.parts(created) { try await Self.put(s3, part, bytes) }
+        // What a server killed between storage's completion and its record leaves: the completion's
+        // parts noted in the ledger, the object complete in storage, no record.
+        let storage = try s3.client()
+        let listed = try storage.listParts(key: key, uploadId: id)
+        #expect(listed.count == 2)
+        let sent = listed.map { (partNumber: $0.partNumber, etag: $0.etag) }
+        let notes = sent.map { MultipartUploadEntry.Part(number: $0.partNumber, etag: $0.etag) }
+        let noted = try await onThread {
+            try server.core.store.noteCompletion(
+                objectKey: key, uploadId: id, parts: notes, nowMs: WallClock.epochMilliseconds())
+        }
+        #expect(noted)
+        _ = try storage.completeMultipartUpload(key: key, uploadId: id, parts: sent)
+
+        let recordId: String
+        switch finisher {
+        case .status:
+            let s = try await Self.call(server, "GET", "/uploads/\(id)")
+            #expect(s.status == 200, "\(s.text)")
+            let j = try JSONValue(parsing: s.body)
+            #expect(j["state"]?.stringValue == "completed")
+            #expect(j["record"]?["size"]?.intValue == bytes.count)
+            recordId = try #require(j["record"]?["id"]?.stringValue)
+        case .janitor:
+            // Only the record list is read: the janitor alone finishes it.
+            var found: String?
+            _ = await eventually(within: 30, pollMs: 250) {
+                guard let r = try? await Self.call(server, "GET", "/images"),
+                    let items = try? JSONValue(parsing: r.body)["items"]?.arrayValue, let first = items.first
+                else { return false }
+                found = first["id"]?.stringValue
+                return found != nil
+            }
+            recordId = try #require(found, "the janitor did not record the upload")
+            let s = try JSONValue(parsing: try await Self.call(server, "GET", "/uploads/\(id)").body)
+            #expect(s["state"]?.stringValue == "completed")
+            #expect(s["record"]?["id"]?.stringValue == recordId)
+        }
+        let images = try JSONValue(parsing: try await Self.call(server, "GET", "/images").body)
+        #expect(images["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [recordId])
+        #expect(try await Self.call(server, "DELETE", "/images/\(recordId)").status == 204)
     }
 
     @Test("a part over its signed size: refused, aborted, and the state says why", arguments: Backend.allCases)
