@@ -34,6 +34,13 @@ export S3_MEMSTORE_MB=${TEST_S3_MEMSTORE_MB:-4096}
 export S3_STATE_DIR=${TEST_S3_STATE_DIR:-/tmp/presignd-test-s3-$S3_PORT}
 export PG_PORT=${TEST_PG_PORT:-25432}
 export CLAMD_PORT=${TEST_CLAMD_PORT:-23310}
+# A service already listening on its port (a developer's, kept with KEEP_SERVICES=1) is reused and left
+# running: only what this run started is stopped.
+listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+reused_s3=0; listening "$S3_PORT" && reused_s3=1
+reused_pg=0; listening "$PG_PORT" && reused_pg=1
+reused_pgb=0; listening "${PGBOUNCER_PORT:-$((PG_PORT + 1))}" && reused_pgb=1
+reused_clamd=0; listening "$CLAMD_PORT" && reused_clamd=1
 started_s3=0
 started_clamd=0
 started_pg=0
@@ -53,7 +60,7 @@ log "starting Ceph RGW on 127.0.0.1:$S3_PORT"
 # hundreds of skipped-service test failures.
 s3_env=$(bash scripts/start-s3.sh) || { log "ERROR: Ceph RGW did not start (see above)"; exit 1; }
 eval "$s3_env"
-started_s3=1
+[ "$reused_s3" = 1 ] || started_s3=1
 export PRESIGN_TEST_S3_ENDPOINT=$S3_ENDPOINT
 export PRESIGN_TEST_S3_ACCESS_KEY=$S3_ACCESS_KEY
 export PRESIGN_TEST_S3_SECRET_KEY=$S3_SECRET_KEY
@@ -67,18 +74,18 @@ bash scripts/rgw-cors.sh "https://app.example.test" >&2
 log "starting PostgreSQL 15 on 127.0.0.1:$PG_PORT"
 pg_env=$(bash scripts/start-postgres.sh) || { log "ERROR: PostgreSQL did not start (see above)"; exit 1; }
 eval "$pg_env"
-started_pg=1
+[ "$reused_pg" = 1 ] || started_pg=1
 # PgBouncer in transaction mode in front of it, for the store's tests through a pooler (RecordsTests'
 # `pgbouncer` store kind; docs/operations.md, "Running several instances").
 pgb_env=$(bash scripts/start-pgbouncer.sh) || { log "ERROR: PgBouncer did not start (see above)"; exit 1; }
 eval "$pgb_env"
-started_pgb=1
+[ "$reused_pgb" = 1 ] || started_pgb=1
 
 # The malware scan's tests (docs/scanning.md) stream uploads to the real clamd, with only our signature.
 log "starting clamd on 127.0.0.1:$CLAMD_PORT"
 clamd_env=$(bash scripts/start-clamd.sh) || { log "ERROR: clamd did not start (see above)"; exit 1; }
 eval "$clamd_env"
-started_clamd=1
+[ "$reused_clamd" = 1 ] || started_clamd=1
 export PRESIGN_TEST_CLAMD_ADDRESS=$CLAMD_ADDRESS
 export PRESIGN_TEST_CLAMD_SOCKET=$CLAMD_SOCKET
 
