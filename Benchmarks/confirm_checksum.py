@@ -19,6 +19,8 @@ scripts/start-s3.sh, or the PRESIGN_TEST_S3_* of the dev services). Loopback onl
 stops every process it started.
   BENCH_OBJECTS=16  BENCH_CONFIRM_CONCURRENCY=4  BENCH_SECONDS=20 (each wrk run)
   BENCH_ISSUE_ROUNDS=1 (issue-route pairs, alternating which goes first, each run on a fresh server)
+  BENCH_ISSUE_BODIES=checksums (the bodies compared with plain: sha256 = checksumSHA256 alone,
+    checksums = size, checksumSHA256 and contentMD5; e.g. sha256,checksums)
   BENCH_PARTS=confirm,issue (either alone: BENCH_PARTS=issue)
   a smoke run: BENCH_OBJECTS=2 BENCH_SECONDS=2 BENCH_BINARY=.build/debug/presignd
 """
@@ -157,15 +159,22 @@ def confirm_phase(p, port, keys, size, sha):
             "rss_kib_before": rss[0], "rss_kib_max": max(rss), "rss_kib_after": after}
 
 
-ISSUE_BODIES = [("plain", ""),
-                ("checksums", ',"size":1048576,"checksumSHA256":"cRc5reHoWp/hr1Nw2YJb0w3TkSKB80ECoevO7HOqpDU=",'
-                              '"contentMD5":"Jl+55GiW2vkDAayLd69RIw=="')]
+ALL_ISSUE_BODIES = {
+    "plain": "",
+    "sha256": ',"checksumSHA256":"cRc5reHoWp/hr1Nw2YJb0w3TkSKB80ECoevO7HOqpDU="',
+    "checksums": ',"size":1048576,"checksumSHA256":"cRc5reHoWp/hr1Nw2YJb0w3TkSKB80ECoevO7HOqpDU=",'
+                 '"contentMD5":"Jl+55GiW2vkDAayLd69RIw=="',
+}
+# "plain" first, then the bodies compared with it (BENCH_ISSUE_BODIES, comma-separated).
+ISSUE_BODIES = [("plain", "")] + [(name, ALL_ISSUE_BODIES[name])
+                                  for name in os.environ.get("BENCH_ISSUE_BODIES", "checksums").split(",")
+                                  if name != "plain"]
 
 
 def issue_route(tmp, rgw):
     """wrk on POST /presigned-url without and with declared digests (storage calls off): ISSUE_ROUNDS
-    rounds, alternating which goes first (plain, checksums; checksums, plain; ...), each run on a fresh
-    server and database."""
+    rounds, the order of the bodies turned each round (plain, checksums; checksums, plain; ...), each
+    run on a fresh server and database."""
     scripts = {}
     for name, members in ISSUE_BODIES:
         scripts[name] = os.path.join(tmp, f"issue-{name}.lua")
@@ -175,7 +184,8 @@ def issue_route(tmp, rgw):
     runs = {name: [] for name, _ in ISSUE_BODIES}
     for r in range(ISSUE_ROUNDS):
         order = [name for name, _ in ISSUE_BODIES]
-        for name in (order if r % 2 == 0 else order[::-1]):
+        shift = r % len(order)
+        for name in (order if r % 2 == 0 else order[::-1]) if len(order) == 2 else order[shift:] + order[:shift]:
             p, port = start(tmp, rgw, verify_uploads=False)
             try:
                 run = bench.run_wrk(f"http://127.0.0.1:{port}/presigned-url", 64, [p.pid], scripts[name])
@@ -185,8 +195,10 @@ def issue_route(tmp, rgw):
             runs[name].append(run)
             print(json.dumps({"issue": name, "round": r, "run": run}), file=sys.stderr)
     out = {"rounds": ISSUE_ROUNDS, "runs": runs}
-    out["round_ratios"] = [round(c["rps"] / p["rps"], 3) for p, c in zip(runs["plain"], runs["checksums"])]
-    out["rps_ratio_checksums_vs_plain"] = round(statistics.median(out["round_ratios"]), 3)
+    for name, _ in ISSUE_BODIES[1:]:
+        ratios = [round(c["rps"] / p["rps"], 3) for p, c in zip(runs["plain"], runs[name])]
+        out[f"round_ratios_{name}"] = ratios
+        out[f"rps_ratio_{name}_vs_plain"] = round(statistics.median(ratios), 3)
     return out
 
 
