@@ -100,29 +100,37 @@ struct SHA256State: BlockDigest, Sendable {
         return out
     }
 
-    @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
-
+    /// Mixes one 64-byte block in. Written for unoptimized builds too (a debug build of the CLI hashes
+    /// every byte it sends): `while` loops, pointer arithmetic and same-type `&>>`/`&<<`, which stay
+    /// machine operations without the optimizer, where ranges, buffer subscripts and mixed-type shifts
+    /// are calls.
     mutating func block(_ chunk: UnsafeRawBufferPointer) {
-        h = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for i in 0..<16 {
-                w[i] =
-                    UInt32(chunk[4 * i]) << 24 | UInt32(chunk[4 * i + 1]) << 16 | UInt32(chunk[4 * i + 2]) << 8
-                    | UInt32(chunk[4 * i + 3])
+        h = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            let w = schedule.baseAddress!
+            let bytes = chunk.baseAddress!
+            var i = 0
+            while i < 16 {
+                w[i] = bytes.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self).bigEndian
+                i &+= 1
             }
-            for i in 16..<64 {
-                let s0 = Self.rotr(w[i - 15], 7) ^ Self.rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = Self.rotr(w[i - 2], 17) ^ Self.rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            while i < 64 {
+                let x = w[i &- 15]
+                let y = w[i &- 2]
+                let s0 = (x &>> 7 | x &<< 25) ^ (x &>> 18 | x &<< 14) ^ (x &>> 3)
+                let s1 = (y &>> 17 | y &<< 15) ^ (y &>> 19 | y &<< 13) ^ (y &>> 10)
+                w[i] = w[i &- 16] &+ s0 &+ w[i &- 7] &+ s1
+                i &+= 1
             }
             var (a, b, c, d, e, f, g, hh) = h
-            Self.k.withUnsafeBufferPointer { k in
-                for i in 0..<64 {
-                    let s1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
+            Self.k.withUnsafeBufferPointer { constants in
+                let k = constants.baseAddress!
+                var i = 0
+                while i < 64 {
+                    let s1 = (e &>> 6 | e &<< 26) ^ (e &>> 11 | e &<< 21) ^ (e &>> 25 | e &<< 7)
                     let ch = (e & f) ^ (~e & g)
                     let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
-                    let s0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
+                    let s0 = (a &>> 2 | a &<< 30) ^ (a &>> 13 | a &<< 19) ^ (a &>> 22 | a &<< 10)
                     let maj = (a & b) ^ (a & c) ^ (b & c)
-                    let t2 = s0 &+ maj
                     hh = g
                     g = f
                     f = e
@@ -130,7 +138,8 @@ struct SHA256State: BlockDigest, Sendable {
                     d = c
                     c = b
                     b = a
-                    a = t1 &+ t2
+                    a = t1 &+ (s0 &+ maj)
+                    i &+= 1
                 }
             }
             return (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
@@ -168,43 +177,50 @@ struct MD5State: BlockDigest, Sendable {
         return out
     }
 
+    /// The message word each of the 64 steps takes.
+    private static let wordIndex: [Int] = (0..<64).map { i in
+        switch i {
+        case 0..<16: i
+        case 16..<32: (5 * i + 1) % 16
+        case 32..<48: (3 * i + 5) % 16
+        default: (7 * i) % 16
+        }
+    }
+
+    /// Mixes one 64-byte block in; written as SHA-256's `block` is, for unoptimized builds too.
     mutating func block(_ chunk: UnsafeRawBufferPointer) {
-        s = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { m in
-            for i in 0..<16 {
-                m[i] =
-                    UInt32(chunk[4 * i]) | UInt32(chunk[4 * i + 1]) << 8 | UInt32(chunk[4 * i + 2]) << 16
-                    | UInt32(chunk[4 * i + 3]) << 24
-            }
-            var (a, b, c, d) = s
-            Self.k.withUnsafeBufferPointer { k in
-                Self.shifts.withUnsafeBufferPointer { shifts in
-                    for i in 0..<64 {
+        let m = chunk.baseAddress!
+        var (a, b, c, d) = s
+        Self.k.withUnsafeBufferPointer { constants in
+            Self.shifts.withUnsafeBufferPointer { shiftTable in
+                Self.wordIndex.withUnsafeBufferPointer { words in
+                    let k = constants.baseAddress!
+                    let shifts = shiftTable.baseAddress!
+                    let g = words.baseAddress!
+                    var i = 0
+                    while i < 64 {
                         var f: UInt32
-                        let g: Int
-                        switch i {
-                        case 0..<16:
+                        if i < 16 {
                             f = (b & c) | (~b & d)
-                            g = i
-                        case 16..<32:
+                        } else if i < 32 {
                             f = (d & b) | (~d & c)
-                            g = (5 * i + 1) % 16
-                        case 32..<48:
+                        } else if i < 48 {
                             f = b ^ c ^ d
-                            g = (3 * i + 5) % 16
-                        default:
+                        } else {
                             f = c ^ (b | ~d)
-                            g = (7 * i) % 16
                         }
-                        f = f &+ a &+ k[i] &+ m[g]
+                        let word = UInt32(littleEndian: m.loadUnaligned(fromByteOffset: g[i] &* 4, as: UInt32.self))
+                        f = f &+ a &+ k[i] &+ word
                         a = d
                         d = c
                         c = b
-                        b = b &+ ((f << shifts[i]) | (f >> (32 - shifts[i])))
+                        b = b &+ (f &<< shifts[i] | f &>> (32 &- shifts[i]))
+                        i &+= 1
                     }
                 }
             }
-            return (s.0 &+ a, s.1 &+ b, s.2 &+ c, s.3 &+ d)
         }
+        s = (s.0 &+ a, s.1 &+ b, s.2 &+ c, s.3 &+ d)
     }
 }
 
@@ -235,11 +251,14 @@ extension BlockDigest {
             pending.withUnsafeBytes { block($0) }
             pending.removeAll(keepingCapacity: true)
         }
-        while input.count >= 64 {
-            block(UnsafeRawBufferPointer(rebasing: input.prefix(64)))
-            input = input.dropFirst(64)
+        // Whole blocks straight from the input, by offset (slices cost calls per block in a debug build).
+        let whole = UnsafeRawBufferPointer(rebasing: input)
+        var offset = 0
+        while whole.count &- offset >= 64 {
+            block(UnsafeRawBufferPointer(start: whole.baseAddress! + offset, count: 64))
+            offset &+= 64
         }
-        pending.append(contentsOf: input)
+        pending.append(contentsOf: whole[offset...])
     }
 
     /// Takes the padding: 0x80, zeros up to 8 bytes before a block's end, the length in bits.
