@@ -142,11 +142,12 @@ struct S3ClientNotificationRGWTests {
         let bytes = Array(repeating: UInt8(7), count: 1234)
         try Self.putThroughPresignedURL(key, bytes, with: s3)
         let md5 = Hex.encode(MD5.hash(bytes))
-        #expect(
+        // `#require`: with no delivery the checks below would index an empty list and stop the whole run.
+        try #require(
             eventuallyBlocking(within: 120, pollMs: 100) { listener.deliveries.contains { $0.status == 200 } },
             "no delivery was taken")
         let deliveries = listener.deliveries
-        #expect(deliveries[0].status == 500)
+        #expect(deliveries.first?.status == 500)
         #expect(deliveries.count >= 2)
         for delivery in deliveries.prefix(2) {
             #expect(delivery.requestLine == "POST /events HTTP/1.1")
