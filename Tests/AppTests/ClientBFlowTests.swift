@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// Client B's flow, end to end: the application in process and a real Ceph RGW.
-@Suite("Client B: POST /presigned-url against RGW", .serialized)
+@Suite("Client B: POST /presigned-url against RGW", .serialized, .onDispatchThreads)
 struct ClientBFlowTests {
     /// `POST /presigned-url` as user 9 with `body`.
     static func post(_ server: some HTTPTarget, _ body: String, contentType: String? = "application/json")

@@ -9,7 +9,7 @@ import Testing
 /// The compatibility profiles and an operator's own routes, end to end: the application in process with
 /// bearer tokens, a real RGW, and each records backend. Every answer is decoded with Codable structs that
 /// have exactly the apps' DTO fields.
-@Suite("Compatibility routes: client P, client B and a third app against RGW", .serialized)
+@Suite("Compatibility routes: client P, client B and a third app against RGW", .serialized, .onDispatchThreads)
 struct CompatFlowTests {
     // MARK: - The apps' DTOs
 

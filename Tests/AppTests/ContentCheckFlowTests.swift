@@ -9,7 +9,7 @@ import Testing
 /// The content check end to end (docs/content-check.md): the application in process reads each upload's first
 /// bytes from the real RGW at `POST /images`, records the detected type and size, and refuses (and
 /// deletes) what is no image of an allowed format, on SQLite and on PostgreSQL.
-@Suite("Content check: the record tells the truth about the bytes (RGW)", .serialized)
+@Suite("Content check: the record tells the truth about the bytes (RGW)", .serialized, .onDispatchThreads)
 struct ContentCheckFlowTests {
     /// Every format the check knows, for `ANY`; `RAW` (client B's flow) and `RAWP` (client P's) have the
     /// check off on purpose (they must record without reading); `PROFILE` is the built-in one (JPEG and PNG, promoted to `origin/`).

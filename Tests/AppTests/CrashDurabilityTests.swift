@@ -16,7 +16,7 @@ import Testing
 /// while RGW's own bucket notifications push to the listening server (issue 22: one record each after
 /// RGW delivers again; the other races in process: ExactlyOnceFlowTests); kill -9 during a janitor's
 /// sweep (the next server's janitor takes the lease over and finishes).
-@Suite("Crash durability", .serialized, .heavy)
+@Suite("Crash durability", .serialized, .heavy(aloneSeconds: 60))
 struct CrashDurabilityTests {
     /// One writer: issue a URL, confirm it, remember what was acknowledged; until the server dies.
     static func writer(port: Int, user: String, acked: AckBox, stop: Date) {

@@ -17,7 +17,7 @@ import Testing
 /// per upload whatever races it: concurrent confirmations, the store's event against `POST /images`, a
 /// completion whose answer was lost, the reconciler. (RGW's own push to a listening server, and its
 /// deliveries again after a kill -9: CrashDurabilityTests.)
-@Suite("Exactly once: claims and the store's events")
+@Suite("Exactly once: claims and the store's events", .onDispatchThreads)
 struct ExactlyOnceFlowTests {
     /// A server on `backend` with `extra` settings; its records URL is returned too, for a restart.
     static func start(_ backend: Backend, extra: [String: String] = [:]) async throws -> (

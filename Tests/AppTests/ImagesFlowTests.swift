@@ -10,7 +10,7 @@ import Testing
 
 /// `POST /images` and the record routes, end to end: the application in process, a real RGW, and each
 /// records backend.
-@Suite("Records: confirm, read, list, delete", .serialized)
+@Suite("Records: confirm, read, list, delete", .serialized, .onDispatchThreads)
 struct ImagesFlowTests {
     /// `method path` as `user`, with `body`.
     static func request(

@@ -12,7 +12,7 @@ import Testing
 /// Three instances on one PostgreSQL and RGW behind HAProxy (`scripts/instances.sh`): a rolling restart
 /// loses no request, kill -9 of one loses no acknowledged record, and one user's rate limit holds across
 /// the instances within the documented slack (docs/operations.md, "Running several instances").
-@Suite("Several instances behind HAProxy", .serialized, .heavy)
+@Suite("Several instances behind HAProxy", .serialized, .heavy(aloneSeconds: 40))
 struct InstancesHarnessTests {
     /// The issue route as user `user`.
     static func issue(_ user: String) -> String {

@@ -8,7 +8,7 @@ import Testing
 /// Integrity end to end (issue 37; docs/object-store.md, "Integrity"): the size and digests a client
 /// declares at issue are signed where RGW checks them, proven at `POST /images` before the record is
 /// made, recorded as `sha256` and found by it; the application in process against the real RGW.
-@Suite("Integrity: declared digests signed, proven, recorded (RGW)", .serialized)
+@Suite("Integrity: declared digests signed, proven, recorded (RGW)", .serialized, .onDispatchThreads)
 struct IntegrityFlowTests {
     /// `SUM` records without the content check (the bytes are whatever the test sends); `DEDUP` the same
     /// with `dedup`; `COMPUTED` computes the SHA-256 of uploads that declare none.

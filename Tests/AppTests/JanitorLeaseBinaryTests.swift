@@ -10,7 +10,7 @@ import Testing
 /// expired intent once in total, and after a kill -9 of the holder the survivors take the lease over and
 /// remove the next ones once; one instance (in process) on SQLite gives a daily quota reservation back
 /// when its intent expires unconfirmed.
-@Suite("The janitor's lease (binaries)", .serialized, .heavy)
+@Suite("The janitor's lease (binaries)", .serialized, .heavy(aloneSeconds: 30))
 struct JanitorLeaseBinaryTests {
     /// The one upload type of these tests: URLs that expire after a second, under `prefix`.
     static func types(prefix: String, expiresSeconds: Int = 1) -> String {

@@ -16,7 +16,10 @@ import Uploads
 /// confirmer, janitor) over the real RGW and each real records backend, with the janitor's grace at 0 so
 /// it sweeps each intent the moment its URL expires while confirmations arrive around that moment. At
 /// the end every acknowledged record has its object, and each key has exactly one outcome.
-@Suite("Janitor racing late confirmations", .heavy)
+/// Not `.heavy`: its two minutes are spent waiting for URLs to expire (three clients, one sweeper, on
+/// their own threads), and what it asserts holds whatever the timing; in the heavy gate it held two of
+/// its four places for the whole race.
+@Suite("Janitor racing late confirmations")
 struct JanitorRaceTests {
     /// How long the race runs: PRESIGN_TEST_JANITOR_RACE_SECONDS (a shorter local run), else 120 s.
     static var raceSeconds: Int {

@@ -13,7 +13,7 @@ import Testing
 /// store kept across restarts): each cycle leaves uploads whose parts are all in storage and kills the
 /// server at a random moment while its janitor may be completing them; once a server runs to the end,
 /// every upload is completed once, with one record, and nothing is left open in RGW.
-@Suite("Native uploads: kill -9 while the server completes", .serialized, .heavy)
+@Suite("Native uploads: kill -9 while the server completes", .serialized, .heavy(aloneSeconds: 110))
 struct NativeUploadsCrashBinaryTests {
     @Test("kill -9 while the server auto-completes, 5 cycles: one record per upload, none left open")
     func killNineWhileCompleting() async throws {

@@ -10,7 +10,7 @@ import Testing
 /// The native multipart API for apps (`POST /uploads` and its routes) end to end: the application in
 /// process, a real RGW, each records backend. Parts are PUT to the up-front URLs as a background session
 /// would send them.
-@Suite("Native uploads: /uploads", .serialized)
+@Suite("Native uploads: /uploads", .serialized, .onDispatchThreads)
 struct NativeUploadsInProcessTests {
     static let mib = 1024 * 1024
 

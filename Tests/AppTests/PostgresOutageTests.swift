@@ -22,7 +22,7 @@ import Testing
 /// answered only once its intent is stored, issue 21); afterwards the pool has reconnected by itself,
 /// every issued URL confirms (its intent was stored), every 201 is stored, every key converged to one
 /// record, and each record's object is in RGW with the recorded size.
-@Suite("PostgreSQL outages (own cluster, RGW)", .serialized, .heavy)
+@Suite("PostgreSQL outages (own cluster, RGW)", .serialized, .heavy(aloneSeconds: 35))
 struct PostgresOutageTests {
     enum Fault: String, CaseIterable, Sendable, CustomStringConvertible {
         case restartFast, restartImmediate, stopFor20Seconds

@@ -18,7 +18,7 @@ import Testing
 struct ScanningBinaryTests {
     @Test(
         "kill -9 during scans, twice: every record finishes after restart, none published unscanned",
-        .heavy, arguments: Backend.allCases)
+        .heavy(aloneSeconds: 25), arguments: Backend.allCases)
     func killNineDuringScans(backend: Backend) async throws {
         let clamd = try ClamdDaemon()
         defer { clamd.destroy() }

@@ -9,7 +9,7 @@ import Testing
 /// signature) and a real webhook receiver. Client P's PROFILE type scans: its confirmation answers 202
 /// with a `scanning` record, and the object reaches its permanent key only once clean. The kill -9 proof
 /// is in ScanningBinaryTests.
-@Suite("Scanning: clean published, marker rejected, clamd down, too large", .serialized)
+@Suite("Scanning: clean published, marker rejected, clamd down, too large", .serialized, .onDispatchThreads)
 struct ScanningFlowTests {
     /// PROFILE scans; the scanner polls and retries quickly.
     static func settings(clamd: String, extra: [String: String] = [:]) -> [String: String] {

@@ -7,7 +7,7 @@ import Testing
 /// Uppy Companion's S3 routes end to end: the application in process, a real RGW, each records backend. The
 /// parts are uploaded through the presigned part URLs as a browser would, and part 1 starts with a
 /// real JPEG so the upload passes a content check of the record.
-@Suite("Uppy routes: multipart and params", .serialized)
+@Suite("Uppy routes: multipart and params", .serialized, .onDispatchThreads)
 struct UppyFlowTests {
     static let origin = "https://app.example.test"
 

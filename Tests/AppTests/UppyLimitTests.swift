@@ -7,7 +7,7 @@ import Testing
 /// The Uppy routes' rate limits (issue 19, points 12 and 13), the application in process against RGW
 /// with the limits on: the Companion budget takes a 100-file batch sent at once, and an abort is never
 /// refused for rate.
-@Suite("Uppy routes: rate limits (RGW)", .serialized)
+@Suite("Uppy routes: rate limits (RGW)", .serialized, .onDispatchThreads)
 struct UppyLimitTests {
     static func start(_ extra: [String: String] = [:]) async throws -> (InProcessApp, TestEnvironment.S3) {
         var more = ["PRESIGN_LIMITS_ENABLED": "true"]

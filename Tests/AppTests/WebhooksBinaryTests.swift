@@ -13,7 +13,7 @@ import Testing
 /// times: every recorded upload's `upload.completed` reaches the receiver after the restarts, and an
 /// event received twice is received under the same `webhook-id` (the outbox is written in the record's
 /// transaction; a delivery whose settlement the kill lost is sent again as itself).
-@Suite("Webhooks across kill -9", .serialized)
+@Suite("Webhooks across kill -9", .serialized, .onDispatchThreads)
 struct WebhooksBinaryTests {
     @Test(
         "kill -9 under 8 writers, 10 cycles: every record's event delivered after restart, repeats only by id",

@@ -12,7 +12,7 @@ import Testing
 /// says and counts deliveries by `webhook-id`; what it received is then checked with the reference
 /// library (`standardwebhooks` from PyPI). The process-boundary proofs (kill -9, three instances) are in
 /// WebhooksBinaryTests and WebhooksInstancesTests.
-@Suite("Webhooks: every confirming path, retries, outages, operators", .serialized)
+@Suite("Webhooks: every confirming path, retries, outages, operators", .serialized, .onDispatchThreads)
 struct WebhooksFlowTests {
     static let adminKey = "webhooks-admin-key-0123456789abcdef0123456789abcdef"
 

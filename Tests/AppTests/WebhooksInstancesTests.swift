@@ -7,7 +7,7 @@ import Testing
 /// (`scripts/instances.sh`): one instance at a time delivers the outbox (the endpoint's lease), every
 /// event reaches the receiver, no event is ever in flight from two instances at once, and when the
 /// holder is killed another takes the deliveries over.
-@Suite("Webhooks across instances on one PostgreSQL", .serialized)
+@Suite("Webhooks across instances on one PostgreSQL", .serialized, .onDispatchThreads)
 struct WebhooksInstancesTests {
     /// Issues and confirms `count` uploads through `port` as `user` (client B's flow, storage unchecked).
     static func record(_ count: Int, port: Int, user: String) async throws -> [String] {
