@@ -18,10 +18,9 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
-from benchlib import free_port, parse_latency, wait_port
+from benchlib import free_port, parse_latency, wait_port, scratch_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("BENCH_BINARY") or os.path.join(ROOT, ".build", "release", "presignd")
@@ -181,7 +180,7 @@ def hold_idle(port, n, pids):
 def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    tmp = tempfile.mkdtemp(prefix="presignd-bench-")
+    tmp = scratch_dir("presignd-bench-")
     os.chmod(tmp, 0o755)  # nginx's worker runs as an unprivileged user and must read the file
     results = {"duration_s": DURATION, "server_cpu": SERVER_CPU, "client_cpu": CLIENT_CPU}
     ng, ng_port, ng_pids = start_nginx(tmp)

@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 
-from benchlib import free_port, parse_latency, tiny_jpeg, wait_port
+from benchlib import free_port, parse_latency, tiny_jpeg, wait_port, scratch_dir
 import urllib.parse
 import uuid
 
@@ -152,7 +152,7 @@ def e2e_bench(threads=64, content_check=True):
     s3 = os.environ.get("PRESIGN_TEST_S3_ENDPOINT")
     if not s3:
         return {"skipped": "PRESIGN_TEST_S3_ENDPOINT not set"}
-    tmp = tempfile.mkdtemp(prefix="presignd-bench-e2e-")
+    tmp = scratch_dir("presignd-bench-e2e-")
     args = ()
     if not content_check:
         with open(os.path.join(tmp, "config.json"), "w") as f:
@@ -243,7 +243,7 @@ def main():
         return
     results = []
     for batch in (256, 1):
-        tmp = tempfile.mkdtemp(prefix="presignd-bench-rec-")
+        tmp = scratch_dir("presignd-bench-rec-")
         results.append(store_bench("sqlite", f"sqlite:{tmp}/p.sqlite3", batch))
         pg = postgres_url()
         if pg:

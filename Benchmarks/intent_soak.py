@@ -16,10 +16,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 
-from benchlib import free_port, wait_port
+from benchlib import free_port, wait_port, scratch_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("BENCH_BINARY") or os.path.join(ROOT, ".build", "release", "presignd")
@@ -32,7 +31,7 @@ def gauge(body, name):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="presignd-soak-")
+    tmp = scratch_dir("presignd-soak-")
     with open(os.path.join(ROOT, "config", "presignd.json")) as f:
         config = json.load(f)
     config["types"]["PROFILE"]["expiresSeconds"] = 1

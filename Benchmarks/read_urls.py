@@ -26,7 +26,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 
@@ -35,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench import presignd_env, run_wrk, start_nginx  # noqa: E402  (after BENCH_SECONDS is set)
 from bench_records import postgres_url  # noqa: E402
-from benchlib import free_port, wait_port  # noqa: E402
+from benchlib import free_port, wait_port, scratch_dir  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("BENCH_BINARY") or os.path.join(ROOT, ".build", "release", "presignd")
@@ -153,7 +152,7 @@ def check(port, ids):
 def main():
     stores = os.environ.get("BENCH_STORES", "sqlite,postgres").split(",")
     conns = [int(c) for c in os.environ.get("BENCH_CONNS", "64,256").split(",")]
-    tmp = tempfile.mkdtemp(prefix="presignd-bench-readurls-")
+    tmp = scratch_dir("presignd-bench-readurls-")
     os.chmod(tmp, 0o755)  # nginx's worker reads its file
     results = {"duration_s": int(os.environ["BENCH_SECONDS"]), "records": RECORDS, "batch_ids": BATCH,
                "server_cpu": SERVER_CPU, "worker_threads": os.environ.get("BENCH_WORKER_THREADS", "default")}

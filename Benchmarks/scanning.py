@@ -27,7 +27,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
@@ -35,7 +34,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_records import ROOT, postgres_url, start, stop  # noqa: E402
-from benchlib import free_port, tiny_jpeg  # noqa: E402
+from benchlib import free_port, tiny_jpeg, scratch_dir  # noqa: E402
 
 SECONDS = int(os.environ.get("BENCH_SECONDS", "8"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "2"))
@@ -180,7 +179,7 @@ def run(records_url, mode, clamd_address, webhook_url):
 
 def fresh_url(store):
     if store == "sqlite":
-        return f"sqlite:{tempfile.mkdtemp(prefix='presignd-bench-scan-')}/p.sqlite3"
+        return f"sqlite:{scratch_dir('presignd-bench-scan-')}/p.sqlite3"
     return postgres_url()
 
 

@@ -24,13 +24,12 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_records import CLIENT_CPU, CONFIRM_LUA, ISSUE_LUA, postgres_url, start, stop, wrk  # noqa: E402
-from benchlib import free_port  # noqa: E402
+from benchlib import free_port, scratch_dir  # noqa: E402
 
 SECONDS = int(os.environ.get("BENCH_SECONDS", "8"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -116,7 +115,7 @@ def run(records_url, url):
 
 def fresh_url(store):
     if store == "sqlite":
-        return f"sqlite:{tempfile.mkdtemp(prefix='presignd-bench-wh-')}/p.sqlite3"
+        return f"sqlite:{scratch_dir('presignd-bench-wh-')}/p.sqlite3"
     return postgres_url()
 
 
