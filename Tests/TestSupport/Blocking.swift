@@ -12,26 +12,14 @@ public func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) as
 /// pool: dispatch gives such a queue a thread even while every cooperative thread is held. For an
 /// async test whose own tasks must make progress within a bound (a request held in a worker while the
 /// test waits for it) when other tests of the run keep the cooperative pool's few threads busy.
+/// `concurrent`: the queue runs several jobs at once, on as many of dispatch's (overcommitting) threads
+/// as are ready, for many tests that mostly wait on other processes (`.heavy`, `.onDispatchThreads`).
 public final class OwnQueueExecutor: TaskExecutor, @unchecked Sendable {
     private let queue: DispatchQueue
 
-    public init(label: String) { queue = DispatchQueue(label: label) }
-
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    public init(label: String, concurrent: Bool = false) {
+        queue = DispatchQueue(label: label, attributes: concurrent ? .concurrent : [])
     }
-}
-
-/// A task executor whose jobs run on dispatch's own worker threads (a concurrent queue that targets an
-/// overcommitting global queue), outside the cooperative pool: a job gets a thread when it is ready,
-/// whatever the pool's few threads are doing. For tests that spend their time waiting on other
-/// processes (kill -9 cycles, several instances, outages): on the pool their every continuation queues
-/// behind the CPU-bound work of hundreds of other tests (a 20 s test took 387 s in a full run).
-public final class DispatchThreadsExecutor: TaskExecutor, @unchecked Sendable {
-    private let queue: DispatchQueue
-
-    public init(label: String) { queue = DispatchQueue(label: label, attributes: .concurrent) }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

@@ -10,7 +10,7 @@ import Testing
 /// test at once; tests that start servers, load a store, or bound a wait by the clock (a drain's
 /// delay, a health check, a time-out) then share two CPUs with all the others, and their timing breaks.
 /// Marked `.heavy`, a few of them run at a time, while the other tests go on around them, and each runs
-/// on dispatch's threads rather than the cooperative pool (`DispatchThreadsExecutor`): they mostly wait
+/// on dispatch's threads rather than the cooperative pool (`Throttled.executor`): they mostly wait
 /// for other processes, and on the pool each of their steps queued behind every other test's work.
 ///
 /// The gate is the test run's critical path: its tests run four at a time, so the run ends when its
@@ -48,8 +48,8 @@ public struct Throttled: TestTrait, SuiteTrait, TestScoping {
         await gate.leave()
     }
 
-    /// Where heavy tests run: dispatch's threads, not the cooperative pool (see `DispatchThreadsExecutor`).
-    public static let executor = DispatchThreadsExecutor(label: "presignd-test-heavy")
+    /// Where heavy tests run: a concurrent queue on dispatch's threads, not the cooperative pool.
+    public static let executor = OwnQueueExecutor(label: "presignd-test-heavy", concurrent: true)
 
     /// The log's file, when `PRESIGN_TEST_HEAVY_LOG` names one.
     private static let logPath = ProcessInfo.processInfo.environment["PRESIGN_TEST_HEAVY_LOG"]
@@ -139,10 +139,10 @@ public actor AsyncGate {
     }
 }
 
-/// A trait that runs the marked tests on dispatch's threads (`DispatchThreadsExecutor`) rather than the
+/// A trait that runs the marked tests on dispatch's threads (`Throttled.executor`) rather than the
 /// cooperative pool, without the heavy gate: for long suites whose tests mostly wait (on RGW, a
 /// receiver, a restarted store) and run one after another, so that each step does not queue behind the
-/// CPU-bound work of every other test (they ended a full run last, stretched several times over).
+/// CPU-bound work of every other test.
 public struct OnDispatchThreads: TestTrait, SuiteTrait, TestScoping {
     /// Applied to the tests of a suite.
     public var isRecursive: Bool { true }
