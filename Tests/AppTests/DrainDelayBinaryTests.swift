@@ -6,7 +6,7 @@ import Testing
 /// `server.drainDelayMs` on the real binary: after SIGTERM `/readyz` answers 503 `draining` at once while
 /// every other route is still served on new connections, and only after the delay do the listeners close
 /// and the process exit 0. A second SIGTERM ends the delay early; SIGINT drains without it.
-@Suite("Drain delay: /readyz 503 first, then the drain (binary)", .heavy)
+@Suite("Drain delay: /readyz 503 first, then the drain (binary)", .heavy(aloneSeconds: 15))
 struct DrainDelayBinaryTests {
     /// One GET on a new connection.
     static func get(_ server: ServerProcess, _ path: String) async throws -> WireResponse {

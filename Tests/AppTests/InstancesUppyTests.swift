@@ -13,7 +13,7 @@ import Uploads
 /// once (its intent is stored before the creation is answered, and an instance that has not seen the
 /// upload looks it up in the store), through each instance's own port and through HAProxy's round robin;
 /// a `params` upload is confirmed on another instance than issued it.
-@Suite("Uppy uploads across instances behind HAProxy", .serialized, .heavy)
+@Suite("Uppy uploads across instances behind HAProxy", .serialized, .heavy(aloneSeconds: 15))
 struct InstancesUppyTests {
     static let mib = 1024 * 1024
     /// The parts of every multipart upload here: S3's 5 MiB least but for the last part.

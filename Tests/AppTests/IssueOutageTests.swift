@@ -10,7 +10,7 @@ import Testing
 /// `records.intentCommitTimeoutMs` plus slack, and no URL, on every issue route (client P's GET, client
 /// B's POST, Uppy's multipart creation); issuing works again once the store is back. (kill -9 and two
 /// instances: IssuePromiseTests.)
-@Suite("Issue 21: a store that cannot commit answers 503 in time", .serialized, .heavy)
+@Suite("Issue 21: a store that cannot commit answers 503 in time", .serialized, .heavy(aloneSeconds: 12))
 struct IssueOutageTests {
     /// The commit timeout the stall tests set, in milliseconds.
     static let commitTimeoutMs = 1000

@@ -12,7 +12,7 @@ import Testing
 /// Issue 21's proofs that need processes: a URL is answered only once its intent is stored. kill -9
 /// under issue load loses no answered URL (both stores); a second instance on the same PostgreSQL acts
 /// at once on what the first one issued (never a 404). (A stopped or locked store: IssueOutageTests.)
-@Suite("Issue 21: every answered URL is stored", .serialized, .heavy)
+@Suite("Issue 21: every answered URL is stored", .serialized, .heavy(aloneSeconds: 20))
 struct IssuePromiseTests {
     /// One request on `client` (keep-alive) as `user`; nil when the connection died.
     static func send(_ client: RawClient, _ method: String, _ path: String, body: String? = nil, user: String = "9")

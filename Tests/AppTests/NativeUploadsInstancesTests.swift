@@ -6,7 +6,7 @@ import Testing
 /// The native multipart API across three instances on one PostgreSQL and RGW behind HAProxy: uploads
 /// whose parts are all in storage are completed by their clients on every instance at once while the
 /// janitor's holder completes them too; each is completed once, with one record.
-@Suite("Native uploads across instances behind HAProxy", .serialized, .heavy)
+@Suite("Native uploads across instances behind HAProxy", .serialized, .heavy(aloneSeconds: 30))
 struct NativeUploadsInstancesTests {
     static let mib = 1024 * 1024
 

@@ -156,7 +156,7 @@ struct ScanningFlowTests {
 
     @Test(
         "clamd stopped: records stay scanning (SCAN_PENDING, pending, /readyz says down), then finish when it is back",
-        .heavy, arguments: Backend.allCases)
+        .heavy(aloneSeconds: 13), arguments: Backend.allCases)
     func clamdDownKeepsRecordsScanningUntilItIsBack(backend: Backend) async throws {
         let clamd = try ClamdDaemon()
         defer { clamd.destroy() }

@@ -5,7 +5,7 @@ import Testing
 
 /// No secret ever reaches logs, error bodies, /metrics or a configuration dump: the whole flow runs
 /// with a known secret key, token and signature, then everything the server printed is searched.
-@Suite("Secrets never leak", .heavy)
+@Suite("Secrets never leak", .heavy(aloneSeconds: 8))
 struct SecretsLeakTests {
     @Test("secret key, HS256 secret, token and signatures appear in no output")
     func noLeaks() async throws {

@@ -8,7 +8,7 @@ import Testing
 /// every storage read until the test lets go) holds both workers, at most two more confirmations wait
 /// in the queue, and the rest are answered at once with 503 SERVER_BUSY while the storage calls are still
 /// held; after the storage comes back every confirmation, retried ones too, gets its record.
-@Suite("Worker queue full: 503 SERVER_BUSY (RGW behind a fault proxy)", .serialized, .heavy)
+@Suite("Worker queue full: 503 SERVER_BUSY (RGW behind a fault proxy)", .serialized, .heavy(aloneSeconds: 10))
 struct ServerBusyTests {
     /// One confirmation's answer: status, code, Retry-After.
     struct Answer: Sendable {

@@ -8,7 +8,7 @@ import Testing
 
 /// HTTPS termination through the binary's configuration, and certificate reload on SIGHUP, with a
 /// throwaway CA (scripts/make-test-ca.sh) and a real client (curl).
-@Suite("TLS (binary, curl)", .serialized, .heavy)
+@Suite("TLS (binary, curl)", .serialized, .heavy(aloneSeconds: 10))
 struct TLSBinaryTests {
     static func run(_ tool: String, _ args: [String]) throws -> (status: Int32, out: String) {
         let p = Process()

@@ -19,8 +19,9 @@ import Testing
 /// from starting last, alone, while the machine idles). With `PRESIGN_TEST_HEAVY_LOG` set to a file,
 /// each heavy test case appends its wait and its run (seconds) to it.
 public struct Throttled: TestTrait, SuiteTrait, TestScoping {
-    /// The tests that share the one gate of heavy tests.
-    public static let heavyGate = AsyncGate(width: 4)
+    /// The tests that share the one gate of heavy tests: `PRESIGN_TEST_HEAVY_WIDTH` places (default 4).
+    public static let heavyGate = AsyncGate(
+        width: ProcessInfo.processInfo.environment["PRESIGN_TEST_HEAVY_WIDTH"].flatMap { Int($0) } ?? 4)
 
     /// The gate the marked tests pass.
     let gate: AsyncGate
