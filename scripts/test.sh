@@ -2,10 +2,10 @@
 # test.sh - the whole test suite on a fresh machine: installs what is missing (scripts/setup.sh),
 # starts a real S3 server (Ceph RGW, scripts/start-s3.sh) and a real PostgreSQL 15
 # (scripts/start-postgres.sh) and the ClamAV daemon with the tests' own signature (scripts/start-clamd.sh)
-# on loopback, runs `swift test` against them, holds the server to its
-# OpenAPI document with schemathesis (scripts/api-conformance.sh), drives the web page in headless
-# Chromium (scripts/web-test.py), makes the plain release build of every product and checks
-# scripts/run.sh, then builds the real Dockerfile with podman and checks the image against the same
+# on loopback, builds (debug with the tests, and the plain release build of every product, whose
+# presignd and presign-upload are the binaries the tests start), runs `swift test` against them, holds
+# the server to its OpenAPI document with schemathesis (scripts/api-conformance.sh), drives the web page
+# in headless Chromium (scripts/web-test.py), checks scripts/run.sh, then builds the real Dockerfile with podman and checks the image against the same
 # services (scripts/container-test.sh), and stops what it started.
 #   TEST_S3_PORT   RGW port block start (default 19000; uses 14 ports from there, HTTPS on +13)
 #   TEST_PG_PORT   PostgreSQL port (default 25432: below Linux's ephemeral range 32768-60999, so no
@@ -91,6 +91,13 @@ export PRESIGN_TEST_CLAMD_SOCKET=$CLAMD_SOCKET
 
 log "building"
 swift build --build-tests 2>&1 | grep -v "Cannot export local symbol" >&2
+# The plain release build of every product, as docs/overview.md's "Against your own storage" and
+# scripts/run.sh do it (a test-support target once broke it while the debug build and the container's
+# single-product build passed). Made before the tests: the binaries the tests start (presignd,
+# presign-upload) are these optimized ones, the build operators run; the in-process tests run the
+# debug build. Started unoptimized, the children had taken a fifth of the suite's CPU.
+log "release build of every product (swift build -c release)"
+swift build -c release 2>&1 | grep -v "Cannot export local symbol" >&2
 python3 scripts/check-modules.py --self-test && python3 scripts/check-modules.py  # the module layers of docs/architecture.md
 python3 scripts/check-examples.py --self-test  # examples/kubernetes.yaml against the settings and the drain
 log "running swift test"
@@ -99,16 +106,13 @@ log "running swift test"
 export AWS_EC2_METADATA_DISABLED=true
 unset AWS_CONTAINER_CREDENTIALS_RELATIVE_URI AWS_CONTAINER_CREDENTIALS_FULL_URI AWS_WEB_IDENTITY_TOKEN_FILE
 # shellcheck disable=SC2086
-swift test --skip-build ${SWIFT_TEST_ARGS:-}
+PRESIGND_BINARY=$PWD/.build/release/presignd PRESIGN_TEST_UPLOAD_BINARY=$PWD/.build/release/presign-upload \
+  swift test --skip-build ${SWIFT_TEST_ARGS:-}
 log "API conformance: schemathesis against the server with RGW behind it (scripts/api-conformance.sh)"
 bash scripts/api-conformance.sh
 log "the web page in headless Chromium (scripts/web-test.py; screenshots in .build/test-artifacts/web)"
 python3 scripts/web-test.py
-# The plain release build of every product, as docs/overview.md's "Against your own storage" and
-# scripts/run.sh do it (a test-support target once broke it while the debug build and the container's
-# single-product build passed). Then run.sh itself, which must show that build's progress.
-log "release build of every product (swift build -c release)"
-swift build -c release 2>&1 | grep -v "Cannot export local symbol" >&2
+# run.sh itself, which must show the release build's progress (up to date by now: it checks the lines).
 run_err=$(mktemp)
 PRESIGN_S3_ACCESS_KEY_ID=run-check PRESIGN_S3_SECRET_ACCESS_KEY=run-check bash scripts/run.sh --version 2>"$run_err" \
   | grep -q '^presignd ' || { cat "$run_err" >&2; log "ERROR: scripts/run.sh --version did not print the version"; exit 1; }
