@@ -5,8 +5,9 @@
 # on loopback, builds (debug with the tests, and the plain release build of every product, whose
 # presignd and presign-upload are the binaries the tests start), runs `swift test` against them, holds
 # the server to its OpenAPI document with schemathesis (scripts/api-conformance.sh), drives the web page
-# in headless Chromium (scripts/web-test.py), checks scripts/run.sh, then builds the real Dockerfile with podman and checks the image against the same
-# services (scripts/container-test.sh), and stops what it started.
+# in headless Chromium (scripts/web-test.py), checks scripts/run.sh, then builds the real Dockerfile
+# with podman and checks the image against the same services (scripts/container-test.sh), and stops
+# what it started.
 #   TEST_S3_PORT   RGW port block start (default 19000; uses 14 ports from there, HTTPS on +13)
 #   TEST_PG_PORT   PostgreSQL port (default 25432: below Linux's ephemeral range 32768-60999, so no
 #                  client connection of another program can be holding it as its local port)

@@ -13,8 +13,8 @@ import Testing
 /// on dispatch's threads rather than the cooperative pool (`Throttled.executor`): they mostly wait
 /// for other processes, and on the pool each of their steps queued behind every other test's work.
 ///
-/// The gate is the test run's critical path: its tests run four at a time, so the run ends when its
-/// queue has drained. A test marked `.heavy(aloneSeconds:)` states roughly how long it takes alone on a
+/// The gate is the test run's critical path: its tests run four at a time (`PRESIGN_TEST_HEAVY_WIDTH`
+/// sets another width), so the run ends when its queue has drained. A test marked `.heavy(aloneSeconds:)` states roughly how long it takes alone on a
 /// 2-CPU machine, and the gate lets the longest waiting test in first (longest-first keeps a long test
 /// from starting last, alone, while the machine idles). With `PRESIGN_TEST_HEAVY_LOG` set to a file,
 /// each heavy test case appends its wait and its run (seconds) to it.
