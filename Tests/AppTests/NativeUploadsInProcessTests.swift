@@ -64,10 +64,7 @@ struct NativeUploadsInProcessTests {
         #expect(status == 200)
     }
 
-    static func payload(_ count: Int) -> [UInt8] {
-        var rng = SplitMix64(seed: 39)
-        return (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-    }
+    static func payload(_ count: Int) -> [UInt8] { SplitMix64.bytes(count, seed: 39) }
 
     @Test("one part missing: listed, re-signed, sent, completed; the record read back", arguments: Backend.allCases)
     func missingPart(backend: Backend) async throws {

@@ -63,11 +63,7 @@ struct UppyFlowTests {
     /// The bytes of a 12 MiB upload: a real JPEG first, then deterministic filler.
     static func payload(_ count: Int) throws -> [UInt8] {
         let jpeg = try ImageFixture.bytes("jpeg-baseline-64x48.jpg")
-        var rng = SplitMix64(seed: 13)
-        var out = jpeg
-        out.reserveCapacity(count)
-        while out.count < count { out.append(UInt8(truncatingIfNeeded: rng.next())) }
-        return Array(out.prefix(count))
+        return Array((jpeg + SplitMix64.bytes(max(0, count - jpeg.count), seed: 13)).prefix(count))
     }
 
     static let mib = 1024 * 1024

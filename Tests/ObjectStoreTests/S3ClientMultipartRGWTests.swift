@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPClient
 import SigV4
+import TestSupport
 import Testing
 
 @testable import ObjectStore
@@ -48,10 +49,8 @@ struct S3ClientMultipartRGWTests {
         return try #require(response.header("ETag"), "part \(number) answered without an ETag")
     }
 
-    /// `count` bytes of a pattern that differs per `seed`.
-    static func bytes(_ count: Int, seed: UInt8) -> [UInt8] {
-        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 13 &+ Int(seed)) }
-    }
+    /// `count` bytes that differ per `seed`.
+    static func bytes(_ count: Int, seed: UInt8) -> [UInt8] { SplitMix64.bytes(count, seed: UInt64(seed)) }
 
     static let mebibyte = 1 << 20
 

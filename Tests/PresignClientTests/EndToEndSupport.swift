@@ -87,15 +87,7 @@ enum E2E {
     /// A file of `size` pseudo-random bytes (a JPEG header first, so type sniffing sees an image).
     static func file(_ size: Int, in dir: String, name: String = "big.bin", prefix: Data = Data()) throws -> (URL, Data)
     {
-        var g: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        for i in 0..<size {
-            g ^= g << 13
-            g ^= g >> 7
-            g ^= g << 17
-            bytes[i] = UInt8(truncatingIfNeeded: g)
-        }
-        var data = Data(bytes)
+        var data = Data(SplitMix64.bytes(size, seed: 0x9E37_79B9_7F4A_7C15 ^ UInt64(size)))
         if !prefix.isEmpty { data.replaceSubrange(0..<min(prefix.count, size), with: prefix.prefix(size)) }
         let url = URL(fileURLWithPath: dir + "/" + name)
         try data.write(to: url)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PresignClient
@@ -11,12 +12,7 @@ struct MultipartUploaderTests {
     static let mib = 1_048_576
 
     static func file(_ size: Int) throws -> (URL, [UInt8]) {
-        var g = UInt64(size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        for i in 0..<size {
-            g = g &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            bytes[i] = UInt8(truncatingIfNeeded: g >> 33)
-        }
+        let bytes = SplitMix64.bytes(size, seed: UInt64(size))
         let url = URL(fileURLWithPath: NSTemporaryDirectory() + "presign-client-\(UUID().uuidString).bin")
         try Data(bytes).write(to: url)
         return (url, bytes)

@@ -16,3 +16,24 @@ public struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+extension SplitMix64 {
+    /// `count` bytes of the generator started from `seed`, eight per step (each step's 64 bits in
+    /// little-endian order): the deterministic filler of the tests' large uploads. Written through a
+    /// raw buffer, which the debug build the tests run in still makes fast (a byte per `next()` through
+    /// `map` had cost seconds of CPU per upload).
+    public static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var rng = SplitMix64(seed: seed)
+        var out = [UInt8](repeating: 0, count: count)
+        out.withUnsafeMutableBytes { raw in
+            let words = count / 8
+            for i in 0..<words { raw.storeBytes(of: rng.next().littleEndian, toByteOffset: i * 8, as: UInt64.self) }
+            var last = rng.next()
+            for i in (words * 8)..<count {
+                raw[i] = UInt8(truncatingIfNeeded: last)
+                last >>= 8
+            }
+        }
+        return out
+    }
+}
