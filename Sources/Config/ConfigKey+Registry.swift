@@ -1,6 +1,11 @@
 extension ConfigKey {
     /// Every scalar setting, in the order of the config file.
-    static var all: [ConfigKey] {
+    static var all: [ConfigKey] { registry }
+
+    /// The registry, built once: every load reads it for each key of each layer, and building its
+    /// ~200 key paths anew each time had been most of a configuration load's cost. Never mutated after
+    /// it is built (its closures capture only key paths), hence `nonisolated(unsafe)`.
+    nonisolated(unsafe) private static let registry: [ConfigKey] = {
         [
             ConfigKey(section: "server", name: "host", kind: .string(\.server.host)),
             ConfigKey(section: "server", name: "port", kind: .int(\.server.port)),
@@ -184,10 +189,14 @@ extension ConfigKey {
             ConfigKey(section: "cors", name: "allowedHeaders", kind: .strings(\.cors.allowedHeaders)),
             ConfigKey(section: "cors", name: "maxAgeSeconds", kind: .int(\.cors.maxAgeSeconds)),
         ]
-    }
+    }()
+
+    /// The registry by `section.name`.
+    nonisolated(unsafe) private static let byPath: [String: ConfigKey] = Dictionary(
+        registry.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
 
     /// The setting at `section.name`, if there is one.
     static func find(section: String, name: String) -> ConfigKey? {
-        all.first { $0.section == section && $0.name == name }
+        byPath["\(section).\(name)"]
     }
 }

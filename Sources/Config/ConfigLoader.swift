@@ -61,11 +61,14 @@ public enum ConfigLoader {
     }
 
     /// A builder holding layer 1, the built-in defaults (`config/presignd.json`), and nothing else.
-    static func defaultsBuilder() -> ConfigBuilder {
+    static func defaultsBuilder() -> ConfigBuilder { defaults }
+
+    /// Layer 1, read once: the embedded document never changes, and each load starts from a copy.
+    private static let defaults: ConfigBuilder = {
         var builder = ConfigBuilder()
         builder.types = []
         builder.applyDocument(DefaultConfiguration.bytes, name: "built-in defaults")
         builder.assigned = []
         return builder
-    }
+    }()
 }
