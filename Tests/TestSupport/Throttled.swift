@@ -41,12 +41,29 @@ public struct Throttled: TestTrait, SuiteTrait, TestScoping {
         let entered = ContinuousClock.now
         defer { Self.log(test, waited: entered - arrived, ran: ContinuousClock.now - entered) }
         do {
-            try await withTaskExecutorPreference(Self.executor) { try await function() }
+            try await Self.$place.withValue(gate) {
+                try await withTaskExecutorPreference(Self.executor) { try await function() }
+            }
         } catch {
             await gate.leave()
             throw error
         }
         await gate.leave()
+    }
+
+    /// The gate whose place the running heavy test holds (nil outside a heavy test).
+    @TaskLocal public static var place: AsyncGate?
+
+    /// Runs `body` (a wait of a heavy test that loads nothing: it sleeps while a server's timer runs
+    /// out, say) with the test's place given back, so that another heavy test runs meanwhile; then
+    /// takes a place again before any waiting test. Outside a heavy test it just runs `body`.
+    public static func awayFromGate<R>(_ body: () async throws -> R) async throws -> R {
+        guard let gate = place else { return try await body() }
+        await gate.leave()
+        let result: Result<R, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        await gate.enter(weight: Int.max)
+        return try result.get()
     }
 
     /// Where heavy tests run: a concurrent queue on dispatch's threads, not the cooperative pool.
@@ -113,6 +130,9 @@ public actor AsyncGate {
         }
         await withCheckedContinuation { waiting.append((weight, $0)) }
     }
+
+    /// How many callers wait for a place.
+    public var waitingCount: Int { waiting.count }
 
     /// Gives the place back: to the heaviest waiting caller, if any.
     public func leave() {
