@@ -6,7 +6,8 @@
 #
 # Usage:  bash scripts/instances.sh start            start COUNT instances and HAProxy; prints
 #                                                    `export INSTANCES_PORT=... INSTANCES_DIR=...`
-#         bash scripts/instances.sh stop             stop HAProxy and every instance (SIGTERM, then
+#         bash scripts/instances.sh stop             stop HAProxy, then every instance at once (SIGINT:
+#                                                    no drain delay, nothing routes to them any more;
 #                                                    SIGKILL after 30 s), delete nothing else
 #         bash scripts/instances.sh term N           SIGTERM instance N (0-based), wait for its exit
 #         bash scripts/instances.sh kill N           SIGKILL instance N, wait until it is gone
@@ -126,10 +127,19 @@ wait_for_gone() { local i; for i in $(seq 1 300); do alive "$1" "$2" || return 0
 # Stops HAProxy and every instance of $D (by their PIDs).
 stop_all() {
   stop_pid "$(pid_of haproxy)" "$D/haproxy.cfg"
-  local f
+  # With HAProxy gone nothing routes to the instances, so there is no balancer to wait out: SIGINT
+  # (a drain without the drain delay) to all of them at once, then SIGKILL to any still there after 30 s.
+  # One at a time through SIGTERM, each stop had waited its drain delay in turn.
+  local f pid pids=()
   for f in "$D"/[0-9]*.pid; do
     [ -e "$f" ] || continue
-    stop_pid "$(cat "$f")" "$BIN"
+    pid=$(cat "$f")
+    alive "$pid" "$BIN" || continue
+    kill -INT "$pid" 2>/dev/null || true
+    pids+=("$pid")
+  done
+  for pid in "${pids[@]}"; do
+    wait_for_gone "$pid" "$BIN" || { kill -KILL "$pid" 2>/dev/null || true; wait_for_gone "$pid" "$BIN" || true; }
   done
 }
 
