@@ -9,9 +9,10 @@
    box is chance (a CI run once had none in 60 s), so the hook itself also confirms the first
    CONFIRMS_BY_HOOK valid uploads of the GET issue routes (server-drawn keys: a client-chosen key is
    often the document's example, sent again and again, which a record would turn into 409s): a
-   POST /images case built from the document's operation, as the issuing user, with the issued key, its answer checked by schemathesis's own checks
-   (Case.validate_response) and counted as "POST /images (hook)"; a check that fails is written to the
-   stats as a failure, and the script fails the run on it.
+   POST /images case built from the document's operation, as the issuing user, with the issued key,
+   its answer checked by schemathesis's own checks (Case.validate_response) and counted as
+   "POST /images (hook)"; a check that fails is written to the stats as a failure, and the script
+   fails the run on it.
 2. Counts: every answer by operation and status, written as JSON to $CONFORMANCE_STATS at exit, so the
    script can require real successes.
 3. 501: a method the server does not implement (the coverage phase probes QUERY) is answered 501
