@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -14,7 +15,7 @@ extension TestStore {
 /// The contract of `ClaimStore` (schema version 7), on every store: one claimant wins, the others read
 /// the outcome; tokens fence; leases run out and are taken over; a settled claim binds its intent's
 /// generation only.
-@Suite struct ClaimStoreConformanceTests {
+@Suite(.blocking) struct ClaimStoreConformanceTests {
     /// A claim request for `key`.
     static func request(
         _ key: String, _ claimant: ClaimRequest.Claimant = .confirm, token: String = Sample.uuid(),

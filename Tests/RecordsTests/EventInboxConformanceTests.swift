@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// The contract of `EventInbox` (schema version 7), on every store.
-@Suite struct EventInboxConformanceTests {
+@Suite(.blocking) struct EventInboxConformanceTests {
     @Test(arguments: StoreKind.kinds)
     func eventsAreTakenUnderALeaseAndFinished(kind: StoreKind) throws {
         let test = try TestStore.make(kind)

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// Group commit of claimed records (`insertClaimed`): each settles its claim with its record, fenced by its
 /// token, and concurrent ones share `recordClaimed` transactions.
-@Suite struct GroupCommitterClaimTests {
+@Suite(.blocking) struct GroupCommitterClaimTests {
     /// The store under test with its claims.
     static func claims(_ test: TestStore) -> any RecordStore & ClaimStore {
         test.store as! any RecordStore & ClaimStore

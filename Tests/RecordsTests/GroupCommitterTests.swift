@@ -7,7 +7,7 @@ import Testing
 
 /// Group commit: callers block until their record is durable, concurrent callers share transactions, and
 /// one bad record fails alone.
-@Suite struct GroupCommitterTests {
+@Suite(.blocking) struct GroupCommitterTests {
     @Test(arguments: StoreKind.kinds)
     func sixteenThreadsConfirmingOneKeyGetOneInsert(kind: StoreKind) throws {
         let test = try TestStore.make(kind)

@@ -49,7 +49,7 @@ final class OutcomeLog: @unchecked Sendable {
 
 /// Commit before answer: `submit` tells each caller its intent's outcome, `.stored` only once it is in
 /// the store, and every caller is told, whatever the store does.
-@Suite struct IntentCommitTests {
+@Suite(.blocking) struct IntentCommitTests {
     @Test(arguments: StoreKind.kinds)
     func storedIsToldOnlyOnceTheStoreHasTheIntent(kind: StoreKind) throws {
         let test = try TestStore.make(kind)
@@ -298,7 +298,7 @@ final class OutcomeLog: @unchecked Sendable {
 /// The stalls of real databases: a table lock held by another session (PostgreSQL) or the write lock
 /// held by another connection (SQLite) holds the writer's commit; every wait still ends at the bound,
 /// nothing is told `.stored` meanwhile, and once the lock goes new intents are stored again.
-@Suite struct IntentCommitStallTests {
+@Suite(.blocking) struct IntentCommitStallTests {
     @Test func aLockedPostgresTableEndsWaitsAtTheBound() throws {
         let test = try TestStore.make(.postgres)
         defer { test.close() }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -6,7 +7,7 @@ import Testing
 /// The contract of `IntentLocator` (schema version 9), on every store: an intent is found by the object
 /// key its URL writes, whether that is its image key (client P) or not (a multipart upload's
 /// `key#uploadId`, a templated client key); re-issues, removals and reopening keep the answer right.
-@Suite struct IntentLocatorConformanceTests {
+@Suite(.blocking) struct IntentLocatorConformanceTests {
     /// An intent of `imageKey` writing `objectKey`, created at `createdAtMs`.
     static func intent(_ imageKey: String, writes objectKey: String, createdAtMs: Int64 = 1_700_000_000_000)
         -> UploadIntent

@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 import RecordsTestSupport
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// Schema version 5: an intent may carry the metadata its record keeps (Uppy's file metadata), in a
 /// nullable `metadata` column; databases of version 4 migrate in place on SQLite and PostgreSQL.
-@Suite struct IntentMetadataTests {
+@Suite(.blocking) struct IntentMetadataTests {
     /// An intent with metadata (non-ASCII, escapes, an empty object is not the same as none).
     static func withMetadata(_ json: String = #"{"name":"Vidéo 🙂.mp4","caption":"a \"b\"\nc"}"#) -> UploadIntent {
         var intent = Sample.intent(key: "delete/uppy/\(Sample.uuid())#2~upload")

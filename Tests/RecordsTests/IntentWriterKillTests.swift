@@ -1,6 +1,7 @@
 import Foundation
 import RecordsTestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Records
@@ -12,7 +13,7 @@ import Testing
 /// A kill -9 of a process writing intents through the writer: every intent it was told `.stored`
 /// (what it would have answered 200) is in the store afterwards. The child is this test binary run
 /// again with one test selected and the store's URL in its environment.
-@Suite struct IntentWriterKillTests {
+@Suite(.blocking) struct IntentWriterKillTests {
     /// The environment variable that makes `childWritesUntilKilled` run (and names its store).
     static let childURLVariable = "PRESIGN_INTENT_CHILD_URL"
 

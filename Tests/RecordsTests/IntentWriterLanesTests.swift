@@ -1,12 +1,13 @@
 import Foundation
 import RecordsTestSupport
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// The intent writer's lanes: which lane an intent takes, a second commit in flight only for fresh keys
 /// once the first lane's queue is long, and a re-issued key written in order.
-@Suite struct IntentWriterLanesTests {
+@Suite(.blocking) struct IntentWriterLanesTests {
     /// An intent whose key the server has just drawn (`UploadIntent.freshKey`).
     static func fresh() -> UploadIntent {
         var intent = Sample.intent()

@@ -7,7 +7,7 @@ import Testing
 
 /// The intent writer under `submit`: everything submitted is stored and told, an outage is retried,
 /// a full queue reports once, and a caller told `.stored` finds its intent in the store at once.
-@Suite struct IntentWriterTests {
+@Suite(.blocking) struct IntentWriterTests {
     @Test(arguments: StoreKind.kinds)
     func everythingSubmittedIsStoredAndTold(kind: StoreKind) throws {
         let test = try TestStore.make(kind)

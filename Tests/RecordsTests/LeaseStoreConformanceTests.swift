@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -13,7 +14,7 @@ extension TestStore {
 
 /// The contract of `LeaseStore` (schema version 8), on every store (PostgreSQL also through PgBouncer in
 /// transaction mode): one holder at a time, a token that grows on every takeover, writes fenced by it.
-@Suite struct LeaseStoreConformanceTests {
+@Suite(.blocking) struct LeaseStoreConformanceTests {
     /// The first holder gets token 1; another holder is told who holds it and until when; the holder
     /// asking again extends its lease under the same token; renewal extends it too.
     @Test(arguments: StoreKind.kinds)

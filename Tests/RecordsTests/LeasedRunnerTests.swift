@@ -9,7 +9,7 @@ import Testing
 
 /// `LeasedRunner`: passes run only while the lease is held, one runner at a time across runners on one
 /// store, the next holder takes over when the holder stops, and a lost lease stops the pass at once.
-@Suite struct LeasedRunnerTests {
+@Suite(.blocking) struct LeasedRunnerTests {
     /// A clock the test moves (epoch ms).
     final class TestClock: Sendable {
         let ms = Atomic<Int64>(1_000_000)

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// The contract of `MultipartLedger` (schema version 7), on every store.
-@Suite struct MultipartLedgerConformanceTests {
+@Suite(.blocking) struct MultipartLedgerConformanceTests {
     /// An upload of `key` created at `createdAtMs`.
     static func upload(_ key: String = "uploads/\(Sample.uuid()).jpg", createdAtMs: Int64) -> MultipartUploadEntry {
         MultipartUploadEntry(

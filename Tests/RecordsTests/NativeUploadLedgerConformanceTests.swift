@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// The contract of the native uploads and the noted creations of `MultipartLedger` (schema version 14),
 /// on every store.
-@Suite struct NativeUploadLedgerConformanceTests {
+@Suite(.blocking) struct NativeUploadLedgerConformanceTests {
     static func upload(checkedAtMs: Int64, owner: String = "owner-" + Sample.uuid()) -> NativeUploadEntry {
         NativeUploadEntry(
             uploadId: "2~" + Sample.uuid(), objectKey: "video/\(Sample.uuid())", ownerId: owner, size: 11 * 1_048_576,

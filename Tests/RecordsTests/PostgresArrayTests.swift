@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// The array literals a batch of intents travels in, and their round trip through the real PostgreSQL.
-@Suite struct PostgresArrayTests {
+@Suite(.blocking) struct PostgresArrayTests {
     /// Vectors from PostgreSQL's array input rules (docs, "8.15.2 Array Value Input": a double-quoted
     /// element takes `\"` and `\\` for a quote and a backslash; an unquoted NULL is the null value).
     @Test(arguments: [

@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// Intents with fresh keys reach PostgreSQL by `COPY`; a key that was taken after all, or a field the
 /// server refuses, sends the batch through the upsert, which decides as before.
-@Suite struct PostgresCopyTests {
+@Suite(.blocking) struct PostgresCopyTests {
     /// The PostgreSQL kinds (through PgBouncer too), as the other store tests pick them.
     static var kinds: [StoreKind] { StoreKind.kinds.filter { $0 == .postgres || $0 == .pgbouncer } }
 

@@ -1,12 +1,13 @@
 import Config
 import Foundation
 import RecordsTestSupport
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// What only the PostgreSQL store does: keep passwords out of messages, and survive a broken connection.
-@Suite struct PostgresRecordStoreTests {
+@Suite(.blocking) struct PostgresRecordStoreTests {
     /// Redaction vectors: the URL as configured, and as it may appear in a message.
     static let redactions: [(url: String, redacted: String)] = [
         ("postgres://app:s3cret@db.internal:5432/presignd", "postgres://app:<redacted>@db.internal:5432/presignd"),

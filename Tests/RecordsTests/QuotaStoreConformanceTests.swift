@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -6,7 +7,7 @@ import Testing
 /// The contract of `QuotaStore` (schema version 8), on every store: reservations with the intents' own
 /// commit, per owner and UTC day; a refused reservation stores no intent; re-issues do not count twice;
 /// releases give the day back.
-@Suite struct QuotaStoreConformanceTests {
+@Suite(.blocking) struct QuotaStoreConformanceTests {
     /// Noon of a UTC day (its midnight is `QuotaRequest.dayStart`).
     static let noon: Int64 = 1_700_000_000_000 - 1_700_000_000_000 % 86_400_000 + 43_200_000
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -6,7 +7,7 @@ import Testing
 /// The contract of `RateBucketStore` (schema version 8), on every store: buckets start full, refill at
 /// their rate up to their capacity, go into debt at most one capacity deep; instances are counted while
 /// they sync; full buckets and gone instances are pruned.
-@Suite struct RateBucketStoreConformanceTests {
+@Suite(.blocking) struct RateBucketStoreConformanceTests {
     /// A usage of `consumed` tokens of a 60-per-minute bucket of 10 (one token a second).
     static func usage(_ key: String, _ consumed: Int64) -> RateUsage {
         RateUsage(key: key, consumed: consumed, perMinute: 60, burst: 10)

@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// Cursor tokens: opaque, URL-safe, and strict about what they accept. Expected tokens were computed
 /// independently with Python's `base64.urlsafe_b64encode` (RFC 4648 section 5), padding removed.
-@Suite struct RecordCursorTests {
+@Suite(.blocking) struct RecordCursorTests {
     static let vectors: [(createdAtMs: Int64, id: String, token: String)] = [
         (
             1_700_000_000_000, "0b7c3f0e-6c1e-4a8e-9d2f-3b1f6a2c9e11",

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Records
@@ -6,7 +7,7 @@ import Testing
 /// every write path; a record keeps its SHA-256 and is found by it (`RecordDigests.listRecords`), only
 /// the owner's, newest first, page by page; a claim settled by another key's record of the same bytes
 /// (`settleDeduplicated`) reads as settled by that record.
-@Suite struct RecordDigestsConformanceTests {
+@Suite(.blocking) struct RecordDigestsConformanceTests {
     static let sha = "cRc5reHoWp/hr1Nw2YJb0w3TkSKB80ECoevO7HOqpDU="
     static let otherSha = "n1qYjD5zaD/2AfBcu/8CWluF8Jy7dJSZUlwLjR236gc="
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -6,7 +7,7 @@ import Testing
 /// The contract of `RecordStore`, run on every implementation: in memory, SQLite (a temporary file) and
 /// PostgreSQL (a fresh schema on PRESIGN_TEST_POSTGRES_URL). Each test uses its own store, so they may
 /// run in parallel.
-@Suite struct RecordStoreConformanceTests {
+@Suite(.blocking) struct RecordStoreConformanceTests {
     @Test(arguments: StoreKind.kinds)
     func migrationsAreIdempotentAndKeepData(kind: StoreKind) throws {
         let test = try TestStore.make(kind)

@@ -1,11 +1,12 @@
 import Foundation
 import RecordsTestSupport
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// Choosing a store from its URL, and refusing URLs without echoing secrets.
-@Suite struct RecordStoreFactoryTests {
+@Suite(.blocking) struct RecordStoreFactoryTests {
     @Test(arguments: [
         "sqlite:", "sqlite:///", "sqlite::memory:", "mysql://u:hunter2@h/db", "hunter2", "file:/tmp/x.db",
     ])

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// `fillSlot` and the pending object deletions (schema version 4), on every store.
-@Suite struct RecordStoreSlotTests {
+@Suite(.blocking) struct RecordStoreSlotTests {
     @Test(arguments: StoreKind.kinds)
     func fillReplaceRepeatAndRefuse(kind: StoreKind) throws {
         let test = try TestStore.make(kind)
@@ -124,7 +125,7 @@ import Testing
 
 /// Migrations are applied by version, not by "above the highest": a store with a later version
 /// applied still gets an earlier one merged since.
-@Suite struct SchemaGapTests {
+@Suite(.blocking) struct SchemaGapTests {
     @Test func missingMigrationsIgnoreOrder() {
         let all = Set(Schema.migrations.map(\.version))
         #expect(Schema.missingMigrations(applied: all).isEmpty)

@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// `RecordStore.records(ids:ownerId:)` on every store: the owner's records among the ids, nothing of
 /// another owner's, nothing for ids without a record or deleted, in one call of up to the limit.
-@Suite struct RecordsByIdsConformanceTests {
+@Suite(.blocking) struct RecordsByIdsConformanceTests {
     @Test(arguments: StoreKind.kinds)
     func findsTheOwnersRecordsAmongTheIds(kind: StoreKind) throws {
         let test = try TestStore.make(kind)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -6,7 +7,7 @@ import Testing
 /// SQLite's WAL checkpoints off the commit path (`SQLiteCheckpointer`): past its threshold the WAL hook
 /// asks the checkpoint thread, past the backstop the commit checkpoints itself; either way the WAL stays
 /// bounded (the hook replaces SQLite's automatic checkpoint, so without them it would only grow).
-@Suite struct SQLiteCheckpointerTests {
+@Suite(.blocking) struct SQLiteCheckpointerTests {
     /// A fresh WAL database with one table, its writer connection watched by `checkpointer` settings.
     static func open(thresholdPages: Int32, backstopPages: Int32) throws -> (
         directory: String, path: String, writer: SQLiteConnection, checkpointer: SQLiteCheckpointer

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -7,7 +8,7 @@ import Testing
 /// SQLite's intents as ordinary rows (schema version 10): what a person reads with `sqlite3`, the
 /// primary key that keeps server-drawn keys in expiry order, the partial expiry index for the others,
 /// the janitor's read of both, and the query plans that make each lookup one index search.
-@Suite struct SQLiteIntentRowsTests {
+@Suite(.blocking) struct SQLiteIntentRowsTests {
     /// A migrated store on a fresh file, and a raw connection to the same file.
     static func store() throws -> (store: SQLiteRecordStore, raw: SQLiteConnection, directory: String) {
         let directory = NSTemporaryDirectory() + "intent-rows-\(UUID().uuidString)"

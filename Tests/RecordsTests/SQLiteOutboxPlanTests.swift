@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -7,7 +8,7 @@ import Testing
 /// earlier pending event of its subject is one search of the subject index, whatever the statistics
 /// (a file is never `ANALYZE`d). Without `INDEXED BY` the planner took the `(state, seq)` index and read
 /// every earlier pending row for each candidate: one take over 20,000 pending rows ran for a minute.
-@Suite struct SQLiteOutboxPlanTests {
+@Suite(.blocking) struct SQLiteOutboxPlanTests {
     @Test func theSubjectCheckSearchesTheSubjectIndex() throws {
         let (store, raw, directory) = try SQLiteIntentRowsTests.store()
         defer { try? FileManager.default.removeItem(atPath: directory) }

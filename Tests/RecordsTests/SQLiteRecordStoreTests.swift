@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
 
 /// What only the SQLite store does: the file, its settings, its integrity, and surviving a reopen.
-@Suite struct SQLiteRecordStoreTests {
+@Suite(.blocking) struct SQLiteRecordStoreTests {
     /// A fresh path in a directory that does not exist yet.
     func freshPath() -> (directory: String, path: String) {
         let directory = NSTemporaryDirectory() + "records-sqlite-\(UUID().uuidString)"

@@ -16,7 +16,7 @@ extension TestStore {
 /// is settled, once, to `published` (its object key moved) or `rejected` (reason and detail), with its
 /// outbox events in the same transaction; a retry puts it off and counts; a settlement under a lease is
 /// fenced by its token; a record not scanning is not settled.
-@Suite struct ScanQueueConformanceTests {
+@Suite(.blocking) struct ScanQueueConformanceTests {
     /// A `scanning` record of `owner`, promoted to `images/…` once clean.
     static func scanning(owner: String = "owner-\(Sample.uuid())", createdAtMs: Int64 = 1_700_000_000_000)
         -> ImageRecord

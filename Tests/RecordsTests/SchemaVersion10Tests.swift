@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Records
@@ -6,7 +7,7 @@ import Testing
 /// Schema version 10 on SQLite: intents move from `intent_batches` (and the per-row table of older
 /// builds) into the rows of `intents`. The fixture is a file written by the build before this version
 /// (commit 0a9c255, Fixtures/intents-v9/README.md), with the intents that build read back from it.
-@Suite struct SchemaVersion10Tests {
+@Suite(.blocking) struct SchemaVersion10Tests {
     /// The fixture's directory in the test bundle.
     static func fixture(_ name: String) throws -> String {
         try #require(

@@ -1,5 +1,6 @@
 import Foundation
 import RecordsTestSupport
+import TestSupport
 import Testing
 
 @testable import Records
@@ -7,7 +8,7 @@ import Testing
 /// Schema version 11 (declared size and digests on intents, `sha256` on records, its partial index): a
 /// database of version 10 holding an intent and a record migrates in place on SQLite and PostgreSQL; they
 /// read back with nothing declared and no SHA-256, and new ones keep theirs.
-@Suite struct SchemaVersion11Tests {
+@Suite(.blocking) struct SchemaVersion11Tests {
     /// The columns of `records` at version 10.
     static let version10RecordColumns =
         "id, owner_id, image_key, object_key, type, content_type, size, etag, metadata, created_at_ms, detected_type, width, height"

@@ -1,5 +1,6 @@
 import Foundation
 import RecordsTestSupport
+import TestSupport
 import Testing
 
 @testable import Records
@@ -7,7 +8,7 @@ import Testing
 /// Schema version 3 (the content check's columns): a database made by versions 1 and 2, holding a record,
 /// migrates in place on SQLite and PostgreSQL; the old record reads back with no detected type or size,
 /// and a new record keeps them.
-@Suite struct SchemaVersion3Tests {
+@Suite(.blocking) struct SchemaVersion3Tests {
     /// A record as the content check makes it.
     static func checked(key: String = Sample.uuid()) -> ImageRecord {
         var record = Sample.record(key: key)

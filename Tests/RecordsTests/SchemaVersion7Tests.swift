@@ -1,5 +1,6 @@
 import Foundation
 import RecordsTestSupport
+import TestSupport
 import Testing
 
 @testable import Records
@@ -8,7 +9,7 @@ import Testing
 /// a database of version 5 (without 6, which another change adds) migrates in place, keeps its records and
 /// intents, and has the new tables; version 6 stays missing here and is applied when its build is merged
 /// (versions are looked up one by one).
-@Suite struct SchemaVersion7Tests {
+@Suite(.blocking) struct SchemaVersion7Tests {
     /// A claim, an inbox entry and a ledger entry, written and read on `store`.
     static func useTheNewTables(_ store: any ExactlyOnceStore, key: String) throws {
         let request = ClaimRequest(

@@ -15,7 +15,7 @@ extension TestStore {
 /// The contract of `WebhookOutbox` (schema version 12), on every store: events written with the change
 /// they report and only with it, once per (event, endpoint); due deliveries in order per subject; attempts
 /// settled, fenced by a lease; the operator's list, redelivery, counts and the prune.
-@Suite struct WebhookOutboxConformanceTests {
+@Suite(.blocking) struct WebhookOutboxConformanceTests {
     /// An event of `type` about `subject` for `endpoints`.
     static func event(
         _ id: String = Sample.uuid(), type: String = "upload.completed", subject: String = Sample.uuid(),

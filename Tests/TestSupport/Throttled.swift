@@ -23,6 +23,11 @@ public struct Throttled: TestTrait, SuiteTrait, TestScoping {
     public static let heavyGate = AsyncGate(
         width: ProcessInfo.processInfo.environment["PRESIGN_TEST_HEAVY_WIDTH"].flatMap { Int($0) } ?? 4)
 
+    /// The tests that block their thread for their whole run (`.blocking`): `PRESIGN_TEST_BLOCKING_WIDTH`
+    /// places (default 4).
+    public static let blockingGate = AsyncGate(
+        width: ProcessInfo.processInfo.environment["PRESIGN_TEST_BLOCKING_WIDTH"].flatMap { Int($0) } ?? 4)
+
     /// The gate the marked tests pass.
     let gate: AsyncGate
     /// Roughly how long the test takes alone (seconds): the gate's order.
@@ -39,7 +44,9 @@ public struct Throttled: TestTrait, SuiteTrait, TestScoping {
         let arrived = ContinuousClock.now
         await gate.enter(weight: aloneSeconds)
         let entered = ContinuousClock.now
-        defer { Self.log(test, waited: entered - arrived, ran: ContinuousClock.now - entered) }
+        defer {
+            if gate === Self.heavyGate { Self.log(test, waited: entered - arrived, ran: ContinuousClock.now - entered) }
+        }
         do {
             try await Self.$place.withValue(gate) {
                 try await withTaskExecutorPreference(Self.executor) { try await function() }
@@ -94,6 +101,13 @@ extension Trait where Self == Throttled {
     public static func heavy(aloneSeconds: Int) -> Throttled {
         Throttled(gate: Throttled.heavyGate, aloneSeconds: aloneSeconds)
     }
+
+    /// For a suite of synchronous tests that wait on a store or another process (libpq, SQLite, a socket):
+    /// a synchronous test runs on the thread that calls it, so on the cooperative pool it would hold one
+    /// of that pool's threads (two on a 2-CPU machine) for its whole run, and every other test's next
+    /// step would queue behind it. Marked `.blocking`, such tests run on dispatch's threads instead, four
+    /// at a time (`PRESIGN_TEST_BLOCKING_WIDTH`), through a gate of their own, apart from the heavy one.
+    public static var blocking: Throttled { Throttled(gate: Throttled.blockingGate, aloneSeconds: 0) }
 }
 
 /// An asynchronous counting gate: `enter(weight:)` waits (without holding a thread) while `width`
