@@ -16,7 +16,7 @@ public final class PostgresCluster: @unchecked Sendable {
     private let stateDir: String
 
     /// Makes and starts a cluster on a free port chosen from `ports` (the state dir is
-    /// /tmp/presignd-pg-PORT, removed again by `destroy`). The default range lies below Linux's
+    /// presignd-pg-PORT in the temporary directory, `TMPDIR`, removed again by `destroy`). The default range lies below Linux's
     /// ephemeral ports (32768-60999): while the cluster is stopped, a client connection of any process
     /// could otherwise take its port as its local port, and the restart fails on "address in use".
     public init(ports: ClosedRange<Int> = 26_000...31_999) throws {
@@ -24,7 +24,7 @@ public final class PostgresCluster: @unchecked Sendable {
         for _ in 0..<50 {
             let candidate = Int.random(in: ports)
             if PostgresCluster.isFree(candidate)
-                && !FileManager.default.fileExists(atPath: "/tmp/presignd-pg-\(candidate)")
+                && !FileManager.default.fileExists(atPath: PostgresCluster.stateDir(port: candidate))
             {
                 chosen = candidate
                 break
@@ -32,7 +32,7 @@ public final class PostgresCluster: @unchecked Sendable {
         }
         guard let port = chosen else { throw TestFailure("no free port for a PostgreSQL cluster") }
         self.port = port
-        stateDir = "/tmp/presignd-pg-\(port)"
+        stateDir = PostgresCluster.stateDir(port: port)
         let (status, output) = PostgresCluster.script("start-postgres.sh", [], port: port)
         guard status == 0, let line = output.split(separator: "\n").last(where: { $0.contains("POSTGRES_URL=") }),
             let eq = line.firstIndex(of: "=")
@@ -83,7 +83,7 @@ public final class PostgresCluster: @unchecked Sendable {
         p.arguments = [ServerProcess.packageRoot.appendingPathComponent("scripts/\(name)").path] + args
         var env = ProcessInfo.processInfo.environment
         env["PG_PORT"] = String(port)
-        env.removeValue(forKey: "PG_STATE_DIR")
+        env["PG_STATE_DIR"] = stateDir(port: port)
         p.environment = env
         let out = URL(fileURLWithPath: Temporary.path("pgcluster"))
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
@@ -97,6 +97,12 @@ public final class PostgresCluster: @unchecked Sendable {
         try? handle.close()
         let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
         return (p.terminationStatus, text)
+    }
+
+    /// The state directory of the cluster on `port`: in the temporary directory, which scripts/test.sh
+    /// puts on a RAM-backed file system (a cluster's initdb and its relation files cost less there).
+    static func stateDir(port: Int) -> String {
+        NSTemporaryDirectory() + "presignd-pg-\(port)"
     }
 
     /// True when nothing listens on 127.0.0.1:`port` (a bind succeeds).
