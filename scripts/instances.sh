@@ -153,6 +153,8 @@ case "$cmd" in
     for i in $(seq 0 $((COUNT - 1))); do
       if alive "$(pid_of "$i")" "$BIN"; then die "$D has a running instance $i: stop it first"; fi
     done
+    # HAProxy refuses a stats socket path longer than 97 characters (it binds PATH.PID.tmp first).
+    [ ${#D} -le 84 ] || die "INSTANCES_DIR is too long for HAProxy's stats socket ($D/haproxy.sock: at most 97 characters)"
     mkdir -p "$D"
     touch "$D/.presignd-instances"
     # A start that fails half-way stops what it had started: nothing is left running without a caller

@@ -45,7 +45,8 @@ export PG_PORT=${TEST_PG_PORT:-25432}
 scratch=/tmp
 if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then scratch=/dev/shm; fi
 export PG_STATE_DIR=${TEST_PG_STATE_DIR:-$scratch/presignd-pg-$PG_PORT}
-test_tmp=$(mktemp -d "$scratch/presignd-tests.XXXXXX")
+test_tmp=$(mktemp -d "$scratch/presignd.XXXXXX")
+chmod 755 "$test_tmp"  # the postgres user of the clusters single tests start must reach their state dirs
 export CLAMD_PORT=${TEST_CLAMD_PORT:-23310}
 # A service already listening on its port (a developer's, kept with KEEP_SERVICES=1) is reused and left
 # running: only what this run started is stopped.

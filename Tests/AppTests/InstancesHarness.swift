@@ -19,7 +19,7 @@ final class InstancesHarness: @unchecked Sendable {
 
     /// Starts the instances with the test services and `extra` settings, then HAProxy, with its state in
     /// `dir`. A failed start stops whatever it had started before it throws.
-    init(extra: [String: String], dir: String = Temporary.directory() + "/instances") throws {
+    init(extra: [String: String], dir: String = Temporary.directory("instances")) throws {
         let s3 = try TestEnvironment.s3()
         self.dir = dir
         recordsURL = try Backend.postgres.recordsURL(dir: dir)
@@ -51,7 +51,7 @@ final class InstancesHarness: @unchecked Sendable {
 
     /// `init(extra:dir:)` on a thread of its own (the script starts three binaries and HAProxy and waits
     /// for them), for async tests.
-    static func start(extra: [String: String], dir: String = Temporary.directory() + "/instances") async throws
+    static func start(extra: [String: String], dir: String = Temporary.directory("instances")) async throws
         -> InstancesHarness
     {
         try await onThread { try InstancesHarness(extra: extra, dir: dir) }

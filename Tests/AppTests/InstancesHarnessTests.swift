@@ -56,7 +56,7 @@ struct InstancesHarnessTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &len) }
         }
         let port = Int(UInt16(bigEndian: addr.sin_port))
-        let dir = Temporary.directory() + "/instances"
+        let dir = Temporary.directory("instances")
         await #expect(throws: (any Error).self) {
             try await InstancesHarness.start(extra: ["HAPROXY_PORT": "\(port)"], dir: dir)
         }

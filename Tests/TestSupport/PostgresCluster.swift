@@ -15,10 +15,10 @@ public final class PostgresCluster: @unchecked Sendable {
     public let url: String
     private let stateDir: String
 
-    /// Makes and starts a cluster on a free port chosen from `ports` (the state dir is
-    /// presignd-pg-PORT in the temporary directory, `TMPDIR`, removed again by `destroy`). The default range lies below Linux's
-    /// ephemeral ports (32768-60999): while the cluster is stopped, a client connection of any process
-    /// could otherwise take its port as its local port, and the restart fails on "address in use".
+    /// Makes and starts a cluster on a free port chosen from `ports` (the state dir is presignd-pg-PORT
+    /// in the temporary directory, `TMPDIR`, removed again by `destroy`). The default range lies below
+    /// Linux's ephemeral ports (32768-60999): while the cluster is stopped, a client connection of any
+    /// process could otherwise take its port as its local port, and the restart fails on "address in use".
     public init(ports: ClosedRange<Int> = 26_000...31_999) throws {
         var chosen: Int?
         for _ in 0..<50 {
