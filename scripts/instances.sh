@@ -30,9 +30,13 @@
 # Every wait is bounded (30 s); a failure prints the instance's log tail and exits 1.
 set -euo pipefail
 # Close inherited descriptors (a test runner waits for its pipes to close; the daemons must not hold them).
+self=$(readlink -f "$0")
 for fd in /proc/$$/fd/*; do
   fd=${fd##*/}
-  case $fd in 0|1|2|255) ;; *) eval "exec $fd>&-" 2>/dev/null || true ;; esac
+  case $fd in 0|1|2) continue ;; esac
+  # bash reads this script through a descriptor (255, or 254 when an inherited one holds 255): kept
+  [ "$(readlink "/proc/$$/fd/$fd" 2>/dev/null)" = "$self" ] && continue
+  eval "exec $fd>&-" 2>/dev/null || true
 done
 cd "$(dirname "$0")/.."
 log() { printf '[instances] %s\n' "$*" >&2; }

@@ -13,9 +13,13 @@
 #   pid                print the postmaster's pid, exit 1 if it is not running
 set -euo pipefail
 # Close inherited descriptors (see start-postgres.sh: Foundation.Process waits for them).
+self=$(readlink -f "$0")
 for fd in /proc/$$/fd/*; do
   fd=${fd##*/}
-  case $fd in 0|1|2|255) ;; *) eval "exec $fd>&-" 2>/dev/null || true ;; esac
+  case $fd in 0|1|2) continue ;; esac
+  # bash reads this script through a descriptor (255, or 254 when an inherited one holds 255): kept
+  [ "$(readlink "/proc/$$/fd/$fd" 2>/dev/null)" = "$self" ] && continue
+  eval "exec $fd>&-" 2>/dev/null || true
 done
 PG_PORT=${PG_PORT:-25432}
 D=${PG_STATE_DIR:-/tmp/presignd-pg-$PG_PORT}

@@ -27,10 +27,14 @@
 #   CLAMD_SKIP_INSTALL=1 never call apt-get
 set -euo pipefail
 
-# Close inherited descriptors (but stdin/out/err and bash's 255), so clamd does not keep them open.
+# Close inherited descriptors (but stdin/out/err and bash's own of this script), so clamd does not keep them open.
+self=$(readlink -f "$0")
 for fd in /proc/$$/fd/*; do
   fd=${fd##*/}
-  case $fd in 0|1|2|255) ;; *) eval "exec $fd>&-" 2>/dev/null || true ;; esac
+  case $fd in 0|1|2) continue ;; esac
+  # bash reads this script through a descriptor (255, or 254 when an inherited one holds 255): kept
+  [ "$(readlink "/proc/$$/fd/$fd" 2>/dev/null)" = "$self" ] && continue
+  eval "exec $fd>&-" 2>/dev/null || true
 done
 
 log() { printf '[start-clamd] %s\n' "$*" >&2; }

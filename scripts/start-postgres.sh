@@ -27,12 +27,16 @@
 set -euo pipefail
 
 # Close descriptors inherited from whoever started us (other than stdin/out/err and bash's
-# own 255), so the server forked below does not keep them open. Swift's Foundation.Process
+# own descriptor of this script), so the server forked below does not keep them open. Swift's Foundation.Process
 # on Linux learns that a child exited when a descriptor it passed down is closed: without
 # this, waitUntilExit() would block until PostgreSQL exits.
+self=$(readlink -f "$0")
 for fd in /proc/$$/fd/*; do
   fd=${fd##*/}
-  case $fd in 0|1|2|255) ;; *) eval "exec $fd>&-" 2>/dev/null || true ;; esac
+  case $fd in 0|1|2) continue ;; esac
+  # bash reads this script through a descriptor (255, or 254 when an inherited one holds 255): kept
+  [ "$(readlink "/proc/$$/fd/$fd" 2>/dev/null)" = "$self" ] && continue
+  eval "exec $fd>&-" 2>/dev/null || true
 done
 
 PG_PORT=${PG_PORT:-25432}
