@@ -17,7 +17,8 @@
 #         bash scripts/instances.sh port N           instance N's own port
 #         bash scripts/instances.sh pid N            instance N's PID
 # Environment:
-#   INSTANCES_DIR     state directory (required; created by start): PIDs, ports, logs, haproxy.cfg
+#   INSTANCES_DIR     state directory (required; created by start): PIDs, ports, logs, haproxy.cfg;
+#                     at most 84 characters (HAProxy's stats socket in it: at most 97)
 #   INSTANCES_COUNT   instances (default 3)
 #   PRESIGND_BINARY   the binary (default .build/debug/presignd)
 #   PRESIGN_*         passed to every instance as they are (records URL, S3 settings, limits...);
