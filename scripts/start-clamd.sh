@@ -27,7 +27,8 @@
 #   CLAMD_SKIP_INSTALL=1 never call apt-get
 set -euo pipefail
 
-# Close inherited descriptors (but stdin/out/err and bash's own of this script), so clamd does not keep them open.
+# Close inherited descriptors (but stdin/out/err and bash's own of this script), so clamd does not
+# keep them open.
 self=$(readlink -f "$0")
 for fd in /proc/$$/fd/*; do
   fd=${fd##*/}

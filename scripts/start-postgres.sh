@@ -27,8 +27,8 @@
 set -euo pipefail
 
 # Close descriptors inherited from whoever started us (other than stdin/out/err and bash's
-# own descriptor of this script), so the server forked below does not keep them open. Swift's Foundation.Process
-# on Linux learns that a child exited when a descriptor it passed down is closed: without
+# own descriptor of this script), so the server forked below does not keep them open. Swift's
+# Foundation.Process on Linux learns that a child exited when a descriptor it passed down is closed: without
 # this, waitUntilExit() would block until PostgreSQL exits.
 self=$(readlink -f "$0")
 for fd in /proc/$$/fd/*; do

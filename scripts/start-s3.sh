@@ -46,7 +46,8 @@
 set -euo pipefail
 
 # Close descriptors inherited from whoever started us (other than stdin/out/err
-# and bash's own descriptor of this script), so the daemons forked below do not keep them open.
+# and bash's own descriptor of this script), so the daemons forked below do not keep
+# them open.
 # Swift's Foundation.Process on Linux learns that a child exited when a socket
 # it passes down gets closed: without this, waitUntilExit() would block until
 # the Ceph daemons exit.

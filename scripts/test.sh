@@ -12,7 +12,8 @@
 #   TEST_PG_PORT   PostgreSQL port (default 25432: below Linux's ephemeral range 32768-60999, so no
 #                  client connection of another program can be holding it as its local port)
 #   TEST_PG_STATE_DIR  the cluster's data (default /dev/shm/presignd-pg-PORT when /dev/shm is a tmpfs,
-#                  else /tmp/presignd-pg-PORT); `swift test`'s TMPDIR is a directory beside it, removed at the end
+#                  else /tmp/presignd-pg-PORT); `swift test`'s TMPDIR is a directory beside it,
+#                  removed at the end
 #   TEST_CLAMD_PORT clamd's TCP port (default 23310, also below the ephemeral range)
 #   TEST_S3_MEMSTORE_MB  RGW's RAM-backed capacity in MiB (default 4096)
 #   SWIFT_TEST_ARGS  extra arguments for `swift test` (e.g. --filter SigV4Tests)
